@@ -1,0 +1,40 @@
+/* cmd.h — what every src/cmd-*.c shares: the invocation, option parsing
+ * with the global --repo, and the table of commands. */
+#pragma once
+
+#include <ostree.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *name;       /* the command, e.g. "combine" */
+  const char *repo_path;  /* --repo given before or after the command, or NULL */
+} CmdInvocation;
+
+typedef gboolean (*CmdFunc) (int argc, char **argv, CmdInvocation *inv,
+                             GCancellable *cancellable, GError **error);
+
+typedef struct {
+  const char *name;
+  CmdFunc func;
+  const char *summary;
+} CmdEntry;
+
+/* Parse ARGV with ENTRIES plus --repo.  PARAMETERS is the usage line after
+ * "apt2ostree COMMAND", e.g. "--ref OUT IN...". */
+gboolean cmd_parse (CmdInvocation *inv, const char *parameters, const char *summary,
+                    const GOptionEntry *entries, int *argc, char ***argv, GError **error);
+
+/* The repository --repo names (or the default), which must exist. */
+OstreeRepo *cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError **error);
+
+/* A usage error: "expected …; see apt2ostree COMMAND --help". */
+gboolean cmd_usage_error (CmdInvocation *inv, GError **error, const char *format, ...)
+    G_GNUC_PRINTF (3, 4);
+
+#define CMD(name) gboolean cmd_##name (int argc, char **argv, CmdInvocation *inv, \
+                                       GCancellable *cancellable, GError **error)
+
+CMD (init);
+
+G_END_DECLS

@@ -1,0 +1,83 @@
+/* main.c — "apt2ostree [--repo DIR] COMMAND [ARGS]": find the command, run
+ * it, and report its error on one line. */
+#include "config.h"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const CmdEntry commands[] = {
+  { "init", cmd_init, "create an OSTree repository" },
+  { NULL }
+};
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "Usage: apt2ostree [--repo DIR] COMMAND [ARGS]\n\n"
+                "Build Debian and Ubuntu root filesystems as OSTree trees.\n\nCommands:\n");
+  for (const CmdEntry *c = commands; c->name != NULL; c++)
+    fprintf (out, "  %-12s %s\n", c->name, c->summary);
+  fprintf (out, "\nRepository: --repo DIR, else $APT2OSTREE_REPO, else build/ostree.\n"
+                "\"apt2ostree COMMAND --help\" describes each command; see also apt2ostree(1).\n");
+}
+
+int
+main (int argc, char **argv)
+{
+  setlocale (LC_ALL, "");
+  g_set_prgname ("apt2ostree");
+
+  CmdInvocation inv = { NULL, NULL };
+  int i = 1;
+  for (; i < argc && argv[i][0] == '-'; i++)
+    {
+      if (g_str_equal (argv[i], "--repo") && i + 1 < argc)
+        inv.repo_path = argv[++i];
+      else if (g_str_has_prefix (argv[i], "--repo="))
+        inv.repo_path = argv[i] + strlen ("--repo=");
+      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
+        {
+          print_usage (stdout);
+          return 0;
+        }
+      else if (g_str_equal (argv[i], "--version"))
+        {
+          printf ("apt2ostree %s\n", PACKAGE_VERSION);
+          return 0;
+        }
+      else
+        {
+          fprintf (stderr, "apt2ostree: unknown option \"%s\"; see \"apt2ostree --help\"\n", argv[i]);
+          return 2;
+        }
+    }
+  if (i == argc)
+    {
+      print_usage (stderr);
+      return 2;
+    }
+
+  const CmdEntry *command = NULL;
+  for (const CmdEntry *c = commands; c->name != NULL; c++)
+    if (g_str_equal (c->name, argv[i]))
+      command = c;
+  if (command == NULL)
+    {
+      fprintf (stderr, "apt2ostree: unknown command \"%s\"; see \"apt2ostree --help\"\n", argv[i]);
+      return 2;
+    }
+
+  inv.name = command->name;
+  g_autoptr(GError) error = NULL;
+  if (!command->func (argc - i, argv + i, &inv, NULL, &error))
+    {
+      g_assert (error != NULL);
+      g_strdelimit (error->message, "\n", ' ');  /* one line, always */
+      fprintf (stderr, "apt2ostree %s: error: %s\n", command->name, error->message);
+      return error->domain == G_OPTION_ERROR ? 2 : 1;
+    }
+  return 0;
+}

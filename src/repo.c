@@ -1,0 +1,246 @@
+/* repo.c — opening the repository and committing trees to refs. */
+#include "config.h"
+
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "repo.h"
+#include "util.h"
+
+#define DEFAULT_REPO "build/ostree"
+
+const char *
+repo_default_path (const char *cli_path)
+{
+  if (cli_path != NULL)
+    return cli_path;
+  const char *env = g_getenv ("APT2OSTREE_REPO");
+  if (env != NULL && *env != '\0')
+    return env;
+  return DEFAULT_REPO;
+}
+
+OstreeRepo *
+repo_open (const char *path, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *config = g_build_filename (path, "config", NULL);
+  if (!g_file_test (config, G_FILE_TEST_EXISTS))
+    {
+      util_fail (error, "%s: no OSTree repository here; create one with \"apt2ostree --repo %s init\"",
+                 path, path);
+      return NULL;
+    }
+
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(OstreeRepo) repo = ostree_repo_new (file);
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_open (repo, cancellable, &local_error))
+    {
+      util_fail (error, "%s: cannot open repository: %s", path, local_error->message);
+      return NULL;
+    }
+  return g_steal_pointer (&repo);
+}
+
+OstreeRepo *
+repo_create (const char *path, const char *mode_name, GCancellable *cancellable, GError **error)
+{
+  if (mode_name == NULL)
+    mode_name = getuid () == 0 ? "bare" : "bare-user";
+
+  OstreeRepoMode mode;
+  if (!ostree_repo_mode_from_string (mode_name, &mode, NULL))
+    {
+      util_fail (error, "unknown repository mode \"%s\" (use bare, bare-user or archive)", mode_name);
+      return NULL;
+    }
+
+  g_autofree char *config = g_build_filename (path, "config", NULL);
+  if (g_file_test (config, G_FILE_TEST_EXISTS))
+    {
+      g_autoptr(OstreeRepo) existing = repo_open (path, cancellable, error);
+      if (existing == NULL)
+        return NULL;
+      if (ostree_repo_get_mode (existing) != mode)
+        {
+          util_fail (error, "%s: repository exists with another mode than \"%s\"", path, mode_name);
+          return NULL;
+        }
+      return g_steal_pointer (&existing);
+    }
+
+  if (g_mkdir_with_parents (path, 0755) < 0)
+    {
+      util_fail (error, "%s: cannot create directory: %s", path, g_strerror (errno));
+      return NULL;
+    }
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(OstreeRepo) repo = ostree_repo_new (file);
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_create (repo, mode, cancellable, &local_error))
+    {
+      util_fail (error, "%s: cannot create repository: %s", path, local_error->message);
+      return NULL;
+    }
+  return g_steal_pointer (&repo);
+}
+
+void
+repo_rev_free (RepoRev *rev)
+{
+  if (rev == NULL)
+    return;
+  g_free (rev->name);
+  g_free (rev->commit);
+  g_free (rev->root_contents);
+  g_free (rev->root_meta);
+  g_free (rev);
+}
+
+RepoRev *
+repo_resolve (OstreeRepo *repo, const char *name, GError **error)
+{
+  g_autofree char *commit = NULL;
+  if (!ostree_repo_resolve_rev (repo, name, TRUE, &commit, NULL) || commit == NULL)
+    {
+      util_fail (error, "\"%s\": no such ref or commit in the repository", name);
+      return NULL;
+    }
+
+  g_autoptr(GVariant) commit_v = NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_COMMIT, commit, &commit_v, &local_error))
+    {
+      util_fail (error, "\"%s\": cannot load commit %s: %s", name, commit, local_error->message);
+      return NULL;
+    }
+
+  g_autoptr(GVariant) contents_v = NULL;
+  g_autoptr(GVariant) meta_v = NULL;
+  g_variant_get_child (commit_v, 6, "@ay", &contents_v);
+  g_variant_get_child (commit_v, 7, "@ay", &meta_v);
+
+  RepoRev *rev = g_new0 (RepoRev, 1);
+  rev->name = g_strdup (name);
+  rev->commit = g_steal_pointer (&commit);
+  rev->root_contents = ostree_checksum_from_bytes_v (contents_v);
+  rev->root_meta = ostree_checksum_from_bytes_v (meta_v);
+  return rev;
+}
+
+gboolean
+repo_check_ref_name (const char *ref, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_validate_rev (ref, &local_error))
+    return util_fail (error, "\"%s\" is not a valid ref name: %s", ref, local_error->message);
+  return TRUE;
+}
+
+struct RepoTxn {
+  OstreeRepo *repo;
+  gboolean open;
+};
+
+RepoTxn *
+repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_prepare_transaction (repo, NULL, cancellable, &local_error))
+    {
+      g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
+      util_fail (error, "%s: cannot write to the repository: %s", path, local_error->message);
+      return NULL;
+    }
+  RepoTxn *txn = g_new0 (RepoTxn, 1);
+  txn->repo = g_object_ref (repo);
+  txn->open = TRUE;
+  return txn;
+}
+
+void
+repo_txn_free (RepoTxn *txn)
+{
+  if (txn == NULL)
+    return;
+  if (txn->open)
+    (void) ostree_repo_abort_transaction (txn->repo, NULL, NULL);
+  g_object_unref (txn->repo);
+  g_free (txn);
+}
+
+gboolean
+repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const char *subject,
+                 GVariant *metadata, char **out_commit, GCancellable *cancellable, GError **error)
+{
+  OstreeRepo *repo = txn->repo;
+  g_autoptr(GVariant) owned_metadata = metadata ? g_variant_ref_sink (metadata) : NULL;
+
+  guint64 epoch;
+  if (!util_source_date_epoch (&epoch, error))
+    return FALSE;
+
+  g_autoptr(GFile) root = NULL;
+  if (!ostree_repo_write_mtree (repo, mtree, &root, cancellable, error))
+    return FALSE;
+
+  g_autofree char *commit = NULL;
+  if (!ostree_repo_write_commit_with_time (repo, NULL, subject, NULL, owned_metadata,
+                                           OSTREE_REPO_FILE (root), epoch, &commit,
+                                           cancellable, error))
+    return FALSE;
+
+  g_autofree char *current = NULL;
+  if (!ostree_repo_resolve_rev (repo, ref, TRUE, &current, error))
+    return FALSE;
+  if (g_strcmp0 (current, commit) != 0)
+    ostree_repo_transaction_set_ref (repo, NULL, ref, commit);
+
+  txn->open = FALSE;
+  if (!ostree_repo_commit_transaction (repo, NULL, cancellable, error))
+    return FALSE;
+
+  if (out_commit != NULL)
+    *out_commit = g_steal_pointer (&commit);
+  return TRUE;
+}
+
+gboolean
+repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode, char **out_checksum,
+                    GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GVariant) dirmeta = g_variant_ref_sink (
+      g_variant_new ("(uuu@a(ayay))", GUINT32_TO_BE (uid), GUINT32_TO_BE (gid),
+                     GUINT32_TO_BE (S_IFDIR | (mode & 07777)),
+                     g_variant_new_array (G_VARIANT_TYPE ("(ayay)"), NULL, 0)));
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, NULL, dirmeta, &csum,
+                                   cancellable, error))
+    return FALSE;
+  *out_checksum = ostree_checksum_from_bytes (csum);
+  return TRUE;
+}
+
+gboolean
+repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
+                    char **out_checksum, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GFileInfo) info = g_file_info_new ();
+  g_file_info_set_file_type (info, G_FILE_TYPE_SYMBOLIC_LINK);
+  g_file_info_set_size (info, 0);
+  g_file_info_set_symlink_target (info, target);
+  g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
+  g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
+  g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFLNK | 0777);
+
+  g_autoptr(GInputStream) stream = NULL;
+  guint64 length;
+  if (!ostree_raw_file_to_content_stream (NULL, info, NULL, &stream, &length, cancellable, error))
+    return FALSE;
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
+    return FALSE;
+  *out_checksum = ostree_checksum_from_bytes (csum);
+  return TRUE;
+}

@@ -1,0 +1,60 @@
+/* repo.h — opening the OSTree repository, resolving revisions, and
+ * committing a tree to a ref the way a Ninja target needs it. */
+#pragma once
+
+#include <ostree.h>
+
+G_BEGIN_DECLS
+
+/* --repo, else $APT2OSTREE_REPO, else build/ostree. */
+const char *repo_default_path (const char *cli_path);
+
+/* Open an existing repository; a missing one is an error that says how to
+ * create it. */
+OstreeRepo *repo_open (const char *path, GCancellable *cancellable, GError **error);
+
+/* Create a repository (idempotent when it exists with the same mode).
+ * mode NULL: bare as root, bare-user otherwise. */
+OstreeRepo *repo_create (const char *path, const char *mode, GCancellable *cancellable,
+                         GError **error);
+
+/* A revision the user named (ref or commit checksum) resolved to its commit. */
+typedef struct {
+  char *name;              /* as the user wrote it, for messages */
+  char *commit;            /* commit checksum */
+  char *root_contents;     /* dirtree checksum of the root */
+  char *root_meta;         /* dirmeta checksum of the root */
+} RepoRev;
+
+void repo_rev_free (RepoRev *rev);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoRev, repo_rev_free)
+
+RepoRev *repo_resolve (OstreeRepo *repo, const char *name, GError **error);
+
+/* The ref name must be valid before any work starts. */
+gboolean repo_check_ref_name (const char *ref, GError **error);
+
+/* A write transaction that is aborted unless repo_txn_commit() ran. */
+typedef struct RepoTxn RepoTxn;
+RepoTxn *repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error);
+void repo_txn_free (RepoTxn *txn);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoTxn, repo_txn_free)
+
+/* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH, point REF
+ * at it and finish the transaction.  When REF already holds that commit the
+ * ref file is left alone, so its mtime stays and Ninja's restat prunes what
+ * depends on it.  METADATA may be NULL (floating references are sunk). */
+gboolean repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
+                          const char *subject, GVariant *metadata, char **out_commit,
+                          GCancellable *cancellable, GError **error);
+
+/* The dirmeta object for a directory with this owner and mode (permission
+ * bits only; S_IFDIR is added). */
+gboolean repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
+                             char **out_checksum, GCancellable *cancellable, GError **error);
+
+/* A symlink content object. */
+gboolean repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
+                             char **out_checksum, GCancellable *cancellable, GError **error);
+
+G_END_DECLS

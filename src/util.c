@@ -1,0 +1,71 @@
+/* util.c — small helpers shared by every module. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "util.h"
+
+gboolean
+util_source_date_epoch (guint64 *out_epoch, GError **error)
+{
+  const char *value = g_getenv ("SOURCE_DATE_EPOCH");
+  if (value == NULL || *value == '\0')
+    {
+      *out_epoch = 0;
+      return TRUE;
+    }
+
+  guint64 epoch;
+  g_autoptr(GError) local_error = NULL;
+  if (!g_ascii_string_to_unsigned (value, 10, 0, G_MAXUINT64, &epoch, &local_error))
+    return util_fail (error, "SOURCE_DATE_EPOCH=\"%s\" is not a number of seconds", value);
+  *out_epoch = epoch;
+  return TRUE;
+}
+
+GPtrArray *
+util_split_tree_path (const char *path, GError **error)
+{
+  g_autoptr(GPtrArray) components = g_ptr_array_new_with_free_func (g_free);
+  g_auto(GStrv) parts = g_strsplit (path, "/", -1);
+
+  for (char **p = parts; *p != NULL; p++)
+    {
+      if (**p == '\0' || g_str_equal (*p, "."))
+        continue;
+      if (g_str_equal (*p, ".."))
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "path \"%s\": \"..\" is not allowed in a path inside a tree", path);
+          return NULL;
+        }
+      g_ptr_array_add (components, g_strdup (*p));
+    }
+  return g_steal_pointer (&components);
+}
+
+char *
+util_join_tree_path (GPtrArray *components, guint n)
+{
+  GString *s = g_string_new ("");
+  for (guint i = 0; i < n && i < components->len; i++)
+    {
+      g_string_append_c (s, '/');
+      g_string_append (s, components->pdata[i]);
+    }
+  if (s->len == 0)
+    g_string_append_c (s, '/');
+  return g_string_free (s, FALSE);
+}
+
+gboolean
+util_fail (GError **error, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, message);
+  return FALSE;
+}

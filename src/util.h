@@ -1,0 +1,24 @@
+/* util.h — small helpers shared by every module: paths, time, errors. */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+/* The commit time every command uses: $SOURCE_DATE_EPOCH, or 0 when unset,
+ * so that the same inputs give the same commit checksum on every machine. */
+gboolean util_source_date_epoch (guint64 *out_epoch, GError **error);
+
+/* Split a path inside a tree ("usr/bin/sh", "/usr/bin/sh", "./usr//bin/")
+ * into its components.  "." and empty components are dropped; ".." is an
+ * error, so no path can climb out of the tree.  The root ("/" or "") gives an
+ * empty array. */
+GPtrArray *util_split_tree_path (const char *path, GError **error);
+
+/* "/a/b/c" from components, for error messages. */
+char *util_join_tree_path (GPtrArray *components, guint n);
+
+/* Prefix an error with printf-style context, keeping it on one line. */
+gboolean util_fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+G_END_DECLS

@@ -1,0 +1,124 @@
+# libtest.sh — shared by every tests/test-*.sh.  Source it, then write
+#
+#   test_expect_success 'combine refuses two different files at one path' '
+#       a2o combine --ref out a b && false || true
+#   '
+#   test_done
+#
+# Each test body runs in a subshell with "set -e" in a fresh directory under
+# the test file's scratch directory ($SCRATCH), and prints one TAP line.
+
+set -u
+
+: "${APT2OSTREE:=apt2ostree}"
+: "${TOP_SRCDIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+export SOURCE_DATE_EPOCH=0
+unset APT2OSTREE_REPO
+
+SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/a2o-test.XXXXXX")
+cleanup_scratch () {
+    if [ -n "${A2O_KEEP_SCRATCH:-}" ]; then
+        echo "# scratch kept in $SCRATCH" >&2
+    else
+        # Checkouts may hold read-only directories.
+        chmod -R u+w "$SCRATCH" 2>/dev/null || true
+        rm -rf "$SCRATCH"
+    fi
+}
+trap cleanup_scratch EXIT
+
+_test_count=0
+_test_failed=0
+_test_planned=
+
+# a2o ARGS…: the apt2ostree under test, on the test's repository.
+a2o () {
+    "$APT2OSTREE" "$@"
+}
+
+say () { echo "# $*"; }
+
+test_expect_success () {
+    local name=$1 body=$2
+    _test_count=$((_test_count + 1))
+    local dir="$SCRATCH/t$_test_count"
+    mkdir -p "$dir"
+    local output
+    output=$( cd "$dir" && set -e && eval "$body" 2>&1 )
+    local rc=$?
+    if [ $rc -eq 0 ]; then
+        echo "ok $_test_count - $name"
+    else
+        echo "not ok $_test_count - $name"
+        _test_failed=$((_test_failed + 1))
+        printf '%s\n' "$output" | tail -n 40 | sed 's/^/#   /'
+        echo "#   (exit status $rc)"
+    fi
+}
+
+# test_skip 'name' 'reason': a test that cannot run here, and why.
+test_skip () {
+    _test_count=$((_test_count + 1))
+    echo "ok $_test_count - $1 # SKIP $2"
+}
+
+# skip_all 'reason': the whole file cannot run here.
+skip_all () {
+    echo "1..0 # SKIP $1"
+    exit 0
+}
+
+test_done () {
+    echo "1..$_test_count"
+    [ $_test_failed -eq 0 ]
+}
+
+# --- assertions: each prints what it expected on failure and returns 1 ---
+
+fail () { echo "FAIL: $*" >&2; return 1; }
+
+assert_streq () {
+    [ "$1" = "$2" ] || fail "expected \"$2\", got \"$1\""
+}
+
+assert_file_has_content () {
+    grep -q -e "$2" "$1" || { sed 's/^/  | /' "$1" >&2; fail "$1 does not match \"$2\""; }
+}
+
+assert_not_file_has_content () {
+    ! grep -q -e "$2" "$1" || { sed 's/^/  | /' "$1" >&2; fail "$1 matches \"$2\""; }
+}
+
+assert_has_file () { [ -e "$1" ] || [ -L "$1" ] || fail "$1 does not exist"; }
+assert_not_has_file () { ! { [ -e "$1" ] || [ -L "$1" ]; } || fail "$1 exists"; }
+
+# expect_failure FILE CMD…: CMD must exit non-zero; its stderr goes to FILE.
+expect_failure () {
+    local errfile=$1; shift
+    if "$@" 2>"$errfile"; then
+        fail "\"$*\" succeeded but should have failed"
+    fi
+    cat "$errfile" >&2
+}
+
+# assert_one_line FILE: error output is exactly one line.
+assert_one_line () {
+    local n
+    n=$(wc -l < "$1")
+    [ "$n" -eq 1 ] || { sed 's/^/  | /' "$1" >&2; fail "$1 has $n lines, expected one"; }
+}
+
+# ref_commit REPO REF: the commit a ref points at.
+ref_commit () { cat "$1/refs/heads/$2"; }
+
+# mtime FILE: modification time with nanoseconds.
+mtime () { stat -c %.9Y "$1"; }
+
+# A test repository in the current directory, in the mode a user would get.
+new_repo () { a2o --repo "${1:-repo}" init ${2:+--mode "$2"}; }
+
+# ls_tree REPO REV: a stable listing of a tree: type, mode, uid, gid, path,
+# and symlink target, one entry a line, sorted.
+ls_tree () {
+    ostree --repo="$1" ls -R "$2" 2>/dev/null | awk '{ $4=""; print }' | sort
+}

@@ -1,0 +1,58 @@
+#!/bin/bash
+# The command line: help, unknown commands, the repository's location.
+. "$TOP_SRCDIR/tests/libtest.sh"
+
+test_expect_success 'apt2ostree --help lists the commands' '
+    a2o --help > out
+    assert_file_has_content out "^Usage: apt2ostree \[--repo DIR\] COMMAND"
+    assert_file_has_content out "^  init "
+'
+
+test_expect_success 'every command answers --help with its usage' '
+    for c in $(a2o --help | sed -n "s/^  \([a-z-]*\)  .*/\1/p"); do
+        a2o $c --help > out
+        assert_file_has_content out "apt2ostree $c"
+    done
+'
+
+test_expect_success 'an unknown command is a one-line error and exit status 2' '
+    expect_failure err a2o frobnicate
+    assert_one_line err
+    assert_file_has_content err "unknown command \"frobnicate\""
+'
+
+test_expect_success 'init creates a bare repository as root, bare-user otherwise' '
+    a2o --repo r init
+    if [ "$(id -u)" = 0 ]; then m=bare; else m=bare-user; fi
+    assert_file_has_content r/config "^mode=$m\$"
+'
+
+test_expect_success 'init --mode archive, and init again is harmless' '
+    a2o --repo r init --mode archive
+    a2o --repo r init --mode archive
+    assert_file_has_content r/config "^mode=archive"
+'
+
+test_expect_success 'init refuses an existing repository of another mode' '
+    a2o --repo r init --mode archive
+    expect_failure err a2o --repo r init --mode bare-user
+    assert_one_line err
+    assert_file_has_content err "another mode"
+'
+
+test_expect_success 'the repository comes from --repo, else APT2OSTREE_REPO, else build/ostree' '
+    a2o init
+    assert_has_file build/ostree/config
+    APT2OSTREE_REPO=envrepo a2o init
+    assert_has_file envrepo/config
+    a2o init --repo after
+    assert_has_file after/config
+'
+
+test_expect_success 'an unknown mode is a one-line error' '
+    expect_failure err a2o --repo r init --mode fancy
+    assert_one_line err
+    assert_file_has_content err "unknown repository mode \"fancy\""
+'
+
+test_done
