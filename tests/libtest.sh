@@ -122,3 +122,21 @@ new_repo () { a2o --repo "${1:-repo}" init ${2:+--mode "$2"}; }
 ls_tree () {
     ostree --repo="$1" ls -R "$2" 2>/dev/null | awk '{ $4=""; print }' | sort
 }
+
+# start_httpd ROOT: serve ROOT on 127.0.0.1 (tests/httpd.py) until the test
+# file exits; sets HTTPD_URL (http://127.0.0.1:PORT) and HTTPD_LOG (the
+# request log).
+start_httpd () {
+    local portfile="$SCRATCH/httpd.$$.$RANDOM.port"
+    HTTPD_LOG="$portfile.log"
+    : > "$HTTPD_LOG"
+    python3 "$TOP_SRCDIR/tests/httpd.py" "$1" "$portfile" "$HTTPD_LOG" &
+    _httpd_pids="${_httpd_pids:-} $!"
+    local i
+    for i in $(seq 100); do
+        [ -s "$portfile" ] && break
+        sleep 0.05
+    done
+    HTTPD_URL="http://127.0.0.1:$(cat "$portfile")"
+    trap 'kill $_httpd_pids 2>/dev/null; cleanup_scratch' EXIT
+}

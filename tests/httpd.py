@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""A static file server on 127.0.0.1 for the hermetic tests.
+
+    httpd.py ROOT PORTFILE [LOGFILE]
+
+Serves ROOT on a free port and writes the port number to PORTFILE once it
+listens.  Every request path is appended to LOGFILE when given, so a test can
+prove what was (not) fetched.  Faults for the error-path tests are asked for
+with a path prefix:
+
+    /fault/status-CODE/PATH   answer CODE (e.g. 503, 404) every time
+    /fault/flaky-N/PATH       answer 503 to the first N requests, then serve
+    /fault/truncate/PATH      announce the full length, send half, close
+"""
+import http.server
+import os
+import re
+import sys
+import threading
+
+root, portfile = sys.argv[1], sys.argv[2]
+logfile = sys.argv[3] if len(sys.argv) > 3 else None
+flaky_counts = {}
+lock = threading.Lock()
+
+
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, directory=root, **kwargs)
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def _log(self):
+        if logfile:
+            with lock, open(logfile, "a") as f:
+                f.write(self.path + "\n")
+
+    def do_GET(self):
+        self._log()
+        m = re.match(r"^/fault/([a-z]+)(?:-(\d+))?(/.*)$", self.path)
+        if not m:
+            return super().do_GET()
+        kind, num, rest = m.group(1), m.group(2), m.group(3)
+        if kind == "status":
+            self.send_error(int(num))
+            return
+        if kind == "flaky":
+            with lock:
+                seen = flaky_counts.get(rest, 0)
+                flaky_counts[rest] = seen + 1
+            if seen < int(num):
+                self.send_error(503)
+                return
+            self.path = rest
+            return super().do_GET()
+        if kind == "truncate":
+            path = self.translate_path(rest)
+            try:
+                data = open(path, "rb").read()
+            except OSError:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            self.close_connection = True
+            return
+        self.send_error(400)
+
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+tmp = portfile + ".tmp"
+with open(tmp, "w") as f:
+    f.write(str(server.server_address[1]))
+os.rename(tmp, portfile)
+server.serve_forever()
