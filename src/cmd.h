@@ -4,6 +4,8 @@
 
 #include <ostree.h>
 
+#include "repo.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -32,9 +34,33 @@ OstreeRepo *cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError
 gboolean cmd_usage_error (CmdInvocation *inv, GError **error, const char *format, ...)
     G_GNUC_PRINTF (3, 4);
 
+/* A command that writes one tree to --ref OUT: the repository open, IN
+ * resolved and loaded (when given), a write transaction begun. */
+typedef struct {
+  OstreeRepo *repo;
+  RepoRev *in;
+  RepoTxn *txn;
+  OstreeMutableTree *tree;
+} CmdEdit;
+
+gboolean cmd_edit_begin (CmdInvocation *inv, const char *out_ref, const char *in, CmdEdit *edit,
+                         GCancellable *cancellable, GError **error);
+/* Commit the tree to OUT_REF and print the commit checksum. */
+gboolean cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref,
+                          GCancellable *cancellable, GError **error);
+void cmd_edit_clear (CmdEdit *edit);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmdEdit, cmd_edit_clear)
+
 #define CMD(name) gboolean cmd_##name (int argc, char **argv, CmdInvocation *inv, \
                                        GCancellable *cancellable, GError **error)
 
 CMD (init);
+CMD (combine);
+CMD (mkdir);
+CMD (ln);
+CMD (mv);
+CMD (rm);
+CMD (subtree);
+CMD (graft);
 
 G_END_DECLS

@@ -10,6 +10,13 @@
 
 static const CmdEntry commands[] = {
   { "init", cmd_init, "create an OSTree repository" },
+  { "combine", cmd_combine, "union of trees, later trees on top (metadata only)" },
+  { "mkdir", cmd_mkdir, "add directories to a tree (metadata only)" },
+  { "ln", cmd_ln, "add a symlink to a tree (metadata only)" },
+  { "mv", cmd_mv, "move a path inside a tree (metadata only)" },
+  { "rm", cmd_rm, "remove paths from a tree (metadata only)" },
+  { "subtree", cmd_subtree, "make a directory of a tree the root of a new tree" },
+  { "graft", cmd_graft, "place a tree at a path inside another tree" },
   { NULL }
 };
 

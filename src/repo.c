@@ -98,11 +98,37 @@ repo_rev_free (RepoRev *rev)
   g_free (rev);
 }
 
+/* A full checksum, else a ref of that exact name, else a unique checksum
+ * prefix.  libostree tries prefixes first, which would make a ref named "a"
+ * mean some commit whose checksum starts with "a". */
+static gboolean
+resolve_commit (OstreeRepo *repo, const char *name, char **out_commit)
+{
+  if (ostree_validate_checksum_string (name, NULL))
+    {
+      *out_commit = g_strdup (name);
+      return TRUE;
+    }
+
+  g_autoptr(GHashTable) refs = NULL;
+  if (ostree_validate_rev (name, NULL)
+      && ostree_repo_list_refs_ext (repo, name, &refs, OSTREE_REPO_LIST_REFS_EXT_NONE, NULL, NULL))
+    {
+      const char *commit = g_hash_table_lookup (refs, name);
+      if (commit != NULL)
+        {
+          *out_commit = g_strdup (commit);
+          return TRUE;
+        }
+    }
+  return ostree_repo_resolve_rev (repo, name, TRUE, out_commit, NULL);
+}
+
 RepoRev *
 repo_resolve (OstreeRepo *repo, const char *name, GError **error)
 {
   g_autofree char *commit = NULL;
-  if (!ostree_repo_resolve_rev (repo, name, TRUE, &commit, NULL) || commit == NULL)
+  if (!resolve_commit (repo, name, &commit) || commit == NULL)
     {
       util_fail (error, "\"%s\": no such ref or commit in the repository", name);
       return NULL;

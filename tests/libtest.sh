@@ -120,7 +120,21 @@ new_repo () { a2o --repo "${1:-repo}" init ${2:+--mode "$2"}; }
 # ls_tree REPO REV: a stable listing of a tree: type, mode, uid, gid, path,
 # and symlink target, one entry a line, sorted.
 ls_tree () {
-    ostree --repo="$1" ls -R "$2" 2>/dev/null | awk '{ $4=""; print }' | sort
+    ostree --repo="$1" ls -R "$(rev_commit "$1" "$2")" | awk '{ $1=$1; print }' | sort
+}
+
+# rev_commit REPO REV: the full commit checksum of a ref (or a checksum).
+# The ostree CLI reads a short ref such as "a" or "c3" as a checksum prefix
+# when one matches, so tests hand it full checksums.
+rev_commit () {
+    if [ -f "$1/refs/heads/$2" ]; then cat "$1/refs/heads/$2"; else echo "$2"; fi
+}
+
+# commit_dir REPO REF DIR [OSTREE-COMMIT-OPTIONS…]: an input tree, made with
+# the ostree CLI (not with the code under test).
+commit_dir () {
+    local repo=$1 ref=$2 dir=$3; shift 3
+    ostree --repo="$repo" commit --no-bindings -b "$ref" --tree=dir="$dir" "$@" > /dev/null
 }
 
 # start_httpd ROOT: serve ROOT on 127.0.0.1 (tests/httpd.py) until the test

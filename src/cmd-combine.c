@@ -1,0 +1,44 @@
+/* apt2ostree combine — union of trees, metadata only. */
+#include "config.h"
+
+#include "cmd.h"
+#include "tree.h"
+
+CMD (combine)
+{
+  g_autofree char *out_ref = NULL;
+  gboolean later_wins = FALSE;
+  const GOptionEntry entries[] = {
+    { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the result to this ref", "OUT" },
+    { "later-wins", 0, 0, G_OPTION_ARG_NONE, &later_wins,
+      "A later tree replaces a clashing path and its directory metadata", NULL },
+    { NULL }
+  };
+  if (!cmd_parse (inv, "--ref OUT IN...",
+                  "Union of the trees IN (refs or commits), later trees on top, by metadata only.\n"
+                  "Directories merge and keep the owner and mode of the first tree that has them;\n"
+                  "two different files, or a file and a directory, at one path are an error.",
+                  entries, &argc, &argv, error))
+    return FALSE;
+  if (argc < 2)
+    return cmd_usage_error (inv, error, "expected at least one IN");
+
+  g_auto(CmdEdit) edit = { NULL };
+  if (!cmd_edit_begin (inv, out_ref, NULL, &edit, cancellable, error))
+    return FALSE;
+
+  g_autoptr(GPtrArray) revs = g_ptr_array_new_with_free_func ((GDestroyNotify) repo_rev_free);
+  for (int i = 1; i < argc; i++)
+    {
+      RepoRev *rev = repo_resolve (edit.repo, argv[i], error);
+      if (rev == NULL)
+        return FALSE;
+      g_ptr_array_add (revs, rev);
+    }
+
+  edit.tree = tree_combine (edit.repo, revs, later_wins ? TREE_COMBINE_LATER_WINS : TREE_COMBINE_NONE,
+                            cancellable, error);
+  if (edit.tree == NULL)
+    return FALSE;
+  return cmd_edit_finish (inv, &edit, out_ref, cancellable, error);
+}

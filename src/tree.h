@@ -1,0 +1,65 @@
+/* tree.h — metadata-only operations on OSTree trees.
+ *
+ * Everything here works on dirtree and dirmeta objects and on the checksums
+ * of file objects; no function reads file content, so a repository whose
+ * content objects are missing can still be edited. */
+#pragma once
+
+#include <ostree.h>
+
+#include "repo.h"
+
+G_BEGIN_DECLS
+
+/* A tree loaded lazily: subdirectories are read only when an edit reaches
+ * into them, and untouched ones are written back by checksum. */
+OstreeMutableTree *tree_load (OstreeRepo *repo, const RepoRev *rev);
+
+typedef enum {
+  TREE_COMBINE_NONE = 0,
+  /* A later tree replaces a different file, or a file/directory clash, and
+   * its directory metadata replaces the earlier one's. */
+  TREE_COMBINE_LATER_WINS = 1 << 0,
+} TreeCombineFlags;
+
+/* Union of REVS (RepoRev*), later on top.  Directories merge; a directory
+ * keeps the metadata of the first tree that has it, as dpkg keeps an
+ * existing directory; the same file at one path is fine; a different file,
+ * or a file against a directory, at one path is an error naming the path
+ * and both trees, unless TREE_COMBINE_LATER_WINS. */
+OstreeMutableTree *tree_combine (OstreeRepo *repo, GPtrArray *revs, TreeCombineFlags flags,
+                                 GCancellable *cancellable, GError **error);
+
+/* Options for a new directory. */
+typedef struct {
+  guint32 uid, gid, mode;
+  gboolean parents;        /* create missing parents (0755 root:root); an existing PATH is fine */
+} TreeMkdirOptions;
+
+gboolean tree_mkdir (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
+                     const TreeMkdirOptions *options, GCancellable *cancellable, GError **error);
+
+/* A symlink LINKPATH -> TARGET (root-owned); LINKPATH must not exist. */
+gboolean tree_symlink (OstreeRepo *repo, OstreeMutableTree *root, const char *target,
+                       const char *linkpath, GCancellable *cancellable, GError **error);
+
+/* Move SRC to DST; DST must not exist, its parent must. */
+gboolean tree_move (OstreeRepo *repo, OstreeMutableTree *root, const char *src, const char *dst,
+                    GCancellable *cancellable, GError **error);
+
+/* Remove PATH: a directory only with RECURSIVE; a missing PATH only with FORCE. */
+gboolean tree_remove (OstreeMutableTree *root, const char *path, gboolean recursive,
+                      gboolean force, GError **error);
+
+/* Place the tree FROM at PATH; PATH must not exist, its parent must. */
+gboolean tree_graft (OstreeMutableTree *root, const char *path, OstreeRepo *repo,
+                     const RepoRev *from, GError **error);
+
+/* Find PATH in REV without loading anything but the dirtrees on the way.
+ * On success exactly one of *out_file_checksum (file or symlink) or
+ * *out_dir_contents + *out_dir_meta (directory) is set. */
+gboolean tree_find (OstreeRepo *repo, const RepoRev *rev, const char *path,
+                    char **out_file_checksum, char **out_dir_contents, char **out_dir_meta,
+                    GError **error);
+
+G_END_DECLS
