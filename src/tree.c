@@ -151,15 +151,24 @@ earlier_owner (Combine *c, const char *path)
   return "an earlier tree";
 }
 
+/* EARLIER and LATER are the kinds of entry the two trees have at NAME. */
 static gboolean
-combine_conflict (Combine *c, const char *name, const char *what, GError **error)
+combine_conflict (Combine *c, const char *name, EntryKind earlier, EntryKind later, GError **error)
 {
   g_ptr_array_add (c->path, (char *) name);
   g_autofree char *path = util_join_tree_path (c->path, c->path->len);
   g_ptr_array_remove_index (c->path, c->path->len - 1);
-  const RepoRev *top = c->revs->pdata[c->current];
-  return util_fail (error, "\"%s\" %s \"%s\" and \"%s\"; use --later-wins to let the later tree win",
-                    path, what, earlier_owner (c, path), top->name);
+  const char *earlier_name = earlier_owner (c, path);
+  const char *later_name = ((const RepoRev *) c->revs->pdata[c->current])->name;
+
+  g_autofree char *clash = NULL;
+  if (earlier == later)
+    clash = g_strdup_printf ("differs between \"%s\" and \"%s\"", earlier_name, later_name);
+  else if (earlier == ENTRY_DIR)
+    clash = g_strdup_printf ("is a directory in \"%s\" but not in \"%s\"", earlier_name, later_name);
+  else
+    clash = g_strdup_printf ("is a directory in \"%s\" but not in \"%s\"", later_name, earlier_name);
+  return util_fail (error, "\"%s\" %s; use --later-wins to let the later tree win", path, clash);
 }
 
 static gboolean combine_dir (Combine *c, OstreeMutableTree *dst, const char *contents,
@@ -177,9 +186,7 @@ combine_file (Combine *c, OstreeMutableTree *dst, const char *name, const char *
   if (kind == ENTRY_FILE && g_str_equal (existing, checksum))
     return TRUE;
   if (kind != ENTRY_NONE && !(c->flags & TREE_COMBINE_LATER_WINS))
-    return combine_conflict (c, name, kind == ENTRY_FILE ? "differs between"
-                                                          : "is a directory in one and not the other of",
-                             error);
+    return combine_conflict (c, name, kind, ENTRY_FILE, error);
   if (kind == ENTRY_DIR && !ostree_mutable_tree_remove (dst, name, FALSE, error))
     return FALSE;
   return ostree_mutable_tree_replace_file (dst, name, checksum, error);
@@ -200,7 +207,7 @@ combine_subdir (Combine *c, OstreeMutableTree *dst, const char *name, const char
   if (kind == ENTRY_FILE)
     {
       if (!(c->flags & TREE_COMBINE_LATER_WINS))
-        return combine_conflict (c, name, "is a directory in one and not the other of", error);
+        return combine_conflict (c, name, ENTRY_FILE, ENTRY_DIR, error);
       if (!ostree_mutable_tree_remove (dst, name, FALSE, error))
         return FALSE;
       return attach_dirtree (dst, name, c->repo, contents, meta, error);
