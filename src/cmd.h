@@ -55,6 +55,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmdEdit, cmd_edit_clear)
                                        GCancellable *cancellable, GError **error)
 
 CMD (init);
+CMD (import);
+CMD (export);
 CMD (combine);
 CMD (mkdir);
 CMD (ln);

@@ -10,6 +10,8 @@
 
 static const CmdEntry commands[] = {
   { "init", cmd_init, "create an OSTree repository" },
+  { "import", cmd_import, "make a directory or a tar archive a tree" },
+  { "export", cmd_export, "copy a tree out, to a directory or a tar archive" },
   { "combine", cmd_combine, "union of trees, later trees on top (metadata only)" },
   { "mkdir", cmd_mkdir, "add directories to a tree (metadata only)" },
   { "ln", cmd_ln, "add a symlink to a tree (metadata only)" },

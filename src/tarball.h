@@ -1,0 +1,39 @@
+/* tarball.h — tar archives in and out of OSTree trees, with libarchive.
+ *
+ * Reading keeps what a tar records about each entry (owner, mode with
+ * setuid/setgid/sticky bits, symlink target, extended attributes, hardlinks)
+ * and refuses entries that would land outside the tree.  Writing produces
+ * the same bytes for the same tree, so an exported tar can be checksummed. */
+#pragma once
+
+#include <ostree.h>
+
+G_BEGIN_DECLS
+
+/* Read the tar FILE (any compression libarchive reads) into MTREE, writing
+ * its file objects to REPO inside an open transaction.
+ *
+ * Directories the tar does not list get 0755 root:root; the root directory
+ * gets the metadata of the tar's "./" entry, else 0755 root:root.  Entries
+ * OSTree cannot store (device nodes, fifos, sockets) are left out and named
+ * in OUT_SKIPPED ("PATH (fifo)"), for the caller to report.  An absolute
+ * path, a ".." component or a hardlink to nothing before it is an error
+ * naming the entry. */
+gboolean tarball_read_to_mtree (OstreeRepo *repo, const char *file, OstreeMutableTree *mtree,
+                                GPtrArray **out_skipped, GCancellable *cancellable,
+                                GError **error);
+
+/* Write the tree of COMMIT as a tar to FILE ("-" is standard output).  The
+ * compression follows FILE's suffix: .tar, .tar.gz/.tgz, .tar.xz/.txz,
+ * .tar.zst/.tzst, .tar.bz2; standard output gets a plain tar.
+ *
+ * Entries come depth-first in byte order of their names, each directory
+ * before its contents, with the exact owner, mode, symlink target and
+ * extended attributes (pax SCHILY.xattr), the commit's timestamp as mtime and
+ * no user or group names; files with the same content are written as
+ * separate files, as a checkout would.  A file is written under a temporary
+ * name and renamed into place, so a failure leaves no partial FILE. */
+gboolean tarball_write_commit (OstreeRepo *repo, const char *commit, const char *file,
+                               GCancellable *cancellable, GError **error);
+
+G_END_DECLS
