@@ -270,3 +270,44 @@ repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 g
   *out_checksum = ostree_checksum_from_bytes (csum);
   return TRUE;
 }
+
+gboolean
+repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gid, guint32 mode,
+                         char **out_checksum, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GFileInfo) info = g_file_info_new ();
+  g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
+  g_file_info_set_size (info, g_bytes_get_size (data));
+  g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
+  g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
+  g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (mode & 07777));
+
+  g_autoptr(GInputStream) content = g_memory_input_stream_new_from_bytes (data);
+  g_autoptr(GInputStream) stream = NULL;
+  guint64 length;
+  if (!ostree_raw_file_to_content_stream (content, info, NULL, &stream, &length, cancellable, error))
+    return FALSE;
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
+    return FALSE;
+  *out_checksum = ostree_checksum_from_bytes (csum);
+  return TRUE;
+}
+
+GBytes *
+repo_read_file (OstreeRepo *repo, const char *checksum, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GInputStream) in = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  if (!ostree_repo_load_file (repo, checksum, &in, &info, NULL, cancellable, error))
+    return NULL;
+  if (in == NULL)
+    {
+      util_fail (error, "object %s is not a regular file", checksum);
+      return NULL;
+    }
+  g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+  if (g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, cancellable, error) < 0)
+    return NULL;
+  return g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (out));
+}

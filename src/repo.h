@@ -57,4 +57,14 @@ gboolean repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32
 gboolean repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
                              char **out_checksum, GCancellable *cancellable, GError **error);
 
+/* A regular file content object holding DATA. */
+gboolean repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gid,
+                                  guint32 mode, char **out_checksum, GCancellable *cancellable,
+                                  GError **error);
+
+/* The content of the regular file object CHECKSUM (small files: metadata
+ * such as dpkg status stanzas). */
+GBytes *repo_read_file (OstreeRepo *repo, const char *checksum, GCancellable *cancellable,
+                        GError **error);
+
 G_END_DECLS

@@ -456,6 +456,61 @@ tree_graft (OstreeMutableTree *root, const char *path, OstreeRepo *repo, const R
                          from->root_contents, from->root_meta, error);
 }
 
+gboolean
+tree_lookup (OstreeMutableTree *root, const char *path, char **out_file_checksum,
+             OstreeMutableTree **out_dir, GError **error)
+{
+  g_autoptr(GPtrArray) components = util_split_tree_path (path, error);
+  if (components == NULL)
+    return FALSE;
+
+  g_autoptr(OstreeMutableTree) dir = g_object_ref (root);
+  g_autofree char *file = NULL;
+  for (guint i = 0; i < components->len; i++)
+    {
+      EntryKind kind;
+      g_autoptr(OstreeMutableTree) next = NULL;
+      g_clear_pointer (&file, g_free);
+      if (!lookup_entry (dir, components->pdata[i], &kind, &file, &next, error))
+        return FALSE;
+      if (kind == ENTRY_FILE && i + 1 < components->len)
+        {
+          g_autofree char *where = util_join_tree_path (components, i + 1);
+          return util_fail (error, "\"%s\" is not a directory", where);
+        }
+      g_set_object (&dir, next);
+      if (kind == ENTRY_NONE)
+        break;
+    }
+
+  if (out_file_checksum != NULL)
+    *out_file_checksum = g_steal_pointer (&file);
+  if (out_dir != NULL)
+    *out_dir = g_steal_pointer (&dir);
+  return TRUE;
+}
+
+gboolean
+tree_replace_file (OstreeMutableTree *root, const char *path, const char *checksum, GError **error)
+{
+  g_autoptr(GPtrArray) components = split_entry_path (path, error);
+  if (components == NULL)
+    return FALSE;
+  g_autoptr(OstreeMutableTree) parent = NULL;
+  if (!walk_dirs (root, components, components->len - 1, NULL, &parent, error))
+    return FALSE;
+  const char *name = components->pdata[components->len - 1];
+  EntryKind kind;
+  if (!lookup_entry (parent, name, &kind, NULL, NULL, error))
+    return FALSE;
+  if (kind == ENTRY_DIR)
+    {
+      g_autofree char *where = util_join_tree_path (components, components->len);
+      return util_fail (error, "\"%s\" is a directory", where);
+    }
+  return ostree_mutable_tree_replace_file (parent, name, checksum, error);
+}
+
 /* ---- lookups in stored trees --------------------------------------------- */
 
 /* NAME in the stored dirtree CONTENTS: its file checksum, or its directory

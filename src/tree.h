@@ -55,6 +55,17 @@ gboolean tree_remove (OstreeMutableTree *root, const char *path, gboolean recurs
 gboolean tree_graft (OstreeMutableTree *root, const char *path, OstreeRepo *repo,
                      const RepoRev *from, GError **error);
 
+/* What PATH is in ROOT: *out_file_checksum for a file or symlink, *out_dir
+ * for a directory, both NULL (and no error) when it does not exist.  Either
+ * out pointer may be NULL. */
+gboolean tree_lookup (OstreeMutableTree *root, const char *path, char **out_file_checksum,
+                      OstreeMutableTree **out_dir, GError **error);
+
+/* Put the file object CHECKSUM at PATH, replacing a file already there; the
+ * parent must exist. */
+gboolean tree_replace_file (OstreeMutableTree *root, const char *path, const char *checksum,
+                            GError **error);
+
 /* Find PATH in REV without loading anything but the dirtrees on the way.
  * On success exactly one of *out_file_checksum (file or symlink) or
  * *out_dir_contents + *out_dir_meta (directory) is set. */

@@ -1,0 +1,98 @@
+/* apt2ostree stage1 — package trees in, one unpacked dpkg system out. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "cmd.h"
+#include "deb.h"
+#include "dpkgdb.h"
+#include "tree.h"
+#include "util.h"
+
+/* Whether the package trees were unpacked with --merged-usr (they must all
+ * agree), and a warning for every entry OSTree could not store. */
+static gboolean
+inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr, GError **error)
+{
+  int merged = -1;
+  for (guint i = 0; i < revs->len; i++)
+    {
+      const RepoRev *rev = revs->pdata[i];
+      g_autoptr(GVariant) commit = NULL;
+      if (!ostree_repo_load_commit (repo, rev->commit, &commit, NULL, error))
+        return FALSE;
+      g_autoptr(GVariant) metadata = g_variant_get_child_value (commit, 0);
+      g_auto(GVariantDict) dict;
+      g_variant_dict_init (&dict, metadata);
+
+      const char *package = rev->name;
+      (void) g_variant_dict_lookup (&dict, DEB_META_PACKAGE, "&s", &package);
+      gboolean this_merged;
+      if (!g_variant_dict_lookup (&dict, DEB_META_MERGED_USR, "b", &this_merged))
+        return util_fail (error, "\"%s\" is not a package tree made by \"apt2ostree unpack-deb\"",
+                          rev->name);
+      if (merged >= 0 && merged != this_merged)
+        return util_fail (error, "\"%s\" was unpacked %s merged /usr, unlike the packages before it",
+                          rev->name, this_merged ? "with" : "without");
+      merged = this_merged;
+
+      g_autoptr(GVariant) skipped = g_variant_dict_lookup_value (&dict, DEB_META_SKIPPED,
+                                                                  G_VARIANT_TYPE ("a(ss)"));
+      GVariantIter iter;
+      const char *path, *kind;
+      if (skipped != NULL)
+        {
+          g_variant_iter_init (&iter, skipped);
+          while (g_variant_iter_next (&iter, "(&s&s)", &path, &kind))
+            fprintf (stderr, "apt2ostree stage1: warning: %s: %s (%s) is not in the image: "
+                             "OSTree stores no device nodes, fifos or sockets\n",
+                     package, path, kind);
+        }
+    }
+  *out_merged_usr = merged != 0;
+  return TRUE;
+}
+
+CMD (stage1)
+{
+  g_autofree char *out_ref = NULL;
+  g_autofree char *arch = NULL;
+  const GOptionEntry entries[] = {
+    { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the result to this ref", "OUT" },
+    { "arch", 0, 0, G_OPTION_ARG_STRING, &arch, "The image's dpkg architecture (required)", "ARCH" },
+    { NULL }
+  };
+  if (!cmd_parse (inv, "--ref OUT --arch ARCH PACKAGE-TREE...",
+                  "Combine package trees made by \"unpack-deb\", given in install order, into\n"
+                  "one tree with a dpkg database in which every package is unpacked.",
+                  entries, &argc, &argv, error))
+    return FALSE;
+  if (arch == NULL)
+    return cmd_usage_error (inv, error, "--arch ARCH is required");
+  if (argc < 2)
+    return cmd_usage_error (inv, error, "expected at least one PACKAGE-TREE");
+
+  g_auto(CmdEdit) edit = { NULL };
+  if (!cmd_edit_begin (inv, out_ref, NULL, &edit, cancellable, error))
+    return FALSE;
+
+  g_autoptr(GPtrArray) revs = g_ptr_array_new_with_free_func ((GDestroyNotify) repo_rev_free);
+  for (int i = 1; i < argc; i++)
+    {
+      RepoRev *rev = repo_resolve (edit.repo, argv[i], error);
+      if (rev == NULL)
+        return FALSE;
+      g_ptr_array_add (revs, rev);
+    }
+
+  DpkgdbOptions options = { arch, TRUE };
+  if (!inspect_packages (edit.repo, revs, &options.merged_usr, error))
+    return FALSE;
+
+  edit.tree = tree_combine (edit.repo, revs, TREE_COMBINE_NONE, cancellable, error);
+  if (edit.tree == NULL)
+    return FALSE;
+  if (!dpkgdb_assemble (edit.repo, edit.tree, &options, cancellable, error))
+    return FALSE;
+  return cmd_edit_finish (inv, &edit, out_ref, cancellable, error);
+}

@@ -1,0 +1,997 @@
+/* resolve.c — which packages apt would install, solved by libsolv.
+ *
+ * libsolv finds *a* solution; apt's is a particular one.  Three things make
+ * them the same:
+ *
+ * - Candidates.  apt installs only a package's candidate version: the one
+ *   from the source with the highest pin priority, the highest version among
+ *   equals (or the version the request names).  Every other version is left
+ *   out of the pool's "considered" map, so libsolv never sees it.
+ *
+ * - Choices.  Where a dependency has several solutions ("a | b", a virtual
+ *   package), apt takes the first alternative that can be installed, and
+ *   among the providers of one alternative the package of that name, then an
+ *   Essential one, then the higher Priority.  A dependency that an already
+ *   chosen package satisfies needs nothing new.  We walk the dependencies
+ *   the way apt's MarkInstall does (depth first, Pre-Depends before Depends)
+ *   and hand every package that walk chose to libsolv as a SOLVER_FAVOR job.
+ *
+ * - Phases.  mmdebstrap installs the Essential set first and everything else
+ *   (Priority sets, build-essential, the user's packages) in a second apt run
+ *   on top of it, so the second run's choices see the first run's packages
+ *   as installed.  The walk runs the phases in that order.
+ *
+ * libsolv then solves with the favors (so conflicts and anything the walk
+ * missed are still handled properly), reports problems, and orders the
+ * transaction. */
+
+#define _GNU_SOURCE
+#include "config.h"
+
+#include "resolve.h"
+#include "util.h"
+
+#include <dlfcn.h>
+#include <string.h>
+
+#include <solv/bitmap.h>
+#include <solv/evr.h>
+#include <solv/policy.h>
+#include <solv/pool.h>
+#include <solv/poolarch.h>
+#include <solv/queue.h>
+#include <solv/repo.h>
+#include <solv/solver.h>
+#include <solv/transaction.h>
+
+/* apt's MarkInstall walk gives up (leaving the rest to libsolv) after this
+ * many tries, so a pathological index cannot make it run away. */
+#define WALK_BUDGET 2000000
+#define WALK_MAX_DEPTH 256
+
+static const char *const variants[] = {
+  "essential", "apt", "minbase", "required", "buildd", "important", "standard", "custom", NULL
+};
+
+const char *const *
+resolve_variants (void)
+{
+  return variants;
+}
+
+ResolveSource *
+resolve_source_new (const char *name, int pin_priority)
+{
+  ResolveSource *source = g_new0 (ResolveSource, 1);
+  source->name = g_strdup (name);
+  source->pin_priority = pin_priority;
+  source->index_paths = g_ptr_array_new_with_free_func (g_free);
+  return source;
+}
+
+void
+resolve_source_free (ResolveSource *source)
+{
+  if (source == NULL)
+    return;
+  g_free (source->name);
+  g_ptr_array_unref (source->index_paths);
+  g_free (source);
+}
+
+/* libsolv's repo_create().  The project's own repo.c also defines a
+ * repo_create() (for OSTree repositories); linked statically into the same
+ * program it would shadow libsolv's, so look libsolv's up in libsolv
+ * itself. */
+static Repo *
+solv_repo_new (Pool *pool, const char *name)
+{
+  typedef Repo *(*RepoCreateFunc) (Pool *, const char *);
+  static RepoCreateFunc func;
+
+  if (func == NULL)
+    {
+      Dl_info info;
+      void *lib = NULL;
+      if (dladdr ((void *) pool_create, &info) != 0 && info.dli_fname != NULL)
+        lib = dlopen (info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+      if (lib != NULL)
+        func = (RepoCreateFunc) dlsym (lib, "repo_create");
+      if (func == NULL)
+        g_error ("cannot find libsolv's repo_create(): %s", dlerror ());
+    }
+  return func (pool, name);
+}
+
+/* One entry of the request: "name", "name:arch", "name=version". */
+typedef struct {
+  char *spec;
+  char *name;
+  char *arch;       /* NULL when not given */
+  char *version;    /* NULL when not given */
+} RequestItem;
+
+static void
+request_item_free (RequestItem *item)
+{
+  g_free (item->spec);
+  g_free (item->name);
+  g_free (item->arch);
+  g_free (item->version);
+  g_free (item);
+}
+
+static RequestItem *
+request_item_parse (const char *spec, GError **error)
+{
+  g_autofree char *name = NULL;
+  RequestItem *item = g_new0 (RequestItem, 1);
+  item->spec = g_strdup (spec);
+
+  const char *eq = strchr (spec, '=');
+  name = eq ? g_strndup (spec, eq - spec) : g_strdup (spec);
+  if (eq != NULL)
+    item->version = g_strdup (eq + 1);
+  char *colon = strchr (name, ':');
+  if (colon != NULL)
+    {
+      item->arch = g_strdup (colon + 1);
+      *colon = '\0';
+    }
+  item->name = g_steal_pointer (&name);
+  if (*item->name == '\0' || (item->version != NULL && *item->version == '\0')
+      || (item->arch != NULL && *item->arch == '\0') || strpbrk (item->name, " \t,|()") != NULL)
+    {
+      util_fail (error, "\"%s\" is not a package: write name, name=version or name:arch", spec);
+      request_item_free (item);
+      return NULL;
+    }
+  return item;
+}
+
+typedef struct {
+  Pool *pool;
+  PackagesStore *store;
+  Id arch;                  /* the image's architecture */
+  gboolean recommends;
+
+  Id *candidate;            /* name id -> the candidate solvable */
+  int ncandidate;
+  Map considered;
+
+  /* The apt walk. */
+  Map marked;
+  Queue mark_order;
+  int *forbidden;           /* solvable -> how many marked packages conflict with it */
+  guint budget;
+} Resolver;
+
+static void
+resolver_free (Resolver *r)
+{
+  if (r->store != NULL)
+    packages_store_free (r->store);
+  g_free (r->candidate);
+  g_free (r->forbidden);
+  map_free (&r->considered);
+  map_free (&r->marked);
+  queue_free (&r->mark_order);
+  if (r->pool != NULL)
+    {
+      r->pool->considered = NULL;
+      pool_free (r->pool);
+    }
+  g_free (r);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Resolver, resolver_free)
+
+static const char *
+solvable_name (Resolver *r, Id p)
+{
+  return pool_id2str (r->pool, r->pool->solvables[p].name);
+}
+
+static const char *
+solvable_version (Resolver *r, Id p)
+{
+  return pool_id2str (r->pool, r->pool->solvables[p].evr);
+}
+
+static int
+source_pin (Resolver *r, Id p)
+{
+  ResolveSource *source = r->pool->solvables[p].repo->appdata;
+  return source->pin_priority;
+}
+
+/* Packages of the image's architecture or "all" from a usable source. */
+static gboolean
+solvable_usable (Resolver *r, Id p)
+{
+  Solvable *s = r->pool->solvables + p;
+  if (s->repo == NULL || s->name == 0)
+    return FALSE;
+  if (s->arch != r->arch && s->arch != ARCH_ALL)
+    return FALSE;
+  return source_pin (r, p) >= 0;
+}
+
+/* apt's candidate rule: higher pin priority, then higher version; the first
+ * source listed wins a tie. */
+static gboolean
+better_candidate (Resolver *r, Id a, Id b)
+{
+  int pa = source_pin (r, a), pb = source_pin (r, b);
+  if (pa != pb)
+    return pa > pb;
+  return pool_evrcmp (r->pool, r->pool->solvables[a].evr, r->pool->solvables[b].evr,
+                      EVRCMP_COMPARE) > 0;
+}
+
+static Id
+candidate_of (Resolver *r, Id name)
+{
+  if (name <= 0 || name >= r->ncandidate)
+    return 0;
+  return r->candidate[name];
+}
+
+static void
+compute_candidates (Resolver *r)
+{
+  Pool *pool = r->pool;
+  r->ncandidate = pool->ss.nstrings;
+  r->candidate = g_new0 (Id, r->ncandidate);
+  for (Id p = 2; p < pool->nsolvables; p++)
+    {
+      if (!solvable_usable (r, p))
+        continue;
+      Id name = pool->solvables[p].name;
+      Id cur = r->candidate[name];
+      if (cur == 0 || better_candidate (r, p, cur))
+        r->candidate[name] = p;
+    }
+}
+
+/* "name=version": that version becomes the candidate, as with apt-get
+ * install name=version. */
+static gboolean
+pin_requested_version (Resolver *r, RequestItem *item, GError **error)
+{
+  Pool *pool = r->pool;
+  Id name = pool_str2id (pool, item->name, 0);
+  Id evr = pool_str2id (pool, item->version, 0);
+  Id best = 0;
+  g_autoptr(GPtrArray) available = g_ptr_array_new ();
+
+  for (Id p = 2; name != 0 && p < pool->nsolvables; p++)
+    {
+      Solvable *s = pool->solvables + p;
+      if (s->name != name || !solvable_usable (r, p))
+        continue;
+      if (item->arch != NULL && !g_str_equal (pool_id2str (pool, s->arch), item->arch))
+        continue;
+      if (evr != 0 && s->evr == evr)
+        {
+          if (best == 0 || source_pin (r, p) > source_pin (r, best))
+            best = p;
+        }
+      else
+        g_ptr_array_add (available, (gpointer) pool_id2str (pool, s->evr));
+    }
+  if (best == 0)
+    {
+      if (available->len == 0)
+        return util_fail (error, "package \"%s\" is not in any source", item->name);
+      g_ptr_array_add (available, NULL);
+      g_autofree char *list = g_strjoinv (", ", (char **) available->pdata);
+      return util_fail (error, "package \"%s\" has no version \"%s\" in any source (available: %s)",
+                        item->name, item->version, list);
+    }
+  r->candidate[name] = best;
+  return TRUE;
+}
+
+static int
+priority_rank (const char *priority)
+{
+  static const char *const order[] = { "required", "important", "standard", "optional", "extra" };
+  for (guint i = 0; priority != NULL && i < G_N_ELEMENTS (order); i++)
+    if (g_ascii_strcasecmp (priority, order[i]) == 0)
+      return i + 1;
+  return G_N_ELEMENTS (order);   /* absent: as "optional" */
+}
+
+/* The name a dependency is about, without version or ":any". */
+static Id
+dep_name (Pool *pool, Id dep)
+{
+  while (ISRELDEP (dep))
+    {
+      Reldep *rd = GETRELDEP (pool, dep);
+      if (rd->flags == REL_OR)
+        return 0;
+      dep = rd->name;
+    }
+  return dep;
+}
+
+/* A dependency the way a Packages file writes it. */
+static void
+append_dep (Pool *pool, GString *out, Id dep)
+{
+  if (!ISRELDEP (dep))
+    {
+      g_string_append (out, pool_id2str (pool, dep));
+      return;
+    }
+  Reldep *rd = GETRELDEP (pool, dep);
+  if (rd->flags == REL_OR)
+    {
+      append_dep (pool, out, rd->name);
+      g_string_append (out, " | ");
+      append_dep (pool, out, rd->evr);
+      return;
+    }
+  if (rd->flags == REL_MULTIARCH)
+    {
+      append_dep (pool, out, rd->name);
+      g_string_append_printf (out, ":%s", pool_id2str (pool, rd->evr));
+      return;
+    }
+  const char *op = NULL;
+  switch (rd->flags)
+    {
+    case REL_EQ: op = "="; break;
+    case REL_GT | REL_EQ: op = ">="; break;
+    case REL_LT | REL_EQ: op = "<="; break;
+    case REL_GT: op = ">>"; break;
+    case REL_LT: op = "<<"; break;
+    default: break;
+    }
+  append_dep (pool, out, rd->name);
+  if (op != NULL)
+    g_string_append_printf (out, " (%s %s)", op, pool_id2str (pool, rd->evr));
+}
+
+static char *
+dep_to_string (Pool *pool, Id dep)
+{
+  GString *out = g_string_new (NULL);
+  append_dep (pool, out, dep);
+  return g_string_free (out, FALSE);
+}
+
+/* --- the apt walk --- */
+
+typedef struct {
+  Resolver *r;
+  Id target;       /* the name the dependency is about */
+} ProviderOrder;
+
+/* apt's CompareProviders, for what matters on one architecture: the package
+ * of the dependency's own name, then Essential, then the more important
+ * Priority; otherwise the later package (apt prefers the higher package id,
+ * which follows the index order). */
+static int
+compare_providers (const void *pa, const void *pb, void *data)
+{
+  ProviderOrder *order = data;
+  Resolver *r = order->r;
+  Id a = *(const Id *) pa, b = *(const Id *) pb;
+  Solvable *sa = r->pool->solvables + a, *sb = r->pool->solvables + b;
+
+  gboolean own_a = sa->name == order->target, own_b = sb->name == order->target;
+  if (own_a != own_b)
+    return own_a ? -1 : 1;
+  const PackagesFields *fa = packages_store_lookup (r->store, a);
+  const PackagesFields *fb = packages_store_lookup (r->store, b);
+  gboolean ess_a = fa && fa->essential, ess_b = fb && fb->essential;
+  if (ess_a != ess_b)
+    return ess_a ? -1 : 1;
+  int rank_a = priority_rank (fa ? fa->priority : NULL);
+  int rank_b = priority_rank (fb ? fb->priority : NULL);
+  if (rank_a != rank_b)
+    return rank_a - rank_b;
+  return b - a;
+}
+
+/* The solutions of a dependency in the order apt tries them: alternative by
+ * alternative, providers of each sorted as above. */
+static void
+dep_solutions (Resolver *r, Id dep, Queue *out)
+{
+  Pool *pool = r->pool;
+  Queue alt;
+  queue_init (&alt);
+  for (;;)
+    {
+      Id one = dep;
+      Id rest = 0;
+      if (ISRELDEP (dep) && GETRELDEP (pool, dep)->flags == REL_OR)
+        {
+          one = GETRELDEP (pool, dep)->name;
+          rest = GETRELDEP (pool, dep)->evr;
+        }
+      queue_empty (&alt);
+      Id p, pp;
+      FOR_PROVIDES (p, pp, one)
+        queue_push (&alt, p);
+      ProviderOrder order = { r, dep_name (pool, one) };
+      g_qsort_with_data (alt.elements, alt.count, sizeof (Id), compare_providers, &order);
+      for (int i = 0; i < alt.count; i++)
+        queue_pushunique (out, alt.elements[i]);
+      if (rest == 0)
+        break;
+      dep = rest;
+    }
+  queue_free (&alt);
+}
+
+static gboolean
+satisfied_by_marked (Resolver *r, Id dep)
+{
+  Pool *pool = r->pool;
+  Id p, pp;
+  FOR_PROVIDES (p, pp, dep)
+    if (MAPTST (&r->marked, p))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+conflicts_with_marked (Resolver *r, Id p)
+{
+  Pool *pool = r->pool;
+  Solvable *s = pool->solvables + p;
+  if (r->forbidden[p] > 0)
+    return TRUE;
+  if (!s->conflicts)
+    return FALSE;
+  for (Id *cp = s->repo->idarraydata + s->conflicts; *cp; cp++)
+    {
+      Id q, qq;
+      FOR_PROVIDES (q, qq, *cp)
+        if (q != p && MAPTST (&r->marked, q))
+          return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+adjust_forbidden (Resolver *r, Id p, int delta)
+{
+  Pool *pool = r->pool;
+  Solvable *s = pool->solvables + p;
+  if (!s->conflicts)
+    return;
+  for (Id *cp = s->repo->idarraydata + s->conflicts; *cp; cp++)
+    {
+      Id q, qq;
+      FOR_PROVIDES (q, qq, *cp)
+        if (q != p)
+          r->forbidden[q] += delta;
+    }
+}
+
+static void
+mark (Resolver *r, Id p)
+{
+  MAPSET (&r->marked, p);
+  queue_push (&r->mark_order, p);
+  adjust_forbidden (r, p, +1);
+}
+
+static void
+unmark_to (Resolver *r, int count)
+{
+  while (r->mark_order.count > count)
+    {
+      Id p = queue_pop (&r->mark_order);
+      MAPCLR (&r->marked, p);
+      adjust_forbidden (r, p, -1);
+    }
+}
+
+static gboolean mark_dependencies (Resolver *r, Id p, int depth);
+
+static gboolean
+try_mark (Resolver *r, Id p, int depth)
+{
+  if (MAPTST (&r->marked, p))
+    return TRUE;
+  if (r->budget == 0 || depth > WALK_MAX_DEPTH || conflicts_with_marked (r, p))
+    return FALSE;
+  r->budget--;
+  int undo = r->mark_order.count;
+  mark (r, p);
+  if (!mark_dependencies (r, p, depth))
+    {
+      unmark_to (r, undo);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+satisfy (Resolver *r, Id dep, int depth)
+{
+  if (satisfied_by_marked (r, dep))
+    return TRUE;
+  Queue solutions;
+  queue_init (&solutions);
+  dep_solutions (r, dep, &solutions);
+  gboolean ok = FALSE;
+  for (int i = 0; i < solutions.count && !ok; i++)
+    ok = try_mark (r, solutions.elements[i], depth + 1);
+  queue_free (&solutions);
+  return ok;
+}
+
+/* Pre-Depends, then Depends, each in the order written; then Recommends
+ * when asked (a Recommends that cannot be met is not a failure). */
+static gboolean
+mark_dependencies (Resolver *r, Id p, int depth)
+{
+  Solvable *s = r->pool->solvables + p;
+  if (s->requires)
+    {
+      Id *deps = s->repo->idarraydata + s->requires;
+      for (int pass = 0; pass < 2; pass++)
+        {
+          gboolean prereq = FALSE;
+          for (Id *dp = deps; *dp; dp++)
+            {
+              if (*dp == SOLVABLE_PREREQMARKER)
+                {
+                  prereq = TRUE;
+                  continue;
+                }
+              if (prereq == (pass == 0) && !satisfy (r, *dp, depth))
+                return FALSE;
+            }
+        }
+    }
+  if (r->recommends && s->recommends)
+    {
+      /* Re-read: marking may have grown the idarraydata? It does not (deps
+       * are fixed after loading), but keep the pointer local. */
+      for (Id *dp = s->repo->idarraydata + s->recommends; *dp; dp++)
+        satisfy (r, *dp, depth);
+    }
+  return TRUE;
+}
+
+/* One apt run: mark every target (as apt-get install does first), then
+ * walk their dependencies in order. */
+static void
+walk_phase (Resolver *r, Queue *targets)
+{
+  for (int i = 0; i < targets->count; i++)
+    {
+      Id p = targets->elements[i];
+      if (!MAPTST (&r->marked, p) && !conflicts_with_marked (r, p))
+        mark (r, p);
+    }
+  for (int i = 0; i < targets->count; i++)
+    if (MAPTST (&r->marked, targets->elements[i]))
+      mark_dependencies (r, targets->elements[i], 0);
+}
+
+/* --- the request --- */
+
+static int
+compare_names (const void *pa, const void *pb, void *data)
+{
+  Resolver *r = data;
+  return strcmp (solvable_name (r, *(const Id *) pa), solvable_name (r, *(const Id *) pb));
+}
+
+/* The candidates with Essential: yes, or (essential FALSE) a Priority of at
+ * most MAX_RANK that are not Essential; in name order. */
+static void
+select_candidates (Resolver *r, gboolean essential, int max_rank, Queue *out)
+{
+  Queue found;
+  queue_init (&found);
+  for (Id name = 1; name < r->ncandidate; name++)
+    {
+      Id p = r->candidate[name];
+      if (p == 0)
+        continue;
+      const PackagesFields *f = packages_store_lookup (r->store, p);
+      if (f == NULL)
+        continue;
+      if (essential ? f->essential : (!f->essential && priority_rank (f->priority) <= max_rank))
+        queue_push (&found, p);
+    }
+  g_qsort_with_data (found.elements, found.count, sizeof (Id), compare_names, r);
+  for (int i = 0; i < found.count; i++)
+    queue_pushunique (out, found.elements[i]);
+  queue_free (&found);
+}
+
+/* A requested name to a solvable; 0 (no error) when it is a virtual package
+ * that an already chosen package provides. */
+static gboolean
+resolve_item (Resolver *r, RequestItem *item, Id *out, GError **error)
+{
+  Pool *pool = r->pool;
+  *out = 0;
+
+  Id name = pool_str2id (pool, item->name, 0);
+  Id p = candidate_of (r, name);
+  if (p != 0)
+    {
+      const char *arch = pool_id2str (pool, pool->solvables[p].arch);
+      if (item->arch != NULL && !g_str_equal (item->arch, arch))
+        return util_fail (error, "package \"%s\" is \"%s:%s\", not \"%s\"", item->spec,
+                          item->name, arch, item->spec);
+      *out = p;
+      return TRUE;
+    }
+
+  /* Not a real package: a virtual one, or nothing we can use. */
+  Queue providers;
+  queue_init (&providers);
+  if (name != 0)
+    {
+      Id q, qq;
+      FOR_PROVIDES (q, qq, name)
+        queue_push (&providers, q);
+    }
+  gboolean ok = TRUE;
+  if (providers.count == 1)
+    *out = providers.elements[0];
+  else if (providers.count > 1)
+    {
+      for (int i = 0; i < providers.count; i++)
+        if (MAPTST (&r->marked, providers.elements[i]))
+          {
+            queue_free (&providers);
+            return TRUE;
+          }
+      g_qsort_with_data (providers.elements, providers.count, sizeof (Id), compare_names, r);
+      g_autoptr(GString) list = g_string_new (NULL);
+      for (int i = 0; i < providers.count; i++)
+        g_string_append_printf (list, "%s%s", i ? ", " : "", solvable_name (r, providers.elements[i]));
+      ok = util_fail (error, "package \"%s\" is virtual and several packages provide it: %s; name one",
+                      item->name, list->str);
+    }
+  else
+    {
+      gboolean exists = FALSE;
+      for (Id q = 2; name != 0 && q < pool->nsolvables && !exists; q++)
+        exists = pool->solvables[q].name == name;
+      if (exists)
+        ok = util_fail (error, "package \"%s\" is not available for architecture %s",
+                        item->name, pool_id2str (pool, r->arch));
+      else
+        ok = util_fail (error, "package \"%s\" is not in any source", item->name);
+    }
+  queue_free (&providers);
+  return ok;
+}
+
+static gboolean
+resolve_items (Resolver *r, GPtrArray *items, Queue *out, GError **error)
+{
+  for (guint i = 0; i < items->len; i++)
+    {
+      Id p;
+      if (!resolve_item (r, items->pdata[i], &p, error))
+        return FALSE;
+      if (p != 0)
+        queue_pushunique (out, p);
+    }
+  return TRUE;
+}
+
+static gboolean
+parse_items (char **specs, GPtrArray *out, GError **error)
+{
+  for (char **s = specs; s != NULL && *s != NULL; s++)
+    {
+      RequestItem *item = request_item_parse (*s, error);
+      if (item == NULL)
+        return FALSE;
+      g_ptr_array_add (out, item);
+    }
+  return TRUE;
+}
+
+/* --- problems in apt's words --- */
+
+static gboolean
+dep_is_prereq (Pool *pool, Id p, Id dep)
+{
+  Solvable *s = pool->solvables + p;
+  gboolean prereq = FALSE;
+  for (Id *dp = s->requires ? s->repo->idarraydata + s->requires : NULL; dp && *dp; dp++)
+    {
+      if (*dp == SOLVABLE_PREREQMARKER)
+        prereq = TRUE;
+      else if (*dp == dep)
+        return prereq;
+    }
+  return FALSE;
+}
+
+/* Whether NAME is one of the packages a Breaks: field names. */
+static gboolean
+field_names (const char *field, const char *name)
+{
+  if (field == NULL)
+    return FALSE;
+  gsize len = strlen (name);
+  const char *p = field;
+  while (*p)
+    {
+      p += strspn (p, " \t\n,|");
+      gsize n = strcspn (p, " \t\n,|(:");
+      if (n == len && strncmp (p, name, len) == 0)
+        return TRUE;
+      p += n;
+      p += strcspn (p, ",|");
+    }
+  return FALSE;
+}
+
+/* "but 1.0 is to be installed" and friends. */
+static const char *
+why_not (Resolver *r, Id dep, gboolean nothing_provides, char **out_buf)
+{
+  Id name = dep_name (r->pool, dep);
+  Id cand = candidate_of (r, name);
+  *out_buf = NULL;
+  if (cand != 0 && !pool_match_nevr (r->pool, r->pool->solvables + cand, dep))
+    return *out_buf = g_strdup_printf ("but %s is to be installed", solvable_version (r, cand));
+  return nothing_provides ? "but it is not installable" : "but it is not going to be installed";
+}
+
+static char *
+describe_problem (Resolver *r, Solver *solv, Id problem)
+{
+  Pool *pool = r->pool;
+  Id rid = solver_findproblemrule (solv, problem);
+  Id source = 0, target = 0, dep = 0;
+  SolverRuleinfo type = solver_ruleinfo (solv, rid, &source, &target, &dep);
+  g_autofree char *dep_str = dep ? dep_to_string (pool, dep) : NULL;
+  g_autofree char *buf = NULL;
+
+  switch (type)
+    {
+    case SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP:
+    case SOLVER_RULE_PKG_REQUIRES:
+      {
+        const char *why = why_not (r, dep, type == SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP, &buf);
+        return g_strdup_printf ("%s %s %s %s", solvable_name (r, source),
+                                dep_is_prereq (pool, source, dep) ? "pre-depends on" : "depends on",
+                                dep_str, why);
+      }
+    case SOLVER_RULE_PKG_CONFLICTS:
+      {
+        const PackagesFields *f = packages_store_lookup (r->store, source);
+        const char *dname = pool_id2str (pool, dep_name (pool, dep));
+        gboolean breaks = f != NULL && field_names (f->breaks, dname);
+        return g_strdup_printf ("%s %s %s but %s %s is to be installed", solvable_name (r, source),
+                                breaks ? "breaks" : "conflicts with", dep_str,
+                                solvable_name (r, target), solvable_version (r, target));
+      }
+    case SOLVER_RULE_PKG_SELF_CONFLICT:
+      return g_strdup_printf ("%s conflicts with itself (%s)", solvable_name (r, source), dep_str);
+    case SOLVER_RULE_PKG_SAME_NAME:
+      return g_strdup_printf ("%s %s and %s %s cannot both be installed",
+                              solvable_name (r, source), solvable_version (r, source),
+                              solvable_name (r, target), solvable_version (r, target));
+    case SOLVER_RULE_PKG_NOT_INSTALLABLE:
+      return g_strdup_printf ("%s %s is not installable", solvable_name (r, source),
+                              solvable_version (r, source));
+    default:
+      return g_strdup (solver_problem2str (solv, problem));
+    }
+}
+
+static gboolean
+report_problems (Resolver *r, Solver *solv, GError **error)
+{
+  g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+  int count = solver_problem_count (solv);
+  for (Id problem = 1; problem <= count; problem++)
+    {
+      char *line = describe_problem (r, solv, problem);
+      gboolean seen = FALSE;
+      for (guint i = 0; i < lines->len && !seen; i++)
+        seen = g_str_equal (lines->pdata[i], line);
+      if (seen)
+        g_free (line);
+      else
+        g_ptr_array_add (lines, line);
+    }
+  g_ptr_array_add (lines, NULL);
+  g_autofree char *joined = g_strjoinv ("; ", (char **) lines->pdata);
+  return util_fail (error, "the request cannot be satisfied: %s", joined);
+}
+
+/* --- putting it together --- */
+
+static gboolean
+load_sources (Resolver *r, GPtrArray *sources, GError **error)
+{
+  for (guint i = 0; i < sources->len; i++)
+    {
+      ResolveSource *source = sources->pdata[i];
+      Repo *repo = solv_repo_new (r->pool, source->name);
+      repo->appdata = source;
+      for (guint j = 0; j < source->index_paths->len; j++)
+        if (!packages_store_load (r->store, repo, source->index_paths->pdata[j], error))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+check_variant (const char *variant, GError **error)
+{
+  if (variant == NULL || g_strv_contains ((const char *const *) variants, variant))
+    return TRUE;
+  g_autofree char *known = g_strjoinv (", ", (char **) variants);
+  return util_fail (error, "unknown variant \"%s\" (known: %s)", variant, known);
+}
+
+/* What the request installs, as mmdebstrap's two apt runs: FIRST the
+ * Essential set (plus apt for the apt variant), SECOND everything else. */
+static gboolean
+request_targets (Resolver *r, const ResolveRequest *request, GPtrArray *items,
+                 Queue *first, GPtrArray *second_items, int *out_max_rank)
+{
+  const char *variant = request->variant ? request->variant : "essential";
+  *out_max_rank = 0;
+  if (g_str_equal (variant, "custom"))
+    return TRUE;
+  select_candidates (r, TRUE, 0, first);
+  if (g_str_equal (variant, "apt"))
+    {
+      Id p = candidate_of (r, pool_str2id (r->pool, "apt", 0));
+      if (p != 0)
+        queue_pushunique (first, p);
+      else
+        g_ptr_array_add (second_items, request_item_parse ("apt", NULL));
+    }
+  if (g_str_equal (variant, "buildd"))
+    g_ptr_array_add (second_items, request_item_parse ("build-essential", NULL));
+  if (g_str_equal (variant, "minbase") || g_str_equal (variant, "required")
+      || g_str_equal (variant, "buildd"))
+    *out_max_rank = priority_rank ("required");
+  else if (g_str_equal (variant, "important"))
+    *out_max_rank = priority_rank ("important");
+  else if (g_str_equal (variant, "standard"))
+    *out_max_rank = priority_rank ("standard");
+  (void) items;
+  return TRUE;
+}
+
+static GPtrArray *
+collect_result (Resolver *r, Solver *solv)
+{
+  Pool *pool = r->pool;
+  GPtrArray *result = g_ptr_array_new_with_free_func ((GDestroyNotify) deb_package_free);
+  Transaction *trans = solver_create_transaction (solv);
+  transaction_order (trans, 0);
+  int unmatched = 0;
+  for (int i = 0; i < trans->steps.count; i++)
+    {
+      Id p = trans->steps.elements[i];
+      if (transaction_type (trans, p, SOLVER_TRANSACTION_SHOW_ACTIVE) != SOLVER_TRANSACTION_INSTALL)
+        continue;
+      ResolveSource *source = pool->solvables[p].repo->appdata;
+      g_ptr_array_add (result, packages_store_describe (r->store, p, source->name));
+      if (!MAPTST (&r->marked, p))
+        {
+          unmatched++;
+          g_debug ("resolve: libsolv chose %s %s, which the apt walk did not",
+                   solvable_name (r, p), solvable_version (r, p));
+        }
+    }
+  if (unmatched != 0 || (guint) r->mark_order.count != result->len)
+    g_debug ("resolve: apt walk chose %d packages, libsolv installs %u (%d not from the walk)",
+             r->mark_order.count, result->len, unmatched);
+  transaction_free (trans);
+  return result;
+}
+
+GPtrArray *
+resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **error)
+{
+  if (!check_variant (request->variant, error))
+    return NULL;
+  if (request->arch == NULL || *request->arch == '\0')
+    return util_fail (error, "no architecture given for the resolution"), NULL;
+  if (g_str_equal (request->arch, "all") || g_str_equal (request->arch, "any"))
+    return util_fail (error, "\"%s\" is not an image architecture", request->arch), NULL;
+
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) request_item_free);
+  if (!parse_items (request->packages, items, error))
+    return NULL;
+  for (guint i = 0; i < items->len; i++)
+    {
+      RequestItem *item = items->pdata[i];
+      if (item->arch != NULL && !g_str_equal (item->arch, request->arch)
+          && !g_str_equal (item->arch, "all"))
+        return util_fail (error, "package \"%s\": architecture %s is not the image's (%s); "
+                          "multiarch images are not supported", item->spec, item->arch,
+                          request->arch), NULL;
+    }
+
+  g_autoptr(Resolver) r = g_new0 (Resolver, 1);
+  r->pool = pool_create ();
+  pool_setdisttype (r->pool, DISTTYPE_DEB);
+  pool_setarch (r->pool, request->arch);
+  r->store = packages_store_new (r->pool);
+  r->recommends = request->recommends;
+  r->budget = WALK_BUDGET;
+  if (!load_sources (r, sources, error))
+    return NULL;
+  r->arch = pool_str2id (r->pool, request->arch, 1);
+
+  compute_candidates (r);
+  for (guint i = 0; i < items->len; i++)
+    {
+      RequestItem *item = items->pdata[i];
+      if (item->version != NULL && !pin_requested_version (r, item, error))
+        return NULL;
+    }
+  map_init (&r->considered, r->pool->nsolvables);
+  for (Id name = 1; name < r->ncandidate; name++)
+    if (r->candidate[name] != 0)
+      MAPSET (&r->considered, r->candidate[name]);
+  r->pool->considered = &r->considered;
+  pool_createwhatprovides (r->pool);
+
+  map_init (&r->marked, r->pool->nsolvables);
+  queue_init (&r->mark_order);
+  r->forbidden = g_new0 (int, r->pool->nsolvables);
+
+  /* mmdebstrap's first apt run, then its second. */
+  Queue first, second;
+  queue_init (&first);
+  queue_init (&second);
+  g_autoptr(GPtrArray) extra_items = g_ptr_array_new_with_free_func ((GDestroyNotify) request_item_free);
+  int max_rank;
+  request_targets (r, request, items, &first, extra_items, &max_rank);
+  walk_phase (r, &first);
+
+  gboolean ok = resolve_items (r, items, &second, error)
+                && resolve_items (r, extra_items, &second, error);
+  if (ok && max_rank > 0)
+    select_candidates (r, FALSE, max_rank, &second);
+  if (!ok)
+    {
+      queue_free (&first);
+      queue_free (&second);
+      return NULL;
+    }
+  walk_phase (r, &second);
+
+  Queue job;
+  queue_init (&job);
+  for (int i = 0; i < first.count; i++)
+    queue_push2 (&job, SOLVER_INSTALL | SOLVER_SOLVABLE, first.elements[i]);
+  for (int i = 0; i < second.count; i++)
+    queue_push2 (&job, SOLVER_INSTALL | SOLVER_SOLVABLE, second.elements[i]);
+  for (int i = 0; i < r->mark_order.count; i++)
+    queue_push2 (&job, SOLVER_FAVOR | SOLVER_SOLVABLE, r->mark_order.elements[i]);
+  queue_free (&first);
+  queue_free (&second);
+
+  Solver *solv = solver_create (r->pool);
+  solver_set_flag (solv, SOLVER_FLAG_IGNORE_RECOMMENDED, !request->recommends);
+  GPtrArray *result = NULL;
+  if (solver_solve (solv, &job) != 0)
+    report_problems (r, solv, error);
+  else
+    result = collect_result (r, solv);
+  solver_free (solv);
+  queue_free (&job);
+  return result;
+}

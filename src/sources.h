@@ -1,0 +1,83 @@
+/* sources.h — apt sources: the one-line format of sources.list and the
+ * deb822 format of *.sources, read from a file given by the user or from the
+ * host's own apt configuration.
+ *
+ * A Source is one (URI, suite) pair with its components, as apt sees it: a
+ * deb822 stanza with two URIs and three suites gives six Sources.
+ *
+ * Names.  A lockfile must not contain mirror host names, so every source has
+ * a name that says *what* it is, not *where*: the deb822 field "X-Name:" (or
+ * "Name:") or the one-line option "[name=NAME]" when given; otherwise the
+ * suite ("bookworm", "bookworm-security", with "/" turned into "-").  When two
+ * sources of one list would get the same derived name, both get the suite
+ * followed by their components ("bookworm-main", "bookworm-contrib"); when
+ * that still collides, it is an error asking for an explicit name.  Sources
+ * with the same URI and suite are merged into one (their components are
+ * added together), as apt does. */
+#pragma once
+
+#include <gio/gio.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *name;           /* see above */
+  char *uri;            /* without a trailing slash */
+  char *suite;
+  char **components;
+  char **architectures; /* "arch=" / Architectures:, or NULL: any */
+  char *signed_by;      /* a keyring path, or an armored key block, or NULL */
+  int pin_priority;     /* Pin-Priority: / [pin-priority=N]; default 500 */
+  char *origin;         /* "FILE:LINE" it was read from, for error messages */
+  gboolean explicit_name;
+} Source;
+
+typedef struct {
+  GPtrArray *sources;   /* Source*, in the order they were read */
+  char *path;           /* the file read, or NULL for the host configuration */
+} SourcesList;
+
+void source_free (Source *source);
+void sources_list_free (SourcesList *list);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Source, source_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SourcesList, sources_list_free)
+
+#define SOURCE_DEFAULT_PIN_PRIORITY 500
+
+/* Parse TEXT, in the one-line format or in deb822 (told apart by FORMAT_HINT,
+ * a file name: "*.sources" is deb822; otherwise the content decides).  ORIGIN
+ * names the file in errors.  Sources are appended to LIST.  "deb-src" entries
+ * and disabled stanzas ("Enabled: no") are skipped. */
+gboolean sources_parse_text (SourcesList *list, const char *text, const char *origin,
+                             gboolean deb822, GError **error);
+
+/* Read PATH (either format). */
+SourcesList *sources_load_file (const char *path, GError **error);
+
+/* Read the host's configuration: ROOT/etc/apt/sources.list and
+ * ROOT/etc/apt/sources.list.d/ *.list and *.sources, in apt's order (the
+ * directory sorted by name).  ROOT is "/" normally; $APT2OSTREE_APT_ROOT
+ * overrides it (tests).  Files ending in anything else are ignored, as apt
+ * ignores them. */
+SourcesList *sources_load_host (GError **error);
+
+/* Load PATH, or the host's configuration when PATH is NULL. */
+SourcesList *sources_load (const char *path, GError **error);
+
+/* The source named NAME, or NULL. */
+Source *sources_list_lookup (SourcesList *list, const char *name);
+
+/* Keep only the sources named in NAMES (in that order); an unknown name is an
+ * error naming what the list holds. */
+gboolean sources_list_select (SourcesList *list, const char *const *names, GError **error);
+
+/* Keep only the sources whose architectures include ARCH (or are unset). */
+void sources_list_filter_arch (SourcesList *list, const char *arch);
+
+/* Apply "--mirror NAME=URI" overrides: each replaces the URI of the source
+ * NAME, or adds a source of that name (for "build", which needs only the
+ * URI).  A malformed override is an error. */
+gboolean sources_list_apply_mirrors (SourcesList *list, const char *const *mirrors,
+                                     GError **error);
+
+G_END_DECLS

@@ -1,0 +1,315 @@
+/* Unit tests for the parts of "apt2ostree lock" that need no network:
+ * sources parsing and naming, Release parsing and dates, the lockfile's
+ * layout and round trip. */
+#include "config.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "lockfile.h"
+#include "release.h"
+#include "sources.h"
+
+static SourcesList *
+parse (const char *text, gboolean deb822, GError **error)
+{
+  SourcesList *list = g_new0 (SourcesList, 1);
+  list->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) source_free);
+  list->path = g_strdup ("test");
+  if (!sources_parse_text (list, text, "test", deb822, error))
+    {
+      sources_list_free (list);
+      return NULL;
+    }
+  return list;
+}
+
+static SourcesList *
+load_text (const char *text, const char *suffix, GError **error)
+{
+  g_autofree char *path = NULL;
+  g_autofree char *tmpl = g_strdup_printf ("sources-XXXXXX%s", suffix);
+  int fd = g_file_open_tmp (tmpl, &path, NULL);
+  g_assert_cmpint (fd, >=, 0);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  SourcesList *list = sources_load_file (path, error);
+  unlink (path);
+  return list;
+}
+
+static void
+test_one_line_format (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SourcesList) list = load_text (
+      "# comment\n"
+      "deb [ arch=amd64,arm64 signed-by=/k.gpg ] http://example.invalid/debian/ bookworm main contrib # trailing\n"
+      "deb-src http://example.invalid/debian bookworm main\n"
+      "deb [pin-priority=100] http://example.invalid/debian bookworm-updates main\n",
+      ".list", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->sources->len, ==, 2);
+  Source *s = list->sources->pdata[0];
+  g_assert_cmpstr (s->name, ==, "bookworm");
+  g_assert_cmpstr (s->uri, ==, "http://example.invalid/debian");
+  g_assert_cmpstr (s->suite, ==, "bookworm");
+  g_assert_cmpuint (g_strv_length (s->components), ==, 2);
+  g_assert_cmpstr (s->components[1], ==, "contrib");
+  g_assert_cmpstr (s->architectures[1], ==, "arm64");
+  g_assert_cmpstr (s->signed_by, ==, "/k.gpg");
+  g_assert_cmpint (s->pin_priority, ==, 500);
+  s = list->sources->pdata[1];
+  g_assert_cmpstr (s->name, ==, "bookworm-updates");
+  g_assert_cmpint (s->pin_priority, ==, 100);
+}
+
+static void
+test_deb822_format (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SourcesList) list = load_text (
+      "Types: deb deb-src\n"
+      "URIs: http://example.invalid/debian\n"
+      "Suites: bookworm bookworm-updates\n"
+      "Components: main\n"
+      "Signed-By:\n"
+      " -----BEGIN PGP PUBLIC KEY BLOCK-----\n"
+      " .\n"
+      " abc\n"
+      " -----END PGP PUBLIC KEY BLOCK-----\n"
+      "\n"
+      "# a disabled stanza\n"
+      "Types: deb\n"
+      "Enabled: no\n"
+      "URIs: http://example.invalid/other\n"
+      "Suites: sid\n"
+      "Components: main\n"
+      "\n"
+      "Types: deb\n"
+      "X-Name: l4t\n"
+      "URIs: http://example.invalid/l4t\n"
+      "Suites: r32.4\n"
+      "Components: main\n"
+      "Architectures: arm64\n"
+      "Pin-Priority: 990\n",
+      ".sources", &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->sources->len, ==, 3);
+  Source *s = list->sources->pdata[0];
+  g_assert_cmpstr (s->name, ==, "bookworm");
+  g_assert_cmpstr (s->signed_by, ==,
+                   "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nabc\n-----END PGP PUBLIC KEY BLOCK-----");
+  g_assert_cmpstr (((Source *) list->sources->pdata[1])->name, ==, "bookworm-updates");
+  s = list->sources->pdata[2];
+  g_assert_cmpstr (s->name, ==, "l4t");
+  g_assert_cmpint (s->pin_priority, ==, 990);
+
+  sources_list_filter_arch (list, "amd64");
+  g_assert_cmpuint (list->sources->len, ==, 2);
+}
+
+static void
+test_names_disambiguate_by_components (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SourcesList) list = load_text (
+      "deb http://a.invalid/debian stable main\n"
+      "deb http://b.invalid/repo stable main non-free\n"
+      "deb http://a.invalid/debian stable contrib\n",
+      ".list", &error);
+  g_assert_no_error (error);
+  /* The first and third merge (same URI and suite). */
+  g_assert_cmpuint (list->sources->len, ==, 2);
+  g_assert_cmpstr (((Source *) list->sources->pdata[0])->name, ==, "stable-main-contrib");
+  g_assert_cmpstr (((Source *) list->sources->pdata[1])->name, ==, "stable-main-non-free");
+
+  g_autoptr(SourcesList) clash = load_text ("deb http://a.invalid/x stable main\n"
+                                            "deb http://b.invalid/y stable main\n", ".list", &error);
+  g_assert_null (clash);
+  g_assert_nonnull (strstr (error->message, "both named \"stable-main\""));
+}
+
+static void
+test_select_and_mirrors (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SourcesList) list = load_text ("deb http://a.invalid/d bookworm main\n"
+                                           "deb http://a.invalid/d bookworm-updates main\n",
+                                           ".list", &error);
+  g_assert_no_error (error);
+  const char *mirrors[] = { "bookworm=http://m.invalid/debian/", "extra=file:///srv/x", NULL };
+  g_assert_true (sources_list_apply_mirrors (list, mirrors, &error));
+  g_assert_cmpstr (sources_list_lookup (list, "bookworm")->uri, ==, "http://m.invalid/debian");
+  g_assert_cmpstr (sources_list_lookup (list, "extra")->uri, ==, "file:///srv/x");
+  const char *bad[] = { "nonsense", NULL };
+  g_assert_false (sources_list_apply_mirrors (list, bad, &error));
+  g_assert_nonnull (strstr (error->message, "expected NAME=URI"));
+  g_clear_error (&error);
+
+  const char *names[] = { "bookworm-updates", "bookworm", NULL };
+  g_assert_true (sources_list_select (list, names, &error));
+  g_assert_cmpuint (list->sources->len, ==, 2);
+  g_assert_cmpstr (((Source *) list->sources->pdata[0])->name, ==, "bookworm-updates");
+  const char *missing[] = { "sid", NULL };
+  g_assert_false (sources_list_select (list, missing, &error));
+  g_assert_nonnull (strstr (error->message, "no source named \"sid\""));
+}
+
+static void
+test_release_parse_and_dates (void)
+{
+  g_autoptr(GError) error = NULL;
+  const char *text =
+      "Origin: Debian\n"
+      "Suite: stable\n"
+      "Codename: bookworm\n"
+      "Version: 12.5\n"
+      "Date: Sat, 10 Feb 2024 09:34:32 UTC\n"
+      "Valid-Until: Sat, 17 Feb 2024 09:34:32 +0100\n"
+      "Acquire-By-Hash: yes\n"
+      "No-Support-for-Architecture-all: Packages\n"
+      "Architectures: all amd64 arm64\n"
+      "Components: main contrib\n"
+      "SHA256:\n"
+      " 0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef  1234 main/binary-amd64/Packages\n"
+      " ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef0123456789    99 main/binary-amd64/Packages.xz\n";
+  g_autoptr(Release) r = release_parse (text, "Release", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (r->codename, ==, "bookworm");
+  g_assert_true (r->acquire_by_hash);
+  g_assert_true (r->no_support_arch_all);
+  ReleaseEntry *e = g_hash_table_lookup (r->entries, "main/binary-amd64/Packages.xz");
+  g_assert_nonnull (e);
+  g_assert_cmpint (e->size, ==, 99);
+  g_assert_cmpstr (e->sha256, ==, "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789");
+
+  gint64 t;
+  g_assert_true (release_parse_date (r->date, &t));
+  g_assert_cmpint (t, ==, 1707557672);
+  g_assert_true (release_parse_date (r->valid_until, &t));
+  g_assert_cmpint (t, ==, 1707557672 + 7 * 86400 - 3600);
+  g_assert_false (release_parse_date ("yesterday", &t));
+
+  g_autoptr(Release) bad = release_parse ("Origin: x\n", "Release", &error);
+  g_assert_null (bad);
+  g_assert_nonnull (strstr (error->message, "no SHA256"));
+}
+
+static Lockfile *
+sample_lockfile (void)
+{
+  Lockfile *lock = lockfile_new ();
+  const char *packages[] = { "apt", "hello=1.0", NULL };
+  const char *sources[] = { "bookworm", NULL };
+  lock->request.packages = g_strdupv ((char **) packages);
+  lock->request.variant = g_strdup ("minbase");
+  lock->request.architecture = g_strdup ("amd64");
+  lock->request.sources = g_strdupv ((char **) sources);
+  lock->request.merged_usr = g_strdup ("auto");
+  lock->merged_usr = TRUE;
+
+  LockSource *s = g_new0 (LockSource, 1);
+  s->name = g_strdup ("bookworm");
+  s->suite = g_strdup ("bookworm");
+  s->codename = g_strdup ("bookworm");
+  s->components = g_strsplit ("main", " ", -1);
+  s->architectures = g_strsplit ("amd64", " ", -1);
+  s->pin_priority = 500;
+  s->fingerprint = g_strdup ("ABCD");
+  s->inrelease_sha256 = g_strdup ("00");
+  s->date = g_strdup ("Sat, 10 Feb 2024 09:34:32 UTC");
+  g_ptr_array_add (lock->sources, s);
+
+  const char *names[] = { "zlib1g", "apt", "libc6", "libc6" };
+  const char *archs[] = { "amd64", "amd64", "i386", "amd64" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      LockPackage *p = g_new0 (LockPackage, 1);
+      p->name = g_strdup (names[i]);
+      p->version = g_strdup ("1:2.0~\"quoted\"");
+      p->architecture = g_strdup (archs[i]);
+      p->source = g_strdup ("bookworm");
+      p->filename = g_strdup_printf ("pool/main/x/%s.deb", names[i]);
+      p->size = 1234;
+      p->sha256 = g_strnfill (64, 'a');
+      p->essential = i == 0;
+      p->multi_arch = g_strdup ("same");
+      g_ptr_array_add (lock->packages, p);
+      g_ptr_array_add (lock->install_order, g_strdup (names[i]));
+    }
+  lockfile_sort (lock);
+  return lock;
+}
+
+static void
+test_lockfile_round_trip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(Lockfile) lock = sample_lockfile ();
+  g_autofree char *text = lockfile_to_string (lock);
+
+  /* One package a line, sorted by name then architecture. */
+  const char *apt = strstr (text, "{\"name\": \"apt\"");
+  const char *libc_amd64 = strstr (text, "{\"name\": \"libc6\", \"version\": \"1:2.0~\\\"quoted\\\"\", \"architecture\": \"amd64\"");
+  const char *libc_i386 = strstr (text, "\"architecture\": \"i386\"");
+  g_assert_nonnull (apt);
+  g_assert_nonnull (libc_amd64);
+  g_assert_true (apt < libc_amd64 && libc_amd64 < libc_i386);
+
+  g_autofree char *dir = g_dir_make_tmp ("lockfile-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "x.lock.json", NULL);
+  g_assert_true (lockfile_write (lock, path, &error));
+  g_autoptr(Lockfile) loaded = lockfile_load (path, &error);
+  g_assert_no_error (error);
+  g_autofree char *again = lockfile_to_string (loaded);
+  g_assert_cmpstr (text, ==, again);
+
+  g_autoptr(SourcesList) sources = parse ("deb [name=bookworm] http://m.invalid/debian/ bookworm main\n",
+                                          FALSE, &error);
+  g_assert_no_error (error);
+  LockPackage *p = lockfile_lookup_package (loaded, "zlib1g", NULL);
+  g_autofree char *url = lockfile_package_url (loaded, p, sources, &error);
+  g_assert_cmpstr (url, ==, "http://m.invalid/debian/pool/main/x/zlib1g.deb");
+
+  g_free (p->source);
+  p->source = g_strdup ("elsewhere");
+  g_autofree char *none = lockfile_package_url (loaded, p, sources, &error);
+  g_assert_null (none);
+  g_assert_nonnull (strstr (error->message, "--mirror elsewhere=URI"));
+  g_clear_error (&error);
+
+  /* A damaged lockfile names what is wrong. */
+  g_autofree char *damaged = g_strdup (text);
+  char *sha = strstr (damaged, "\"sha256\": \"a");
+  sha[12] = 'Z';
+  g_assert_true (g_file_set_contents (path, damaged, -1, NULL));
+  g_autoptr(Lockfile) bad = lockfile_load (path, &error);
+  g_assert_null (bad);
+  g_assert_nonnull (strstr (error->message, "\"sha256\""));
+  unlink (path);
+  rmdir (dir);
+}
+
+static void
+test_relative_paths (void)
+{
+  g_autofree char *a = lockfile_relative_path ("/x/y/sources", "/x/z/out.lock.json");
+  g_assert_cmpstr (a, ==, "../y/sources");
+  g_autofree char *b = lockfile_relative_path ("/x/z/sources", "/x/z/out.lock.json");
+  g_assert_cmpstr (b, ==, "sources");
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/sources/one-line", test_one_line_format);
+  g_test_add_func ("/sources/deb822", test_deb822_format);
+  g_test_add_func ("/sources/names", test_names_disambiguate_by_components);
+  g_test_add_func ("/sources/mirrors", test_select_and_mirrors);
+  g_test_add_func ("/release/parse", test_release_parse_and_dates);
+  g_test_add_func ("/lockfile/round-trip", test_lockfile_round_trip);
+  g_test_add_func ("/lockfile/relative-paths", test_relative_paths);
+  return g_test_run ();
+}

@@ -1,0 +1,351 @@
+/* test-resolve.c — runs every tests/resolve/NAME.t resolver testcase as its own
+ * GTest case.  The format, in the manner of libsolv's testcases:
+ *
+ *   # a comment (outside the sections' text: any line starting with "# ")
+ *   ## source NAME [priority N] [compress gz|xz]
+ *   Package: a          <- Packages stanzas, as a mirror serves them
+ *   Version: 1
+ *   ...
+ *   ## request
+ *   packages: a b=1 c:amd64
+ *   variant: custom      (optional; default: essential plus the packages)
+ *   arch: amd64          (optional; default amd64)
+ *   recommends: yes      (optional; default no)
+ *   ## expect            <- exactly these name=version, in any order
+ *   a=1
+ *   ## expect-before     <- "x < y": x is installed before y
+ *   b < a
+ *   ## expect-error      <- the request fails, the one-line message holds each line
+ *   is not in any source
+ *
+ * The directory is $TOP_SRCDIR/tests/resolve, or the first argument. */
+
+#include "config.h"
+
+#include <string.h>
+
+#include <glib/gstdio.h>
+
+#include "resolve.h"
+
+typedef struct {
+  char *name;
+  int priority;
+  char *compress;
+  GString *text;
+} CaseSource;
+
+typedef struct {
+  GPtrArray *sources;      /* CaseSource */
+  GPtrArray *packages;     /* char * */
+  char *variant;
+  char *arch;
+  gboolean recommends;
+  GPtrArray *expect;       /* char *, NULL when not given */
+  GPtrArray *before;       /* char * "x < y" */
+  GPtrArray *errors;       /* char *, NULL when success is expected */
+} Case;
+
+static void
+case_source_free (CaseSource *s)
+{
+  g_free (s->name);
+  g_free (s->compress);
+  g_string_free (s->text, TRUE);
+  g_free (s);
+}
+
+static void
+case_free (Case *c)
+{
+  g_ptr_array_unref (c->sources);
+  g_ptr_array_unref (c->packages);
+  g_free (c->variant);
+  g_free (c->arch);
+  if (c->expect)
+    g_ptr_array_unref (c->expect);
+  g_ptr_array_unref (c->before);
+  if (c->errors)
+    g_ptr_array_unref (c->errors);
+  g_free (c);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Case, case_free)
+
+static CaseSource *
+parse_source_header (const char *args)
+{
+  g_auto(GStrv) words = g_strsplit_set (args, " \t", -1);
+  CaseSource *s = g_new0 (CaseSource, 1);
+  s->priority = 500;
+  s->text = g_string_new (NULL);
+  for (char **w = words; *w; w++)
+    {
+      if (**w == '\0')
+        continue;
+      if (s->name == NULL)
+        s->name = g_strdup (*w);
+      else if (g_str_equal (*w, "priority") && w[1])
+        s->priority = atoi (*++w);
+      else if (g_str_equal (*w, "compress") && w[1])
+        s->compress = g_strdup (*++w);
+      else
+        g_error ("unknown source option \"%s\"", *w);
+    }
+  g_assert_nonnull (s->name);
+  return s;
+}
+
+static void
+parse_request_line (Case *c, const char *line)
+{
+  const char *colon = strchr (line, ':');
+  g_assert_nonnull (colon);
+  g_autofree char *key = g_strstrip (g_strndup (line, colon - line));
+  g_autofree char *value = g_strstrip (g_strdup (colon + 1));
+  if (g_str_equal (key, "packages"))
+    {
+      g_auto(GStrv) words = g_strsplit_set (value, " \t", -1);
+      for (char **w = words; *w; w++)
+        if (**w)
+          g_ptr_array_add (c->packages, g_strdup (*w));
+    }
+  else if (g_str_equal (key, "variant"))
+    c->variant = g_strdup (value);
+  else if (g_str_equal (key, "arch"))
+    {
+      g_free (c->arch);
+      c->arch = g_strdup (value);
+    }
+  else if (g_str_equal (key, "recommends"))
+    c->recommends = g_str_equal (value, "yes");
+  else
+    g_error ("unknown request key \"%s\"", key);
+}
+
+static Case *
+parse_case (const char *path)
+{
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) error = NULL;
+  if (!g_file_get_contents (path, &contents, NULL, &error))
+    g_error ("%s", error->message);
+
+  g_autoptr(Case) c = g_new0 (Case, 1);
+  c->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) case_source_free);
+  c->packages = g_ptr_array_new_with_free_func (g_free);
+  c->before = g_ptr_array_new_with_free_func (g_free);
+  c->arch = g_strdup ("amd64");
+
+  enum { NONE, SOURCE, REQUEST, EXPECT, BEFORE, ERROR } section = NONE;
+  CaseSource *source = NULL;
+  g_auto(GStrv) lines = g_strsplit (contents, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      const char *line = *l;
+      if (g_str_has_prefix (line, "## "))
+        {
+          const char *head = line + 3;
+          if (g_str_has_prefix (head, "source "))
+            {
+              section = SOURCE;
+              source = parse_source_header (head + 7);
+              g_ptr_array_add (c->sources, source);
+            }
+          else if (g_str_equal (head, "request"))
+            section = REQUEST;
+          else if (g_str_equal (head, "expect"))
+            {
+              section = EXPECT;
+              c->expect = g_ptr_array_new_with_free_func (g_free);
+            }
+          else if (g_str_equal (head, "expect-before"))
+            section = BEFORE;
+          else if (g_str_equal (head, "expect-error"))
+            {
+              section = ERROR;
+              c->errors = g_ptr_array_new_with_free_func (g_free);
+            }
+          else
+            g_error ("%s: unknown section \"%s\"", path, line);
+          continue;
+        }
+      if (g_str_has_prefix (line, "# ") || g_str_equal (line, "#"))
+        continue;
+      switch (section)
+        {
+        case SOURCE:
+          g_string_append_printf (source->text, "%s\n", line);
+          break;
+        case REQUEST:
+          if (*line)
+            parse_request_line (c, line);
+          break;
+        case EXPECT:
+          if (*line)
+            g_ptr_array_add (c->expect, g_strdup (line));
+          break;
+        case BEFORE:
+          if (*line)
+            g_ptr_array_add (c->before, g_strdup (line));
+          break;
+        case ERROR:
+          if (*line)
+            g_ptr_array_add (c->errors, g_strdup (line));
+          break;
+        case NONE:
+          break;
+        }
+    }
+  g_assert_true (c->expect != NULL || c->errors != NULL);
+  return g_steal_pointer (&c);
+}
+
+/* Write a source's stanzas as a Packages file, compressed as asked. */
+static char *
+write_index (const char *dir, CaseSource *s)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *plain = g_build_filename (dir, s->name, NULL);
+  g_assert_true (g_file_set_contents (plain, s->text->str, s->text->len, &error));
+  if (s->compress == NULL)
+    return g_steal_pointer (&plain);
+
+  const char *tool = g_str_equal (s->compress, "xz") ? "xz" : "gzip";
+  const char *argv[] = { tool, "-k", plain, NULL };
+  int status;
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                               NULL, NULL, &status, &error));
+  g_assert_true (g_spawn_check_wait_status (status, &error));
+  /* Named by hash, as a cache would: the content says it is compressed. */
+  g_autofree char *compressed = g_strdup_printf ("%s.%s", plain, g_str_equal (tool, "xz") ? "xz" : "gz");
+  char *hashed = g_build_filename (dir, "0123abcd", NULL);
+  g_assert_cmpint (g_rename (compressed, hashed), ==, 0);
+  g_assert_cmpint (g_unlink (plain), ==, 0);
+  return hashed;
+}
+
+static int
+index_of (GPtrArray *result, const char *name)
+{
+  for (guint i = 0; i < result->len; i++)
+    if (g_str_equal (((DebPackage *) result->pdata[i])->name, name))
+      return i;
+  return -1;
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+static char *
+sorted_lines (GPtrArray *lines)
+{
+  g_autoptr(GPtrArray) copy = g_ptr_array_new ();
+  for (guint i = 0; i < lines->len; i++)
+    g_ptr_array_add (copy, lines->pdata[i]);
+  g_ptr_array_sort (copy, compare_strings);
+  g_ptr_array_add (copy, NULL);
+  return g_strjoinv ("\n", (char **) copy->pdata);
+}
+
+static void
+run_case (gconstpointer data)
+{
+  const char *path = data;
+  g_autoptr(Case) c = parse_case (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
+  for (guint i = 0; i < c->sources->len; i++)
+    {
+      CaseSource *cs = c->sources->pdata[i];
+      g_autofree char *sub = g_build_filename (dir, cs->name, NULL);
+      g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+      ResolveSource *source = resolve_source_new (cs->name, cs->priority);
+      g_ptr_array_add (source->index_paths, write_index (sub, cs));
+      g_ptr_array_add (sources, source);
+    }
+  g_ptr_array_add (c->packages, NULL);
+  ResolveRequest request = {
+    .packages = (char **) c->packages->pdata,
+    .variant = c->variant,
+    .arch = c->arch,
+    .recommends = c->recommends,
+  };
+  g_autoptr(GPtrArray) result = resolve_request (sources, &request, &error);
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+
+  if (c->errors != NULL)
+    {
+      g_assert_null (result);
+      g_assert_nonnull (error);
+      g_test_message ("error: %s", error->message);
+      g_assert_null (strchr (error->message, '\n'));
+      for (guint i = 0; i < c->errors->len; i++)
+        if (strstr (error->message, c->errors->pdata[i]) == NULL)
+          g_error ("error \"%s\" does not contain \"%s\"", error->message,
+                   (char *) c->errors->pdata[i]);
+      return;
+    }
+
+  g_assert_no_error (error);
+  g_autoptr(GPtrArray) got = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < result->len; i++)
+    {
+      DebPackage *p = result->pdata[i];
+      g_ptr_array_add (got, g_strdup_printf ("%s=%s", p->name, p->version));
+    }
+  g_autofree char *got_str = sorted_lines (got);
+  g_autofree char *want_str = sorted_lines (c->expect);
+  g_assert_cmpstr (got_str, ==, want_str);
+
+  for (guint i = 0; i < c->before->len; i++)
+    {
+      g_auto(GStrv) pair = g_strsplit (c->before->pdata[i], " < ", 2);
+      g_assert_nonnull (pair[1]);
+      int a = index_of (result, pair[0]), b = index_of (result, pair[1]);
+      g_assert_cmpint (a, >=, 0);
+      g_assert_cmpint (b, >=, 0);
+      if (a > b)
+        g_error ("%s is installed after %s (positions %d and %d)", pair[0], pair[1], a, b);
+    }
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+
+  g_autofree char *dir = NULL;
+  if (argc > 1)
+    dir = g_strdup (argv[1]);
+  else
+    dir = g_build_filename (g_getenv ("TOP_SRCDIR") ? g_getenv ("TOP_SRCDIR") : ".",
+                            "tests", "resolve", NULL);
+
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GDir) d = g_dir_open (dir, 0, &error);
+  if (d == NULL)
+    g_error ("%s", error->message);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    if (g_str_has_suffix (name, ".t"))
+      g_ptr_array_add (names, g_strdup (name));
+  g_ptr_array_sort (names, compare_strings);
+  g_assert_cmpuint (names->len, >, 0);
+
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *file = names->pdata[i];
+      g_autofree char *test = g_strdup_printf ("/resolve/%.*s", (int) strlen (file) - 2, file);
+      g_test_add_data_func_full (test, g_build_filename (dir, file, NULL), run_case, g_free);
+    }
+  return g_test_run ();
+}
