@@ -64,5 +64,6 @@ CMD (mv);
 CMD (rm);
 CMD (subtree);
 CMD (graft);
+CMD (lock);
 
 G_END_DECLS

@@ -351,7 +351,7 @@ read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
     return FALSE;
   r->context = "request";
   gboolean ok = get_strv (r, o, "packages", &req->packages, error)
-                && get_string (r, o, "variant", FALSE, &req->variant, error)
+                && get_string (r, o, "variant", TRUE, &req->variant, error)
                 && get_string (r, o, "architecture", FALSE, &req->architecture, error)
                 && get_bool (r, o, "recommends", &req->recommends, error)
                 && get_strv (r, o, "sources", &req->sources, error)

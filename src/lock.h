@@ -1,0 +1,22 @@
+/* lock.h — make a Lockfile: what "apt2ostree lock" does between reading
+ * its arguments and writing the file. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "lockfile.h"
+#include "sources.h"
+
+G_BEGIN_DECLS
+
+/* Fetch and verify the Release and Packages indices of every source in
+ * SOURCES (in that order: the order is the request's), resolve REQUEST with
+ * them and describe the result as a Lockfile whose request is REQUEST with
+ * the sources' names.  Indices are kept in CACHE_DIR. */
+Lockfile *lock_resolve (const LockRequest *request, SourcesList *sources, const char *cache_dir,
+                        GCancellable *cancellable, GError **error);
+
+/* The variants --variant accepts (the resolver's), NULL-terminated. */
+const char *const *lock_variants (void);
+
+G_END_DECLS

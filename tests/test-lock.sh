@@ -1,0 +1,425 @@
+#!/bin/bash
+# apt2ostree lock against signed repositories made and served here: trust
+# (signatures, keys, Valid-Until, index hashes), the cache, sources formats,
+# the lockfile's layout, --update, and the errors.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/librepo.sh"
+
+SRV="$SCRATCH/srv"
+mkdir -p "$SRV"
+
+repo_key archive
+repo_key other
+
+# "good": suite bookworm, signed by "archive".
+G="$SRV/good"
+repo_deb "$G" base-essential 1.0 amd64 "Essential: yes\nPriority: required"
+repo_deb "$G" hello 1.0 amd64 "Depends: libfoo (>= 2)"
+repo_deb "$G" libfoo 2.0 amd64 "Multi-Arch: same"
+repo_deb "$G" broken 1.0 amd64 "Depends: libfoo (>= 3)"
+repo_dists "$G" bookworm amd64
+repo_sign "$G" bookworm archive
+
+# "extra": suite extra, a newer libfoo, signed by "other".
+E="$SRV/extra"
+repo_deb "$E" libfoo 3.0 amd64 "Multi-Arch: same"
+repo_dists "$E" extra amd64
+repo_sign "$E" extra other
+
+repo_serve "$SRV"
+
+# copy_repo NAME: a copy of the good repository at $SRV/NAME (to tamper with).
+copy_repo () {
+    rm -rf "${SRV:?}/$1"
+    cp -a "$G" "$SRV/$1"
+}
+
+# sources_for NAME [KEY] [SUITE]: a one-line sources file for $SRV/NAME.
+sources_for () {
+    repo_sources_line "$HTTPD_URL/$1" "${3:-bookworm}" "${2:-archive}" > sources.list
+}
+
+# good_lock: a lockfile made from the good repository, and a copy to compare.
+good_lock () {
+    sources_for good
+    echo hello > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json >/dev/null
+    cp out.lock.json before.lock.json
+}
+
+test_expect_success 'lock pins every package by version, architecture, size, sha256 and pool file' '
+    sources_for good
+    printf "# what we want\n\nhello   # and its dependencies\n" > packages.txt
+    a2o lock packages.txt --sources sources.list --variant custom --cache cache > out
+    assert_file_has_content out "^packages.lock.json: 2 packages from 1 sources"
+    assert_has_file packages.lock.json
+    deb="$G/pool/main/hello_1.0_amd64.deb"
+    line=$(grep "{\"name\": \"hello\"" packages.lock.json)
+    case "$line" in *"\"version\": \"1.0\", \"architecture\": \"amd64\", \"source\": \"bookworm\""*) ;; *) fail "$line";; esac
+    case "$line" in *"\"size\": $(stat -c %s "$deb"), \"sha256\": \"$(sha256sum < "$deb" | cut -d" " -f1)\", \"filename\": \"pool/main/hello_1.0_amd64.deb\""*) ;; *) fail "$line";; esac
+    assert_file_has_content packages.lock.json "{\"name\": \"libfoo\", \"version\": \"2.0\".*\"multi-arch\": \"same\""
+    assert_file_has_content packages.lock.json "\"fingerprint\": \"$(cat "$SCRATCH/keys/archive.fpr")\""
+    assert_file_has_content packages.lock.json "\"inrelease-sha256\": \"$(sha256sum < "$G/dists/bookworm/InRelease" | cut -d" " -f1)\""
+    assert_file_has_content packages.lock.json "\"packages\": \[\"hello\"\],"
+    assert_file_has_content packages.lock.json "\"sources-file\": \"sources.list\","
+    assert_not_file_has_content packages.lock.json "127.0.0.1"
+    python3 -m json.tool packages.lock.json > /dev/null
+'
+
+test_expect_success 'the lockfile lists packages sorted by name, one a line, and the install order dependencies first' '
+    sources_for good
+    echo hello > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache -o l.json >/dev/null
+    sed -n "s/^    {\"name\": \"\([^\"]*\)\", \"version\".*/\1/p" l.json > names
+    printf "base-essential\nhello\nlibfoo\n" > expected
+    diff -u expected names
+    sed -n "/\"install-order\"/,/\]/p" l.json | grep -n "\"" > order
+    libfoo=$(grep "\"libfoo\"" order | cut -d: -f1)
+    hello=$(grep "\"hello\"" order | cut -d: -f1)
+    [ "$libfoo" -lt "$hello" ] || fail "libfoo must come before hello in the install order"
+'
+
+test_expect_success 'the default variant adds the Essential packages to the listed ones; custom does not' '
+    sources_for good
+    echo hello > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache -o default.json >/dev/null
+    assert_file_has_content default.json "{\"name\": \"base-essential\".*\"essential\": true, \"priority\": \"required\""
+    assert_file_has_content default.json "\"variant\": null"
+    a2o lock packages.txt --sources sources.list --cache cache --variant custom -o custom.json >/dev/null
+    assert_not_file_has_content custom.json "\"name\": \"base-essential\""
+'
+
+test_expect_success 're-locking with nothing changed rewrites the lockfile byte for byte' '
+    good_lock
+    a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json >/dev/null
+    cmp before.lock.json out.lock.json
+    a2o lock packages.txt --sources sources.list --cache other-cache -o fresh.lock.json >/dev/null
+    cmp before.lock.json fresh.lock.json
+'
+
+test_expect_success 'a cached index whose hash matches is not fetched again; InRelease always is' '
+    sources_for good
+    echo hello > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache >/dev/null
+    grep -c "^/good/dists/bookworm/main/binary-amd64/Packages" "$HTTPD_LOG" > first
+    : > "$HTTPD_LOG"
+    a2o lock packages.txt --sources sources.list --cache cache >/dev/null
+    assert_file_has_content "$HTTPD_LOG" "^/good/dists/bookworm/InRelease$"
+    assert_not_file_has_content "$HTTPD_LOG" "Packages"
+    ls cache > cached
+    [ "$(wc -l < cached)" -eq 1 ] || fail "the cache should hold one verified index"
+'
+
+test_expect_success 'the cache holds indices under their SHA256; a damaged cached index is fetched again' '
+    sources_for good
+    echo hello > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache -o a.json >/dev/null
+    f=$(ls cache/*)
+    [ "$(basename "$f")" = "$(sha256sum < "$f" | cut -d" " -f1)" ] || fail "$f is not named by its sha256"
+    : > "$f"
+    : > "$HTTPD_LOG"
+    a2o lock packages.txt --sources sources.list --cache cache -o b.json >/dev/null
+    assert_file_has_content "$HTTPD_LOG" "Packages"
+    cmp a.json b.json
+'
+
+test_expect_success 'lock --update re-resolves from the request the lockfile records' '
+    copy_repo upd
+    sources_for upd
+    mkdir sub
+    printf "hello\n" > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache -o sub/img.lock.json >/dev/null
+    assert_file_has_content sub/img.lock.json "\"sources-file\": \"../sources.list\""
+    cp sub/img.lock.json unchanged.json
+    a2o lock --update sub/img.lock.json --cache cache >/dev/null
+    cmp unchanged.json sub/img.lock.json
+    repo_deb "$SRV/upd" hello 1.1 amd64 "Depends: libfoo (>= 2)"
+    rm "$SRV/upd/pool/main/hello_1.0_amd64.deb"
+    repo_dists "$SRV/upd" bookworm amd64
+    repo_sign "$SRV/upd" bookworm archive
+    rm packages.txt
+    a2o lock --update sub/img.lock.json --cache cache >/dev/null
+    assert_file_has_content sub/img.lock.json "{\"name\": \"hello\", \"version\": \"1.1\""
+    diff <(sed -n "/\"request\"/,/}/p" unchanged.json) <(sed -n "/\"request\"/,/}/p" sub/img.lock.json)
+'
+
+test_expect_success 'deb822 sources with an inline Signed-By key' '
+    {
+        echo "Types: deb"
+        echo "URIs: $HTTPD_URL/good"
+        echo "Suites: bookworm"
+        echo "Components: main"
+        echo "Signed-By:"
+        sed "s/^$/./; s/^/ /" "$SCRATCH/keys/archive.asc"
+    } > test.sources
+    echo hello > packages.txt
+    a2o lock packages.txt --sources test.sources --cache cache -o l.json >/dev/null
+    assert_file_has_content l.json "\"name\": \"hello\""
+    sed -i "s/^ [A-Za-z0-9+\/]\{20\}/ AAAAAAAAAAAAAAAAAAAA/" test.sources
+    expect_failure err a2o lock packages.txt --sources test.sources --cache cache -o l.json
+    assert_one_line err
+'
+
+test_expect_success 'deb822 X-Name and Pin-Priority; the one-line format takes name= and pin-priority=' '
+    {
+        echo "Types: deb"
+        echo "X-Name: main-archive"
+        echo "URIs: $HTTPD_URL/good"
+        echo "Suites: bookworm"
+        echo "Components: main"
+        echo "Signed-By: $SCRATCH/keys/archive.gpg"
+        echo "Pin-Priority: 600"
+    } > test.sources
+    echo hello > packages.txt
+    a2o lock packages.txt --sources test.sources --cache cache -o l.json >/dev/null
+    assert_file_has_content l.json "{\"name\": \"main-archive\", \"suite\": \"bookworm\".*\"pin-priority\": 600"
+    assert_file_has_content l.json "{\"name\": \"hello\".*\"source\": \"main-archive\""
+    repo_sources_line "$HTTPD_URL/good" bookworm archive "name=other-name pin-priority=700" > s.list
+    a2o lock packages.txt --sources s.list --cache cache -o l2.json >/dev/null
+    assert_file_has_content l2.json "\"sources\": \[\"other-name\"\],"
+    assert_file_has_content l2.json "\"pin-priority\": 700"
+'
+
+test_expect_success 'Acquire-By-Hash: yes fetches the index by its hash' '
+    copy_repo byhash
+    repo_dists "$SRV/byhash" bookworm amd64 "Acquire-By-Hash: yes"
+    repo_sign "$SRV/byhash" bookworm archive
+    rm "$SRV/byhash/dists/bookworm/main/binary-amd64/Packages.xz"
+    sources_for byhash
+    echo hello > packages.txt
+    : > "$HTTPD_LOG"
+    a2o lock packages.txt --sources sources.list --cache cache >/dev/null
+    assert_file_has_content "$HTTPD_LOG" "^/byhash/dists/bookworm/main/binary-amd64/by-hash/SHA256/[0-9a-f]\{64\}$"
+'
+
+test_expect_success 'without InRelease, Release is checked against Release.gpg' '
+    copy_repo detached
+    rm "$SRV/detached/dists/bookworm/InRelease"
+    sources_for detached
+    echo hello > packages.txt
+    : > "$HTTPD_LOG"
+    a2o lock packages.txt --sources sources.list --cache cache -o l.json >/dev/null
+    assert_file_has_content "$HTTPD_LOG" "^/detached/dists/bookworm/Release.gpg$"
+    assert_file_has_content l.json "\"inrelease-sha256\": \"$(sha256sum < "$SRV/detached/dists/bookworm/Release" | cut -d" " -f1)\""
+'
+
+test_expect_success 'a tampered InRelease is refused and the existing lockfile is untouched' '
+    good_lock
+    copy_repo tampered
+    sed -i "s/^Components: main$/Components: main contrib/" "$SRV/tampered/dists/bookworm/InRelease"
+    sources_for tampered
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_one_line err
+    assert_file_has_content err "InRelease carries a bad signature"
+    cmp before.lock.json out.lock.json
+'
+
+test_expect_success 'a tampered Release next to Release.gpg is refused' '
+    good_lock
+    copy_repo tampered2
+    rm "$SRV/tampered2/dists/bookworm/InRelease"
+    echo "Label: changed" >> "$SRV/tampered2/dists/bookworm/Release"
+    sources_for tampered2
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_file_has_content err "Release carries a bad signature"
+    cmp before.lock.json out.lock.json
+'
+
+test_expect_success 'a Release signed by another key than Signed-By is refused' '
+    good_lock
+    copy_repo wrongkey
+    repo_sign "$SRV/wrongkey" bookworm other
+    sources_for wrongkey archive
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_one_line err
+    assert_file_has_content err "a signature by an unknown key"
+    cmp before.lock.json out.lock.json
+'
+
+test_expect_success 'an unsigned Release is refused' '
+    copy_repo unsigned
+    rm "$SRV/unsigned/dists/bookworm/InRelease" "$SRV/unsigned/dists/bookworm/Release.gpg"
+    sources_for unsigned
+    echo hello > packages.txt
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache
+    assert_file_has_content err "no InRelease, no signed Release"
+'
+
+test_expect_success 'a Valid-Until in the past is refused' '
+    good_lock
+    copy_repo stale
+    repo_dists "$SRV/stale" bookworm amd64 "Valid-Until: Sat, 01 Jan 2000 00:00:00 UTC"
+    repo_sign "$SRV/stale" bookworm archive
+    sources_for stale
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_file_has_content err "expired (Valid-Until: Sat, 01 Jan 2000 00:00:00 UTC)"
+    cmp before.lock.json out.lock.json
+    repo_dists "$SRV/stale" bookworm amd64 "Valid-Until: Fri, 01 Jan 2100 00:00:00 UTC"
+    repo_sign "$SRV/stale" bookworm archive
+    a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json >/dev/null
+'
+
+test_expect_success 'a signature by an expired key is refused' '
+    repo_key expired 1d 20200101T000000
+    copy_repo expiredkey
+    REPO_SIGN_TIME=20200101T120000 repo_sign "$SRV/expiredkey" bookworm expired
+    sources_for expiredkey expired
+    echo hello > packages.txt
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache
+    assert_file_has_content err "a signature by an expired key"
+'
+
+test_expect_success 'a signature by a revoked key is refused' '
+    repo_key revoked
+    copy_repo revokedkey
+    repo_sign "$SRV/revokedkey" bookworm revoked
+    sources_for revokedkey revoked
+    echo hello > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache >/dev/null
+    repo_revoke revoked
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache
+    assert_file_has_content err "a signature by a revoked key"
+'
+
+test_expect_success 'a Packages index whose hash does not match the Release is refused' '
+    good_lock
+    copy_repo badindex
+    d="$SRV/badindex/dists/bookworm/main/binary-amd64"
+    echo "Package: evil" > "$d/Packages"
+    for c in xz gz; do cp "$G/dists/bookworm/main/binary-amd64/Packages.$c" "$d/Packages.$c"; done
+    printf "Package: evil\nVersion: 1\n" | xz > "$d/Packages.xz"
+    sources_for badindex
+    expect_failure err a2o lock packages.txt --sources sources.list --cache fresh-cache -o out.lock.json
+    assert_one_line err
+    assert_file_has_content err "source \"bookworm\": .*Packages.xz"
+    assert_file_has_content err "sha256\|size"
+    cmp before.lock.json out.lock.json
+    [ -z "$(ls fresh-cache 2>/dev/null)" ] || fail "a bad index was left in the cache"
+'
+
+test_expect_success 'a package no source has is an error naming it, and the lockfile is untouched' '
+    good_lock
+    printf "hello\nno-such-package\n" > packages.txt
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_one_line err
+    assert_file_has_content err "no-such-package"
+    cmp before.lock.json out.lock.json
+'
+
+test_expect_success 'an unsatisfiable dependency fails in apt-like words, and the lockfile is untouched' '
+    good_lock
+    printf "broken\n" > packages.txt
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_one_line err
+    assert_file_has_content err "broken"
+    assert_file_has_content err "libfoo"
+    cmp before.lock.json out.lock.json
+'
+
+test_expect_success 'two sources with overlapping packages: the higher version wins unless Pin-Priority says otherwise' '
+    { repo_sources_line "$HTTPD_URL/good" bookworm archive
+      repo_sources_line "$HTTPD_URL/extra" extra other; } > two.list
+    printf "hello\nbroken\n" > packages.txt
+    a2o lock packages.txt --sources two.list --cache cache -o two.json >/dev/null
+    assert_file_has_content two.json "{\"name\": \"libfoo\", \"version\": \"3.0\", \"architecture\": \"amd64\", \"source\": \"extra\""
+    assert_file_has_content two.json "\"sources\": \[\"bookworm\", \"extra\"\],"
+    assert_file_has_content two.json "\"fingerprint\": \"$(cat "$SCRATCH/keys/other.fpr")\""
+    { repo_sources_line "$HTTPD_URL/good" bookworm archive "pin-priority=990"
+      repo_sources_line "$HTTPD_URL/extra" extra other; } > pinned.list
+    echo hello > packages.txt
+    a2o lock packages.txt --sources pinned.list --cache cache -o pinned.json >/dev/null
+    assert_file_has_content pinned.json "{\"name\": \"libfoo\", \"version\": \"2.0\", \"architecture\": \"amd64\", \"source\": \"bookworm\""
+'
+
+test_expect_success 'a source without Signed-By is checked against the shipped keyrings' '
+    echo "deb $HTTPD_URL/good bookworm main" > sources.list
+    echo hello > packages.txt
+    mkdir keyrings
+    APT2OSTREE_KEYRINGS=$PWD/keyrings expect_failure err a2o lock packages.txt --sources sources.list --cache cache
+    assert_file_has_content err "holds no keyring"
+    cp "$SCRATCH/keys/other.gpg" keyrings/
+    APT2OSTREE_KEYRINGS=$PWD/keyrings expect_failure err a2o lock packages.txt --sources sources.list --cache cache
+    assert_file_has_content err "unknown key"
+    cp "$SCRATCH/keys/archive.asc" keyrings/
+    APT2OSTREE_KEYRINGS=$PWD/keyrings a2o lock packages.txt --sources sources.list --cache cache >/dev/null
+    assert_has_file packages.lock.json
+'
+
+test_expect_success 'without --sources the host apt configuration is read, both formats, and --arch defaults to the host' '
+    mkdir -p root/etc/apt/sources.list.d
+    repo_sources_line "$HTTPD_URL/good" bookworm archive > root/etc/apt/sources.list
+    { echo "Types: deb"; echo "URIs: $HTTPD_URL/extra"; echo "Suites: extra"
+      echo "Components: main"; echo "Signed-By: $SCRATCH/keys/other.gpg"; } > root/etc/apt/sources.list.d/x.sources
+    echo "deb http://127.0.0.1:1/ignored sid main" > root/etc/apt/sources.list.d/ignored.list.disabled
+    echo hello > packages.txt
+    APT2OSTREE_APT_ROOT=$PWD/root a2o lock packages.txt --cache cache >/dev/null
+    assert_file_has_content packages.lock.json "\"sources\": \[\"bookworm\", \"extra\"\],"
+    assert_file_has_content packages.lock.json "\"sources-file\": null"
+    assert_file_has_content packages.lock.json "\"architecture\": \"$(dpkg --print-architecture)\""
+    cp packages.lock.json before.json
+    APT2OSTREE_APT_ROOT=$PWD/root a2o lock --update packages.lock.json --cache cache >/dev/null
+    cmp before.json packages.lock.json
+'
+
+test_expect_success '--mirror fetches a named source from another URI and is not recorded' '
+    good_lock
+    cp -a "$G" "$SRV/mirror-copy"
+    : > "$HTTPD_LOG"
+    a2o lock packages.txt --sources sources.list --cache cache -o m.json --mirror bookworm=$HTTPD_URL/mirror-copy >/dev/null
+    assert_file_has_content "$HTTPD_LOG" "^/mirror-copy/dists/bookworm/InRelease$"
+    cmp before.lock.json m.json
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache --mirror nosuch=$HTTPD_URL/x
+    assert_file_has_content err "no source named \"nosuch\""
+'
+
+test_expect_success 'a source that does not carry the architecture is an error naming it' '
+    sources_for good
+    echo hello > packages.txt
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache --arch arm64
+    assert_one_line err
+    assert_file_has_content err "main/binary-arm64/Packages"
+'
+
+test_expect_success 'usage errors exit with status 2' '
+    echo hello > packages.txt
+    set +e
+    a2o lock 2>err; [ $? -eq 2 ] || fail "no argument"
+    a2o lock packages.txt --variant nosuch 2>err; [ $? -eq 2 ] || fail "bad variant"
+    assert_file_has_content err "expected essential|"
+    a2o lock --update x.json --variant minbase 2>err; [ $? -eq 2 ] || fail "--update with --variant"
+    a2o lock packages.txt --merged-usr maybe 2>err; [ $? -eq 2 ] || fail "bad --merged-usr"
+    set -e
+'
+
+test_expect_success 'a damaged lockfile given to --update is a one-line error naming it' '
+    echo "{\"format\": 1}" > bad.json
+    expect_failure err a2o lock --update bad.json
+    assert_one_line err
+    assert_file_has_content err "lockfile bad.json: .*request"
+    echo "{\"format\": 99}" > future.json
+    expect_failure err a2o lock --update future.json
+    assert_file_has_content err "format 99"
+'
+
+test_expect_success 'a missing package list or sources file is a one-line error naming it' '
+    expect_failure err a2o lock nosuch.txt
+    assert_file_has_content err "nosuch.txt"
+    echo hello > packages.txt
+    expect_failure err a2o lock packages.txt --sources nosuch.list
+    assert_file_has_content err "nosuch.list"
+    echo "deb-invalid x y" > bad.list
+    expect_failure err a2o lock packages.txt --sources bad.list
+    assert_file_has_content err "bad.list:1"
+'
+
+test_expect_success '--merged-usr overrides what the Release implies' '
+    sources_for good
+    echo hello > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache -o auto.json >/dev/null
+    assert_file_has_content auto.json "^  \"merged-usr\": false,"
+    a2o lock packages.txt --sources sources.list --cache cache --merged-usr yes -o yes.json >/dev/null
+    assert_file_has_content yes.json "^  \"merged-usr\": true,"
+    assert_file_has_content yes.json "\"merged-usr\": \"yes\""
+'
+
+test_done
