@@ -64,6 +64,7 @@ CMD (mv);
 CMD (rm);
 CMD (subtree);
 CMD (graft);
+CMD (unpack_deb);
 CMD (lock);
 
 G_END_DECLS

@@ -136,7 +136,7 @@ sink_xferinfo (void *user_data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
   FetchSink *sink = user_data;
   if (g_cancellable_is_cancelled (sink->cancellable))
     return 1;
-  if (!sink->progress)
+  if (!sink->progress || dlnow == 0)
     return 0;
 
   gint64 now = g_get_monotonic_time ();

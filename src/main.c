@@ -19,6 +19,7 @@ static const CmdEntry commands[] = {
   { "rm", cmd_rm, "remove paths from a tree (metadata only)" },
   { "subtree", cmd_subtree, "make a directory of a tree the root of a new tree" },
   { "graft", cmd_graft, "place a tree at a path inside another tree" },
+  { "unpack-deb", cmd_unpack_deb, "unpack one .deb (file or URL) into a tree" },
   { "lock", cmd_lock, "resolve a package list against signed sources into a lockfile" },
   { NULL }
 };

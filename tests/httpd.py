@@ -11,12 +11,14 @@ with a path prefix:
     /fault/status-CODE/PATH   answer CODE (e.g. 503, 404) every time
     /fault/flaky-N/PATH       answer 503 to the first N requests, then serve
     /fault/truncate/PATH      announce the full length, send half, close
+    /fault/slow/PATH          serve PATH in 256 KiB pieces, 0.1 s apart
 """
 import http.server
 import os
 import re
 import sys
 import threading
+import time
 
 root, portfile = sys.argv[1], sys.argv[2]
 logfile = sys.argv[3] if len(sys.argv) > 3 else None
@@ -67,6 +69,21 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(data[: len(data) // 2])
             self.wfile.flush()
             self.close_connection = True
+            return
+        if kind == "slow":
+            path = self.translate_path(rest)
+            try:
+                data = open(path, "rb").read()
+            except OSError:
+                self.send_error(404)
+                return
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            for i in range(0, len(data), 256 * 1024):
+                self.wfile.write(data[i : i + 256 * 1024])
+                self.wfile.flush()
+                time.sleep(0.1)
             return
         self.send_error(400)
 

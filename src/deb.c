@@ -1,0 +1,1153 @@
+/* deb.c — one .deb into one OSTree tree, read with libarchive: the ar
+ * container, then control.tar.* and data.tar.* streamed from it.  File
+ * content goes straight from the decompressor into content objects. */
+#include "config.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "deb.h"
+#include "util.h"
+
+static void
+archive_free_read (struct archive *a)
+{
+  archive_read_free (a);
+}
+typedef struct archive ArchiveRead;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ArchiveRead, archive_free_read)
+
+/* ------------------------------------------------------------------------ */
+/* A GInputStream over the current entry of a libarchive reader, so
+ * ostree_raw_file_to_content_stream() can pull the data as it is
+ * decompressed.  Optionally computes an md5sum on the way (conffiles). */
+
+#define DEB_TYPE_ENTRY_STREAM (deb_entry_stream_get_type ())
+G_DECLARE_FINAL_TYPE (DebEntryStream, deb_entry_stream, DEB, ENTRY_STREAM, GInputStream)
+
+struct _DebEntryStream {
+  GInputStream parent;
+  struct archive *archive;
+  GChecksum *md5;  /* not owned, may be NULL */
+};
+
+G_DEFINE_TYPE (DebEntryStream, deb_entry_stream, G_TYPE_INPUT_STREAM)
+
+static gssize
+deb_entry_stream_read (GInputStream *stream, void *buffer, gsize count, GCancellable *cancellable,
+                       GError **error)
+{
+  DebEntryStream *self = DEB_ENTRY_STREAM (stream);
+  la_ssize_t n = archive_read_data (self->archive, buffer, count);
+  if (n < 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, archive_error_string (self->archive));
+      return -1;
+    }
+  if (self->md5 != NULL)
+    g_checksum_update (self->md5, buffer, n);
+  return n;
+}
+
+static gboolean
+deb_entry_stream_close (GInputStream *stream, GCancellable *cancellable, GError **error)
+{
+  return TRUE;
+}
+
+static void
+deb_entry_stream_class_init (DebEntryStreamClass *klass)
+{
+  GInputStreamClass *stream_class = G_INPUT_STREAM_CLASS (klass);
+  stream_class->read_fn = deb_entry_stream_read;
+  stream_class->close_fn = deb_entry_stream_close;
+}
+
+static void
+deb_entry_stream_init (DebEntryStream *self)
+{
+}
+
+static GInputStream *
+deb_entry_stream_new (struct archive *archive, GChecksum *md5)
+{
+  DebEntryStream *self = g_object_new (DEB_TYPE_ENTRY_STREAM, NULL);
+  self->archive = archive;
+  self->md5 = md5;
+  return G_INPUT_STREAM (self);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The control file: one deb822 stanza, fields kept in order and verbatim. */
+
+typedef struct {
+  char *name;
+  char *value;  /* the first line's text, then "\n"-joined continuation lines */
+} ControlField;
+
+static void
+control_field_free (ControlField *f)
+{
+  g_free (f->name);
+  g_free (f->value);
+  g_free (f);
+}
+
+static GPtrArray *
+control_parse (const char *text, gsize len, GError **error)
+{
+  g_autoptr(GPtrArray) fields = g_ptr_array_new_with_free_func ((GDestroyNotify) control_field_free);
+  g_autofree char *copy = g_strndup (text, len);
+  g_auto(GStrv) lines = g_strsplit (copy, "\n", -1);
+  ControlField *current = NULL;
+
+  for (char **l = lines; *l != NULL; l++)
+    {
+      const char *line = *l;
+      if (*line == '\0')
+        {
+          if (fields->len > 0 && l[1] != NULL && *l[1] != '\0')
+            return util_fail (error, "more than one stanza"), NULL;
+          continue;
+        }
+      if (*line == ' ' || *line == '\t')
+        {
+          if (current == NULL)
+            return util_fail (error, "continuation line before the first field"), NULL;
+          char *joined = g_strconcat (current->value, "\n", line, NULL);
+          g_free (current->value);
+          current->value = joined;
+          continue;
+        }
+      const char *colon = strchr (line, ':');
+      if (colon == NULL || colon == line)
+        return util_fail (error, "malformed line \"%s\"", line), NULL;
+      current = g_new0 (ControlField, 1);
+      current->name = g_strndup (line, colon - line);
+      current->value = g_strstrip (g_strdup (colon + 1));
+      g_ptr_array_add (fields, current);
+    }
+  return g_steal_pointer (&fields);
+}
+
+static const char *
+control_get (GPtrArray *fields, const char *name)
+{
+  for (guint i = 0; i < fields->len; i++)
+    {
+      ControlField *f = fields->pdata[i];
+      if (g_ascii_strcasecmp (f->name, name) == 0)
+        return f->value;
+    }
+  return NULL;
+}
+
+/* dpkg's order of fields in var/lib/dpkg/status; others follow in the
+ * order the control file has them. */
+static const char *const status_field_order[] = {
+  "Package", "Essential", "Protected", "Status", "Priority", "Section", "Installed-Size",
+  "Origin", "Maintainer", "Bugs", "Architecture", "Multi-Arch", "Source", "Version",
+  "Config-Version", "Replaces", "Provides", "Depends", "Pre-Depends", "Recommends",
+  "Suggests", "Breaks", "Conflicts", "Enhances", "Conffiles", "Filename", "Size",
+  "MD5sum", "MSDOS-Filename", "Description", "Triggers-Pending", "Triggers-Awaited",
+  NULL
+};
+
+static void
+append_field (GString *out, const char *name, const char *value)
+{
+  g_string_append (out, name);
+  g_string_append_c (out, ':');
+  if (*value != '\0' && *value != '\n')
+    g_string_append_c (out, ' ');
+  g_string_append (out, value);
+  g_string_append_c (out, '\n');
+}
+
+/* ------------------------------------------------------------------------ */
+/* The unpacking state. */
+
+typedef struct {
+  GBytes *data;
+  guint32 mode;
+} ControlMember;
+
+static void
+control_member_free (ControlMember *m)
+{
+  g_bytes_unref (m->data);
+  g_free (m);
+}
+
+typedef struct {
+  char *md5;        /* hex, NULL until the file is seen in data.tar */
+  char *flags;      /* "remove-on-upgrade" etc., or NULL */
+} Conffile;
+
+static void
+conffile_free (Conffile *c)
+{
+  g_free (c->md5);
+  g_free (c->flags);
+  g_free (c);
+}
+
+typedef struct {
+  OstreeRepo *repo;
+  const char *name;                 /* the .deb, for messages */
+  const DebUnpackOptions *opts;
+  GCancellable *cancellable;
+  OstreeMutableTree *root;
+  const char *member;               /* the ar member being read, for messages */
+
+  char *default_dirmeta;            /* 0755 root:root */
+  GHashTable *dirmeta_cache;        /* "uid:gid:mode" -> checksum */
+
+  GHashTable *control;              /* member name -> ControlMember */
+  GPtrArray *fields;                /* of the control file */
+  GHashTable *conffiles;            /* "/etc/foo" -> Conffile */
+  GPtrArray *conffile_order;        /* shipped paths, as listed */
+
+  GString *list;                    /* the .list file */
+  GHashTable *files;                /* final path -> content checksum (for hardlinks) */
+  GHashTable *symlinks;             /* final paths of symlinks */
+  GHashTable *explicit_dirs;        /* final paths whose dirmeta came from an entry */
+  GHashTable *skipped_paths;        /* final paths not stored */
+  GPtrArray *skipped;               /* shipped path, kind, ... */
+} DebUnpack;
+
+static void
+deb_unpack_clear (DebUnpack *u)
+{
+  g_free (u->default_dirmeta);
+  g_clear_pointer (&u->dirmeta_cache, g_hash_table_unref);
+  g_clear_pointer (&u->control, g_hash_table_unref);
+  g_clear_pointer (&u->fields, g_ptr_array_unref);
+  g_clear_pointer (&u->conffiles, g_hash_table_unref);
+  g_clear_pointer (&u->conffile_order, g_ptr_array_unref);
+  if (u->list != NULL)
+    g_string_free (u->list, TRUE);
+  g_clear_pointer (&u->files, g_hash_table_unref);
+  g_clear_pointer (&u->symlinks, g_hash_table_unref);
+  g_clear_pointer (&u->explicit_dirs, g_hash_table_unref);
+  g_clear_pointer (&u->skipped_paths, g_hash_table_unref);
+  g_clear_pointer (&u->skipped, g_ptr_array_unref);
+}
+
+static gboolean
+deb_fail (DebUnpack *u, GError **error, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+/* "FILE: MESSAGE" */
+static gboolean
+deb_fail (DebUnpack *u, GError **error, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  return util_fail (error, "%s: %s", u->name, message);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Objects. */
+
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static GVariant *
+entry_xattrs (struct archive_entry *entry)
+{
+  if (archive_entry_xattr_reset (entry) == 0)
+    return NULL;
+
+  /* Sorted by name so the checksum does not depend on the archive's order. */
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
+  const char *name;
+  const void *value;
+  size_t size;
+  while (archive_entry_xattr_next (entry, &name, &value, &size) == ARCHIVE_OK)
+    {
+      if (g_hash_table_contains (values, name))
+        continue;
+      g_ptr_array_add (names, (char *) name);
+      g_hash_table_insert (values, (char *) name,
+                           g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, value, size, 1));
+    }
+  g_ptr_array_sort (names, compare_strings);
+
+  GVariantBuilder builder;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ayay)"));
+  for (guint i = 0; i < names->len; i++)
+    g_variant_builder_add (&builder, "(@ay@ay)", g_variant_new_bytestring (names->pdata[i]),
+                           g_hash_table_lookup (values, names->pdata[i]));
+  return g_variant_ref_sink (g_variant_builder_end (&builder));
+}
+
+static GFileInfo *
+file_info_new (GFileType type, guint32 uid, guint32 gid, guint32 mode, guint64 size)
+{
+  GFileInfo *info = g_file_info_new ();
+  g_file_info_set_file_type (info, type);
+  g_file_info_set_size (info, size);
+  g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
+  g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
+  g_file_info_set_attribute_uint32 (info, "unix::mode", mode);
+  return info;
+}
+
+/* A content object from INFO, XATTRS and (for regular files) INPUT. */
+static gboolean
+write_content (DebUnpack *u, GFileInfo *info, GVariant *xattrs, GInputStream *input,
+               char **out_checksum, GError **error)
+{
+  g_autoptr(GInputStream) stream = NULL;
+  guint64 length;
+  if (!ostree_raw_file_to_content_stream (input, info, xattrs, &stream, &length, u->cancellable,
+                                          error))
+    return FALSE;
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_content (u->repo, NULL, stream, length, &csum, u->cancellable, error))
+    return FALSE;
+  *out_checksum = ostree_checksum_from_bytes (csum);
+  return TRUE;
+}
+
+static char *
+write_dirmeta (DebUnpack *u, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+               GError **error)
+{
+  g_autofree char *key = NULL;
+  if (xattrs == NULL)
+    {
+      key = g_strdup_printf ("%u:%u:%o", uid, gid, mode);
+      const char *cached = g_hash_table_lookup (u->dirmeta_cache, key);
+      if (cached != NULL)
+        return g_strdup (cached);
+    }
+
+  g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_DIRECTORY, uid, gid, S_IFDIR | (mode & 07777), 0);
+  g_autoptr(GVariant) dirmeta = g_variant_ref_sink (ostree_create_directory_metadata (info, xattrs));
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_metadata (u->repo, OSTREE_OBJECT_TYPE_DIR_META, NULL, dirmeta, &csum,
+                                   u->cancellable, error))
+    return NULL;
+  char *checksum = ostree_checksum_from_bytes (csum);
+  if (key != NULL)
+    g_hash_table_insert (u->dirmeta_cache, g_steal_pointer (&key), g_strdup (checksum));
+  return checksum;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Paths. */
+
+/* An archive member's path as components: "./usr/bin/x" -> usr, bin, x.
+ * Absolute paths and ".." are refused: a .deb must not write outside its
+ * tree. */
+static GPtrArray *
+entry_components (DebUnpack *u, const char *what, const char *pathname, GError **error)
+{
+  if (pathname[0] == '/')
+    return deb_fail (u, error, "%s entry \"%s\" has an absolute path", what, pathname), NULL;
+  g_autoptr(GError) local_error = NULL;
+  GPtrArray *components = util_split_tree_path (pathname, &local_error);
+  if (components == NULL)
+    return deb_fail (u, error, "%s entry \"%s\" climbs out of the tree with \"..\"", what,
+                     pathname), NULL;
+  return components;
+}
+
+static gboolean
+is_usr_merged_dir (const char *name)
+{
+  static const char *const dirs[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32", NULL };
+  return g_strv_contains (dirs, name);
+}
+
+/* The path in the tree: with merged /usr, bin/x becomes usr/bin/x. */
+static GPtrArray *
+final_components (DebUnpack *u, GPtrArray *shipped)
+{
+  GPtrArray *final = g_ptr_array_new_with_free_func (g_free);
+  if (u->opts->merged_usr && shipped->len > 0 && is_usr_merged_dir (shipped->pdata[0]))
+    g_ptr_array_add (final, g_strdup ("usr"));
+  for (guint i = 0; i < shipped->len; i++)
+    g_ptr_array_add (final, g_strdup (shipped->pdata[i]));
+  return final;
+}
+
+static char *
+join_components (GPtrArray *components, guint n)
+{
+  return util_join_tree_path (components, n);
+}
+
+/* Walk (creating as needed) the directories above the last of the N first
+ * components of FINAL.  New directories get 0755 root:root until an entry
+ * says otherwise.  Returns a borrowed subtree of u->root. */
+static OstreeMutableTree *
+ensure_parents (DebUnpack *u, GPtrArray *final, guint n, const char *pathname, GError **error)
+{
+  OstreeMutableTree *dir = u->root;
+  for (guint i = 0; i < n; i++)
+    {
+      const char *name = final->pdata[i];
+      OstreeMutableTree *sub = g_hash_table_lookup (ostree_mutable_tree_get_subdirs (dir), name);
+      if (sub != NULL)
+        {
+          dir = sub;
+          continue;
+        }
+      if (g_hash_table_contains (ostree_mutable_tree_get_files (dir), name))
+        {
+          g_autofree char *where = join_components (final, i + 1);
+          if (g_hash_table_contains (u->symlinks, where))
+            return deb_fail (u, error, "entry \"%s\" would land under the symlink \"%s\" of the "
+                             "same package", pathname, where), NULL;
+          return deb_fail (u, error, "entry \"%s\" would land under \"%s\", which the package "
+                           "ships as a file", pathname, where), NULL;
+        }
+      g_autoptr(OstreeMutableTree) created = NULL;
+      if (!ostree_mutable_tree_ensure_dir (dir, name, &created, error))
+        return NULL;
+      ostree_mutable_tree_set_metadata_checksum (created, u->default_dirmeta);
+      dir = created;  /* owned by its parent */
+    }
+  return dir;
+}
+
+/* Put a file object at FINAL in the tree; the same path twice is fine only
+ * with the same content (e.g. /bin/x and /usr/bin/x under merged /usr). */
+static gboolean
+place_file (DebUnpack *u, GPtrArray *final, const char *pathname, const char *checksum,
+            GError **error)
+{
+  OstreeMutableTree *dir = ensure_parents (u, final, final->len - 1, pathname, error);
+  if (dir == NULL)
+    return FALSE;
+  const char *name = final->pdata[final->len - 1];
+  g_autofree char *path = join_components (final, final->len);
+  if (g_hash_table_contains (ostree_mutable_tree_get_subdirs (dir), name))
+    return deb_fail (u, error, "entry \"%s\" is a file, but the package also ships \"%s\" as a "
+                     "directory", pathname, path);
+  const char *existing = g_hash_table_lookup (ostree_mutable_tree_get_files (dir), name);
+  if (existing != NULL && !g_str_equal (existing, checksum))
+    return deb_fail (u, error, "entry \"%s\" lands on \"%s\", which an earlier entry of the "
+                     "package already holds with other content", pathname, path);
+  if (!ostree_mutable_tree_replace_file (dir, name, checksum, error))
+    return FALSE;
+  g_hash_table_insert (u->files, g_steal_pointer (&path), g_strdup (checksum));
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* data.tar entries. */
+
+static const char *
+skipped_kind (mode_t type)
+{
+  switch (type)
+    {
+    case AE_IFCHR: return "character device";
+    case AE_IFBLK: return "block device";
+    case AE_IFIFO: return "fifo";
+    case AE_IFSOCK: return "socket";
+    default: return "unknown file type";
+    }
+}
+
+static void
+list_append (DebUnpack *u, GPtrArray *shipped)
+{
+  if (shipped->len == 0)
+    g_string_append (u->list, "/.\n");
+  else
+    {
+      g_autofree char *p = join_components (shipped, shipped->len);
+      g_string_append (u->list, p);
+      g_string_append_c (u->list, '\n');
+    }
+}
+
+static gboolean
+unpack_directory (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
+                  const char *pathname, GError **error)
+{
+  OstreeMutableTree *dir = u->root;
+  if (final->len > 0)
+    {
+      OstreeMutableTree *parent = ensure_parents (u, final, final->len - 1, pathname, error);
+      if (parent == NULL)
+        return FALSE;
+      const char *name = final->pdata[final->len - 1];
+      if (g_hash_table_contains (ostree_mutable_tree_get_files (parent), name))
+        {
+          g_autofree char *path = join_components (final, final->len);
+          return deb_fail (u, error, "entry \"%s\" is a directory, but the package also ships "
+                           "\"%s\" as a file", pathname, path);
+        }
+      dir = ensure_parents (u, final, final->len, pathname, error);
+      if (dir == NULL)
+        return FALSE;
+    }
+
+  /* The first entry that names a directory decides its metadata, as with
+   * dpkg, which leaves an existing directory alone. */
+  g_autofree char *path = join_components (final, final->len);
+  if (g_hash_table_contains (u->explicit_dirs, path))
+    return TRUE;
+  g_autoptr(GVariant) xattrs = entry_xattrs (entry);
+  g_autofree char *meta = write_dirmeta (u, archive_entry_uid (entry), archive_entry_gid (entry),
+                                         archive_entry_perm (entry), xattrs, error);
+  if (meta == NULL)
+    return FALSE;
+  ostree_mutable_tree_set_metadata_checksum (dir, meta);
+  g_hash_table_add (u->explicit_dirs, g_steal_pointer (&path));
+  return TRUE;
+}
+
+static gboolean
+unpack_hardlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *shipped, GPtrArray *final,
+                 const char *pathname, GError **error)
+{
+  const char *target = archive_entry_hardlink (entry);
+  g_autoptr(GPtrArray) target_shipped = entry_components (u, "hard link target of", target, error);
+  if (target_shipped == NULL)
+    return FALSE;
+  g_autoptr(GPtrArray) target_final = final_components (u, target_shipped);
+  g_autofree char *target_path = join_components (target_final, target_final->len);
+
+  if (g_hash_table_contains (u->skipped_paths, target_path))
+    {
+      g_autofree char *path = join_components (final, final->len);
+      g_hash_table_add (u->skipped_paths, g_steal_pointer (&path));
+      g_ptr_array_add (u->skipped, join_components (shipped, shipped->len));
+      g_ptr_array_add (u->skipped, g_strdup ("hard link to a skipped entry"));
+      return TRUE;
+    }
+  const char *checksum = g_hash_table_lookup (u->files, target_path);
+  if (checksum == NULL)
+    return deb_fail (u, error, "hard link \"%s\" points to \"%s\", which is not an earlier file "
+                     "of the package", pathname, target);
+
+  /* A conffile that is a hard link has its target's content. */
+  g_autofree char *shipped_path = join_components (shipped, shipped->len);
+  Conffile *conffile = g_hash_table_lookup (u->conffiles, shipped_path);
+  if (conffile != NULL)
+    {
+      g_autofree char *target_shipped_path = join_components (target_shipped, target_shipped->len);
+      Conffile *target_conffile = g_hash_table_lookup (u->conffiles, target_shipped_path);
+      if (target_conffile == NULL || target_conffile->md5 == NULL)
+        return deb_fail (u, error, "conffile \"%s\" is a hard link to \"%s\", which is not a "
+                         "conffile", shipped_path, target);
+      g_free (conffile->md5);
+      conffile->md5 = g_strdup (target_conffile->md5);
+    }
+
+  g_autofree char *copy = g_strdup (checksum);
+  return place_file (u, final, pathname, copy, error);
+}
+
+static gboolean
+unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GPtrArray *shipped,
+                GPtrArray *final, const char *pathname, GError **error)
+{
+  g_autofree char *shipped_path = join_components (shipped, shipped->len);
+  Conffile *conffile = g_hash_table_lookup (u->conffiles, shipped_path);
+  g_autoptr(GChecksum) md5 = conffile != NULL ? g_checksum_new (G_CHECKSUM_MD5) : NULL;
+
+  g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_REGULAR, archive_entry_uid (entry),
+                                             archive_entry_gid (entry),
+                                             S_IFREG | archive_entry_perm (entry),
+                                             archive_entry_size (entry));
+  g_autoptr(GVariant) xattrs = entry_xattrs (entry);
+  g_autoptr(GInputStream) input = deb_entry_stream_new (a, md5);
+  g_autofree char *checksum = NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!write_content (u, info, xattrs, input, &checksum, &local_error))
+    return deb_fail (u, error, "%s: \"%s\": %s", u->member, pathname, local_error->message);
+
+  if (conffile != NULL)
+    {
+      g_free (conffile->md5);
+      conffile->md5 = g_strdup (g_checksum_get_string (md5));
+    }
+  return place_file (u, final, pathname, checksum, error);
+}
+
+static gboolean
+unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
+                const char *pathname, GError **error)
+{
+  const char *target = archive_entry_symlink (entry);
+  if (target == NULL || *target == '\0')
+    return deb_fail (u, error, "symlink \"%s\" has no target", pathname);
+  g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_SYMBOLIC_LINK, archive_entry_uid (entry),
+                                             archive_entry_gid (entry), S_IFLNK | 0777, 0);
+  g_file_info_set_symlink_target (info, target);
+  g_autoptr(GVariant) xattrs = entry_xattrs (entry);
+  g_autofree char *checksum = NULL;
+  if (!write_content (u, info, xattrs, NULL, &checksum, error))
+    return FALSE;
+  if (!place_file (u, final, pathname, checksum, error))
+    return FALSE;
+  g_hash_table_add (u->symlinks, join_components (final, final->len));
+  return TRUE;
+}
+
+static gboolean
+unpack_data_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry, GError **error)
+{
+  const char *pathname = archive_entry_pathname (entry);
+  if (pathname == NULL || *pathname == '\0')
+    return deb_fail (u, error, "%s is corrupt: an entry without a name", u->member);
+  g_autoptr(GPtrArray) shipped = entry_components (u, u->member, pathname, error);
+  if (shipped == NULL)
+    return FALSE;
+  g_autoptr(GPtrArray) final = final_components (u, shipped);
+  mode_t type = archive_entry_filetype (entry);
+
+  list_append (u, shipped);
+
+  if (final->len == 0 && type != AE_IFDIR)
+    return deb_fail (u, error, "%s entry \"%s\" names the root as something other than a "
+                     "directory", u->member, pathname);
+
+  if (archive_entry_hardlink (entry) != NULL)
+    return unpack_hardlink (u, entry, shipped, final, pathname, error);
+
+  switch (type)
+    {
+    case AE_IFDIR:
+      return unpack_directory (u, entry, final, pathname, error);
+    case AE_IFREG:
+      return unpack_regular (u, a, entry, shipped, final, pathname, error);
+    case AE_IFLNK:
+      return unpack_symlink (u, entry, final, pathname, error);
+    default:
+      {
+        /* OSTree stores no device nodes, fifos or sockets (the sandbox
+         * mounts /dev); the caller reports what was skipped. */
+        g_hash_table_add (u->skipped_paths, join_components (final, final->len));
+        g_ptr_array_add (u->skipped, join_components (shipped, shipped->len));
+        g_ptr_array_add (u->skipped, g_strdup (skipped_kind (type)));
+        return TRUE;
+      }
+    }
+}
+
+/* ------------------------------------------------------------------------ */
+/* The members of the ar container. */
+
+/* A tar member of the ar archive, read through a second libarchive reader
+ * that pulls blocks from the first. */
+static la_ssize_t
+member_read (struct archive *inner, void *client_data, const void **buffer)
+{
+  struct archive *outer = client_data;
+  size_t size;
+  la_int64_t offset;
+  int r = archive_read_data_block (outer, buffer, &size, &offset);
+  if (r == ARCHIVE_EOF)
+    return 0;
+  if (r != ARCHIVE_OK)
+    {
+      archive_set_error (inner, archive_errno (outer), "%s", archive_error_string (outer));
+      return -1;
+    }
+  return size;
+}
+
+static struct archive *
+member_open (DebUnpack *u, struct archive *outer, const char *member, GError **error)
+{
+  g_autoptr(ArchiveRead) a = archive_read_new ();
+  archive_read_support_format_tar (a);
+  archive_read_support_format_gnutar (a);
+  archive_read_support_filter_none (a);
+  archive_read_support_filter_gzip (a);
+  archive_read_support_filter_xz (a);
+  archive_read_support_filter_lzma (a);
+  archive_read_support_filter_bzip2 (a);
+  archive_read_support_filter_zstd (a);
+  if (archive_read_open (a, outer, NULL, member_read, NULL) != ARCHIVE_OK)
+    return deb_fail (u, error, "%s: %s", member, archive_error_string (a)), NULL;
+  return g_steal_pointer (&a);
+}
+
+/* The member's tar entries, one after the other, until EOF. */
+typedef gboolean (*EntryFunc) (DebUnpack *u, struct archive *a, struct archive_entry *entry,
+                               GError **error);
+
+static gboolean
+member_foreach_entry (DebUnpack *u, struct archive *outer, const char *member, EntryFunc func,
+                      GError **error)
+{
+  g_autoptr(ArchiveRead) a = member_open (u, outer, member, error);
+  if (a == NULL)
+    return FALSE;
+  u->member = member;
+  for (;;)
+    {
+      if (g_cancellable_set_error_if_cancelled (u->cancellable, error))
+        return FALSE;
+      struct archive_entry *entry;
+      int r = archive_read_next_header (a, &entry);
+      if (r == ARCHIVE_EOF)
+        break;
+      if (r < ARCHIVE_WARN)
+        return deb_fail (u, error, "%s is corrupt: %s", member, archive_error_string (a));
+      if (!func (u, a, entry, error))
+        return FALSE;
+    }
+  /* The compressed stream must end cleanly too. */
+  if (archive_read_close (a) != ARCHIVE_OK)
+    return deb_fail (u, error, "%s is corrupt: %s", member, archive_error_string (a));
+  return TRUE;
+}
+
+static GBytes *
+read_entry_bytes (struct archive *a, gint64 size, GError **error)
+{
+  if (size < 0 || size > 64 * 1024 * 1024)
+    return util_fail (error, "unreasonable size %" G_GINT64_FORMAT, size), NULL;
+  g_autofree guint8 *buf = g_malloc (size + 1);
+  gint64 done = 0;
+  while (done < size)
+    {
+      la_ssize_t n = archive_read_data (a, buf + done, size - done);
+      if (n < 0)
+        return util_fail (error, "%s", archive_error_string (a)), NULL;
+      if (n == 0)
+        return util_fail (error, "truncated"), NULL;
+      done += n;
+    }
+  return g_bytes_new_take (g_steal_pointer (&buf), size);
+}
+
+static gboolean
+control_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry, GError **error)
+{
+  const char *pathname = archive_entry_pathname (entry);
+  g_autoptr(GPtrArray) components = entry_components (u, u->member, pathname ? pathname : "", error);
+  if (components == NULL)
+    return FALSE;
+  if (components->len == 0 && archive_entry_filetype (entry) == AE_IFDIR)
+    return TRUE;
+  if (components->len != 1 || archive_entry_filetype (entry) != AE_IFREG)
+    return deb_fail (u, error, "%s entry \"%s\" is not a plain file at the top", u->member,
+                     pathname);
+  const char *name = components->pdata[0];
+  if (g_str_equal (name, "list"))
+    return deb_fail (u, error, "control.tar has a \"list\" member, which dpkg reserves");
+
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) data = read_entry_bytes (a, archive_entry_size (entry), &local_error);
+  if (data == NULL)
+    return deb_fail (u, error, "%s entry \"%s\": %s", u->member, pathname, local_error->message);
+  ControlMember *m = g_new0 (ControlMember, 1);
+  m->data = g_steal_pointer (&data);
+  m->mode = archive_entry_perm (entry);
+  g_hash_table_replace (u->control, g_strdup (name), m);
+  return TRUE;
+}
+
+/* After control.tar: the fields, and which files are conffiles. */
+static gboolean
+control_load (DebUnpack *u, GError **error)
+{
+  ControlMember *control = g_hash_table_lookup (u->control, "control");
+  if (control == NULL)
+    return deb_fail (u, error, "control.tar has no control file");
+  gsize len;
+  const char *text = g_bytes_get_data (control->data, &len);
+  g_autoptr(GError) local_error = NULL;
+  u->fields = control_parse (text, len, &local_error);
+  if (u->fields == NULL)
+    return deb_fail (u, error, "control file: %s", local_error->message);
+  static const char *const required[] = { "Package", "Version", "Architecture", NULL };
+  for (const char *const *f = required; *f; f++)
+    if (control_get (u->fields, *f) == NULL || *control_get (u->fields, *f) == '\0')
+      return deb_fail (u, error, "control file has no %s field", *f);
+
+  ControlMember *conffiles = g_hash_table_lookup (u->control, "conffiles");
+  if (conffiles == NULL)
+    return TRUE;
+  g_autofree char *cf = g_strndup (g_bytes_get_data (conffiles->data, NULL),
+                                   g_bytes_get_size (conffiles->data));
+  g_auto(GStrv) lines = g_strsplit (cf, "\n", -1);
+  for (char **l = lines; *l; l++)
+    {
+      g_auto(GStrv) words = g_strsplit_set (g_strstrip (*l), " \t", -1);
+      guint n = g_strv_length (words);
+      if (n == 0 || *words[0] == '\0')
+        continue;
+      /* "[flag ...] /path" (dpkg >= 1.20.1 allows "remove-on-upgrade") */
+      const char *path = words[n - 1];
+      if (path[0] != '/')
+        return deb_fail (u, error, "conffiles: \"%s\" is not an absolute path", path);
+      g_autofree char *normalized = NULL;
+      {
+        g_autoptr(GPtrArray) c = entry_components (u, "conffiles", path + 1, error);
+        if (c == NULL)
+          return FALSE;
+        normalized = join_components (c, c->len);
+      }
+      if (g_hash_table_contains (u->conffiles, normalized))
+        continue;
+      Conffile *c = g_new0 (Conffile, 1);
+      for (guint i = 0; i + 1 < n; i++)
+        {
+          if (*words[i] == '\0')
+            continue;
+          char *flags = c->flags ? g_strconcat (c->flags, " ", words[i], NULL) : g_strdup (words[i]);
+          g_free (c->flags);
+          c->flags = flags;
+        }
+      g_ptr_array_add (u->conffile_order, g_strdup (normalized));
+      g_hash_table_insert (u->conffiles, g_steal_pointer (&normalized), c);
+    }
+  return TRUE;
+}
+
+static gboolean
+data_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry, GError **error)
+{
+  return unpack_data_entry (u, a, entry, error);
+}
+
+static gboolean
+check_debian_binary (DebUnpack *u, struct archive *a, GError **error)
+{
+  char buf[64] = "";
+  la_ssize_t n = archive_read_data (a, buf, sizeof buf - 1);
+  if (n < 0)
+    return deb_fail (u, error, "not a Debian package: %s", archive_error_string (a));
+  buf[n] = '\0';
+  if (!g_str_has_prefix (buf, "2."))
+    {
+      g_strdelimit (buf, "\n", ' ');
+      return deb_fail (u, error, "unsupported .deb format \"%s\" (debian-binary must say 2.x)",
+                       g_strstrip (buf));
+    }
+  return TRUE;
+}
+
+static gboolean
+member_is (const char *name, const char *base)
+{
+  static const char *const exts[] = { "", ".gz", ".xz", ".zst", ".bz2", ".lzma", NULL };
+  if (!g_str_has_prefix (name, base))
+    return FALSE;
+  return g_strv_contains (exts, name + strlen (base));
+}
+
+static gboolean
+read_deb (DebUnpack *u, const char *path, GError **error)
+{
+  g_autoptr(ArchiveRead) ar = archive_read_new ();
+  archive_read_support_format_ar (ar);
+  if (archive_read_open_filename (ar, path, 64 * 1024) != ARCHIVE_OK)
+    return deb_fail (u, error, "not a Debian package (%s)", archive_error_string (ar));
+
+  gboolean seen_binary = FALSE, seen_control = FALSE, seen_data = FALSE;
+  for (guint index = 0;; index++)
+    {
+      struct archive_entry *entry;
+      int r = archive_read_next_header (ar, &entry);
+      if (r == ARCHIVE_EOF)
+        break;
+      if (r < ARCHIVE_WARN)
+        {
+          if (index == 0)
+            return deb_fail (u, error, "not a Debian package (%s)", archive_error_string (ar));
+          return deb_fail (u, error, "corrupt ar archive: %s", archive_error_string (ar));
+        }
+      g_autofree char *member = g_strdup (archive_entry_pathname (entry));
+      if (member == NULL)
+        return deb_fail (u, error, "corrupt ar archive: a member without a name");
+      if (g_str_has_suffix (member, "/"))  /* GNU ar terminates names with "/" */
+        member[strlen (member) - 1] = '\0';
+
+      if (index == 0)
+        {
+          if (!g_str_equal (member, "debian-binary"))
+            return deb_fail (u, error, "not a Debian package (the first member is \"%s\", not "
+                             "debian-binary)", member);
+          if (!check_debian_binary (u, ar, error))
+            return FALSE;
+          seen_binary = TRUE;
+        }
+      else if (member[0] == '_')
+        continue;  /* reserved for local additions; dpkg ignores them too */
+      else if (!seen_control && member_is (member, "control.tar"))
+        {
+          if (!member_foreach_entry (u, ar, member, control_entry, error))
+            return FALSE;
+          if (!control_load (u, error))
+            return FALSE;
+          seen_control = TRUE;
+        }
+      else if (seen_control && !seen_data && member_is (member, "data.tar"))
+        {
+          if (!member_foreach_entry (u, ar, member, data_entry, error))
+            return FALSE;
+          seen_data = TRUE;
+        }
+      else
+        return deb_fail (u, error, "unexpected member \"%s\" in the ar archive (expected "
+                         "debian-binary, control.tar, data.tar in that order)", member);
+    }
+  if (!seen_binary)
+    return deb_fail (u, error, "not a Debian package (an empty ar archive)");
+  if (!seen_control)
+    return deb_fail (u, error, "corrupt package: no control.tar member");
+  if (!seen_data)
+    return deb_fail (u, error, "corrupt package: no data.tar member");
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The dpkg metadata written into the tree. */
+
+static gboolean
+add_metadata_file (DebUnpack *u, const char *path, GBytes *data, guint32 mode, GError **error)
+{
+  g_autoptr(GPtrArray) components = util_split_tree_path (path, error);
+  if (components == NULL)
+    return FALSE;
+  OstreeMutableTree *dir = ensure_parents (u, components, components->len - 1, path, error);
+  if (dir == NULL)
+    return FALSE;
+  const char *name = components->pdata[components->len - 1];
+  if (g_hash_table_contains (ostree_mutable_tree_get_files (dir), name)
+      || g_hash_table_contains (ostree_mutable_tree_get_subdirs (dir), name))
+    return deb_fail (u, error, "data.tar ships \"/%s\", where the package's dpkg metadata goes", path);
+
+  g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_REGULAR, 0, 0, S_IFREG | (mode & 07777),
+                                             g_bytes_get_size (data));
+  g_autoptr(GInputStream) input = g_memory_input_stream_new_from_bytes (data);
+  g_autofree char *checksum = NULL;
+  if (!write_content (u, info, NULL, input, &checksum, error))
+    return FALSE;
+  return ostree_mutable_tree_replace_file (dir, name, checksum, error);
+}
+
+static GBytes *
+status_stanza (DebUnpack *u, GError **error)
+{
+  GString *out = g_string_new ("");
+  g_autoptr(GString) conffiles = g_string_new ("");
+  for (guint i = 0; i < u->conffile_order->len; i++)
+    {
+      const char *path = u->conffile_order->pdata[i];
+      Conffile *c = g_hash_table_lookup (u->conffiles, path);
+      if (c->md5 == NULL)
+        {
+          /* dpkg >= 1.20.1: a conffile flagged remove-on-upgrade is not shipped. */
+          if (c->flags != NULL && strstr (c->flags, "remove-on-upgrade") != NULL)
+            continue;
+          g_string_free (out, TRUE);
+          return deb_fail (u, error, "conffile \"%s\" is not a file in data.tar", path), NULL;
+        }
+      g_string_append_printf (conffiles, "\n %s %s%s%s", path, c->md5, c->flags ? " " : "",
+                              c->flags ? c->flags : "");
+    }
+
+  for (const char *const *name = status_field_order; *name; name++)
+    {
+      if (g_str_equal (*name, "Status"))
+        append_field (out, *name, "install ok unpacked");
+      else if (g_str_equal (*name, "Conffiles"))
+        {
+          if (conffiles->len > 0)
+            append_field (out, *name, conffiles->str);
+        }
+      else
+        {
+          const char *value = control_get (u->fields, *name);
+          if (value != NULL)
+            append_field (out, *name, value);
+        }
+    }
+  for (guint i = 0; i < u->fields->len; i++)
+    {
+      ControlField *f = u->fields->pdata[i];
+      gboolean known = FALSE;
+      for (const char *const *name = status_field_order; *name && !known; name++)
+        known = g_ascii_strcasecmp (*name, f->name) == 0;
+      if (!known)
+        append_field (out, f->name, f->value);
+    }
+  return g_string_free_to_bytes (out);
+}
+
+static gboolean
+add_dpkg_metadata (DebUnpack *u, DebInfo *info, GError **error)
+{
+  g_autofree char *base = deb_info_basename (info->package, info->architecture, info->multi_arch);
+
+  g_autoptr(GList) names = g_hash_table_get_keys (u->control);
+  names = g_list_sort (names, (GCompareFunc) strcmp);
+  for (GList *l = names; l; l = l->next)
+    {
+      const char *name = l->data;
+      if (g_str_equal (name, "control"))
+        continue;  /* dpkg keeps it only in the status file */
+      ControlMember *m = g_hash_table_lookup (u->control, name);
+      g_autofree char *path = g_strdup_printf ("var/lib/dpkg/info/%s.%s", base, name);
+      if (!add_metadata_file (u, path, m->data, m->mode, error))
+        return FALSE;
+    }
+
+  g_autofree char *list_path = g_strdup_printf ("var/lib/dpkg/info/%s.list", base);
+  g_autoptr(GBytes) list = g_bytes_new (u->list->str, u->list->len);
+  if (!add_metadata_file (u, list_path, list, 0644, error))
+    return FALSE;
+
+  g_autoptr(GBytes) stanza = status_stanza (u, error);
+  if (stanza == NULL)
+    return FALSE;
+  g_autofree char *status_path = g_strdup_printf (DEB_STATUS_DIR "/%s:%s", info->package,
+                                                  info->architecture);
+  return add_metadata_file (u, status_path, stanza, 0644, error);
+}
+
+/* ------------------------------------------------------------------------ */
+
+void
+deb_info_free (DebInfo *info)
+{
+  if (info == NULL)
+    return;
+  g_free (info->package);
+  g_free (info->version);
+  g_free (info->architecture);
+  g_free (info->multi_arch);
+  g_free (info->sha256);
+  if (info->skipped)
+    g_ptr_array_unref (info->skipped);
+  g_free (info);
+}
+
+char *
+deb_info_basename (const char *name, const char *arch, const char *multi_arch)
+{
+  if (multi_arch != NULL && g_str_equal (multi_arch, "same"))
+    return g_strdup_printf ("%s:%s", name, arch);
+  return g_strdup (name);
+}
+
+DebInfo *
+deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions *opts,
+                     OstreeMutableTree *mtree, GCancellable *cancellable, GError **error)
+{
+  struct stat st;
+  if (stat (path, &st) < 0)
+    {
+      util_fail (error, "%s: %s", opts->display_name ? opts->display_name : path, g_strerror (errno));
+      return NULL;
+    }
+
+  DebUnpack u = {
+    .repo = repo,
+    .name = opts->display_name ? opts->display_name : path,
+    .opts = opts,
+    .cancellable = cancellable,
+    .root = mtree,
+    .dirmeta_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+    .control = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                      (GDestroyNotify) control_member_free),
+    .conffiles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) conffile_free),
+    .conffile_order = g_ptr_array_new_with_free_func (g_free),
+    .list = g_string_new (""),
+    .files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+    .symlinks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .explicit_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .skipped_paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .skipped = g_ptr_array_new_with_free_func (g_free),
+  };
+
+  DebInfo *result = NULL;
+  u.default_dirmeta = write_dirmeta (&u, 0, 0, 0755, NULL, error);
+  if (u.default_dirmeta != NULL)
+    {
+      ostree_mutable_tree_set_metadata_checksum (mtree, u.default_dirmeta);
+      if (read_deb (&u, path, error))
+        {
+          g_autoptr(DebInfo) info = g_new0 (DebInfo, 1);
+          info->package = g_strdup (control_get (u.fields, "Package"));
+          info->version = g_strdup (control_get (u.fields, "Version"));
+          info->architecture = g_strdup (control_get (u.fields, "Architecture"));
+          const char *ma = control_get (u.fields, "Multi-Arch");
+          info->multi_arch = g_strdup (ma != NULL && *ma != '\0' ? ma : "no");
+          info->sha256 = g_strdup (opts->sha256);
+          info->size = st.st_size;
+          info->merged_usr = opts->merged_usr;
+          if (add_dpkg_metadata (&u, info, error))
+            {
+              info->skipped = g_steal_pointer (&u.skipped);
+              result = g_steal_pointer (&info);
+            }
+        }
+    }
+  deb_unpack_clear (&u);
+  return result;
+}
+
+GVariant *
+deb_commit_metadata (const DebInfo *info)
+{
+  GVariantBuilder builder;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&builder, "{sv}", DEB_META_PACKAGE, g_variant_new_string (info->package));
+  g_variant_builder_add (&builder, "{sv}", DEB_META_VERSION, g_variant_new_string (info->version));
+  g_variant_builder_add (&builder, "{sv}", DEB_META_ARCHITECTURE,
+                         g_variant_new_string (info->architecture));
+  g_variant_builder_add (&builder, "{sv}", DEB_META_MULTI_ARCH,
+                         g_variant_new_string (info->multi_arch));
+  if (info->sha256 != NULL)
+    g_variant_builder_add (&builder, "{sv}", DEB_META_SHA256, g_variant_new_string (info->sha256));
+  g_variant_builder_add (&builder, "{sv}", DEB_META_SIZE, g_variant_new_uint64 (info->size));
+  g_variant_builder_add (&builder, "{sv}", DEB_META_MERGED_USR,
+                         g_variant_new_boolean (info->merged_usr));
+  GVariantBuilder skipped;
+  g_variant_builder_init (&skipped, G_VARIANT_TYPE ("a(ss)"));
+  for (guint i = 0; info->skipped != NULL && i + 1 < info->skipped->len; i += 2)
+    g_variant_builder_add (&skipped, "(ss)", info->skipped->pdata[i], info->skipped->pdata[i + 1]);
+  g_variant_builder_add (&builder, "{sv}", DEB_META_SKIPPED, g_variant_builder_end (&skipped));
+  return g_variant_builder_end (&builder);
+}
+
+static void
+append_escaped (GString *out, const char *s)
+{
+  for (const char *p = s; *p; p++)
+    {
+      if (g_ascii_isalnum (*p) || *p == '.' || *p == '-')
+        g_string_append_c (out, *p);
+      else
+        g_string_append_printf (out, "_%02x", (guint8) *p);
+    }
+}
+
+char *
+deb_ref_name (const char *name, const char *version, const char *arch, const char *sha256)
+{
+  GString *ref = g_string_new ("deb/");
+  append_escaped (ref, name);
+  g_string_append_c (ref, '/');
+  append_escaped (ref, version);
+  g_string_append_c (ref, '/');
+  append_escaped (ref, arch);
+  g_string_append_c (ref, '/');
+  g_autofree char *lower = g_ascii_strdown (sha256, -1);
+  append_escaped (ref, lower);
+  return g_string_free (ref, FALSE);
+}

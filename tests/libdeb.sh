@@ -1,0 +1,266 @@
+# libdeb.sh — build hermetic .debs for the tests, and compare trees with
+# what dpkg-deb -x makes.  Source it after libtest.sh.
+#
+#   mkdir -p stage/usr/bin && echo hi > stage/usr/bin/hi && chmod 755 stage/usr/bin/hi
+#   deb=$(make_deb stage hello 1.0-1 amd64 "Depends: libc6" "Multi-Arch: foreign")
+#
+# make_deb writes DIR/DEBIAN/control (keeping any maintainer scripts,
+# conffiles, triggers... already staged in DIR/DEBIAN), adds DIR/DEBIAN/md5sums
+# when missing, and builds NAME_VERSION_ARCH.deb in the current directory
+# with dpkg-deb.  Environment:
+#   DEB_COMPRESSION   gzip | xz | zstd | none (dpkg-deb -Z; default xz)
+#   DEB_KEEP_OWNERS   1: keep the staged files' owners (default: all root)
+
+# make_deb DIR NAME VERSION ARCH [FIELD: VALUE]...: prints the .deb's path.
+make_deb () {
+    local dir=$1 name=$2 version=$3 arch=$4
+    shift 4
+    mkdir -p "$dir/DEBIAN"
+    chmod 0755 "$dir/DEBIAN"
+    {
+        echo "Package: $name"
+        echo "Version: $version"
+        echo "Architecture: $arch"
+        echo "Maintainer: apt2ostree tests <tests@example.invalid>"
+        local field
+        for field in "$@"; do
+            printf '%s\n' "$field"
+        done
+        echo "Description: test package $name"
+        echo " built by tests/libdeb.sh"
+    } > "$dir/DEBIAN/control"
+    if [ ! -e "$dir/DEBIAN/md5sums" ]; then
+        (cd "$dir" && find . -path ./DEBIAN -prune -o -type f -print0 | LC_ALL=C sort -z \
+            | xargs -0 -r md5sum | sed 's#  \./#  #') > "$dir/DEBIAN/md5sums.tmp"
+        if [ -s "$dir/DEBIAN/md5sums.tmp" ]; then
+            mv "$dir/DEBIAN/md5sums.tmp" "$dir/DEBIAN/md5sums"
+        else
+            rm -f "$dir/DEBIAN/md5sums.tmp"
+        fi
+    fi
+    local s
+    for s in preinst postinst prerm postrm config; do
+        [ ! -e "$dir/DEBIAN/$s" ] || chmod 0755 "$dir/DEBIAN/$s"
+    done
+    local out="${name}_${version//:/%3a}_${arch}.deb"
+    local owners=--root-owner-group
+    [ "${DEB_KEEP_OWNERS:-}" != 1 ] || owners=
+    dpkg-deb $owners -Z"${DEB_COMPRESSION:-xz}" --build "$dir" "$out" > /dev/null || return 1
+    echo "$out"
+}
+
+# deb_ar OUT MEMBER...: an ar archive with debian-binary ("2.0") first and
+# the given files as the next members, in order (for .debs dpkg-deb will
+# not build: bzip2 or lzma members, hostile tar entries).
+deb_ar () {
+    local out=$1
+    shift
+    local tmp
+    tmp=$(mktemp -d)
+    echo 2.0 > "$tmp/debian-binary"
+    local m
+    for m in "$@"; do
+        cp "$m" "$tmp/"
+    done
+    rm -f "$out"
+    (cd "$tmp" && ar rcD out.deb debian-binary $(for m in "$@"; do basename "$m"; done)) || return 1
+    mv "$tmp/out.deb" "$out"
+    rm -rf "$tmp"
+}
+
+# deb_members DEB DIR: the .deb's ar members, extracted into DIR.
+deb_members () {
+    local deb
+    deb=$(realpath "$1")
+    mkdir -p "$2"
+    (cd "$2" && ar x "$deb")
+}
+
+# recompress_deb DEB COMPRESSOR OUT: OUT is DEB with data.tar compressed
+# by COMPRESSOR (gzip, xz, zstd, bzip2, lzma or none).
+recompress_deb () {
+    local deb=$1 comp=$2 out=$3
+    local tmp
+    tmp=$(mktemp -d)
+    deb_members "$deb" "$tmp/m"
+    local data
+    data=$(ls "$tmp/m" | grep '^data\.tar')
+    case "$data" in
+        data.tar) cp "$tmp/m/$data" "$tmp/data.tar" ;;
+        data.tar.gz) gzip -dc "$tmp/m/$data" > "$tmp/data.tar" ;;
+        data.tar.xz) xz -dc "$tmp/m/$data" > "$tmp/data.tar" ;;
+        data.tar.zst) zstd -q -dc "$tmp/m/$data" > "$tmp/data.tar" ;;
+        *) echo "recompress_deb: unexpected member $data" >&2; return 1 ;;
+    esac
+    local member
+    case "$comp" in
+        none) member=data.tar; mv "$tmp/data.tar" "$tmp/$member" 2>/dev/null || true ;;
+        gzip) member=data.tar.gz; gzip -n -c "$tmp/data.tar" > "$tmp/$member" ;;
+        xz) member=data.tar.xz; xz -c "$tmp/data.tar" > "$tmp/$member" ;;
+        zstd) member=data.tar.zst; zstd -q -c "$tmp/data.tar" > "$tmp/$member" ;;
+        bzip2) member=data.tar.bz2; bzip2 -c "$tmp/data.tar" > "$tmp/$member" ;;
+        lzma) member=data.tar.lzma; xz --format=lzma -c "$tmp/data.tar" > "$tmp/$member" ;;
+        *) echo "recompress_deb: unknown compressor $comp" >&2; return 1 ;;
+    esac
+    local control
+    control=$(ls "$tmp/m" | grep '^control\.tar')
+    deb_ar "$out" "$tmp/m/$control" "$tmp/$member"
+    rm -rf "$tmp"
+}
+
+# tar_from_spec OUT.tar SPEC: a tar written by Python's tarfile (pax format)
+# from a spec, one entry a line, fields separated by "|":
+#   f|PATH|MODE|CONTENT[|xattr=NAME=VALUE...]     regular file
+#   d|PATH|MODE                                   directory
+#   l|PATH|TARGET                                 symlink
+#   h|PATH|TARGET                                 hard link
+#   p|PATH|MODE                                   fifo
+# Paths are written exactly as given (so "../x" and "/etc/x" can be made).
+tar_from_spec () {
+    python3 - "$1" "$2" <<'EOF'
+import io, sys, tarfile
+out, spec = sys.argv[1], sys.argv[2]
+with tarfile.open(out, "w", format=tarfile.PAX_FORMAT) as t:
+    for line in spec.splitlines():
+        if not line.strip():
+            continue
+        f = line.split("|")
+        kind, path = f[0], f[1]
+        ti = tarfile.TarInfo(path)
+        ti.mtime = 0
+        ti.uname = ti.gname = "root"
+        data = None
+        if kind == "f":
+            ti.mode = int(f[2], 8)
+            data = f[3].encode()
+            ti.size = len(data)
+            for extra in f[4:]:
+                if extra.startswith("xattr="):
+                    name, value = extra[len("xattr="):].split("=", 1)
+                    ti.pax_headers["SCHILY.xattr." + name] = value
+        elif kind == "d":
+            ti.type, ti.mode = tarfile.DIRTYPE, int(f[2], 8)
+        elif kind == "l":
+            ti.type, ti.linkname, ti.mode = tarfile.SYMTYPE, f[2], 0o777
+        elif kind == "h":
+            ti.type, ti.linkname, ti.mode = tarfile.LNKTYPE, f[2], 0o644
+        elif kind == "p":
+            ti.type, ti.mode = tarfile.FIFOTYPE, int(f[2], 8)
+        else:
+            raise SystemExit("tar_from_spec: unknown kind " + kind)
+        t.addfile(ti, io.BytesIO(data) if data is not None else None)
+EOF
+}
+
+# deb_from_spec OUT.deb NAME SPEC [COMPRESSOR]: a .deb whose data.tar is
+# tar_from_spec SPEC (compressed with gzip by default) and whose control.tar
+# holds a minimal control file for NAME 1.0 amd64.
+deb_from_spec () {
+    local out=$1 name=$2 spec=$3 comp=${4:-gzip}
+    local tmp
+    tmp=$(mktemp -d)
+    mkdir "$tmp/control"
+    printf 'Package: %s\nVersion: 1.0\nArchitecture: amd64\nMaintainer: tests <t@example.invalid>\nDescription: test\n' \
+        "$name" > "$tmp/control/control"
+    tar -C "$tmp/control" --owner=root --group=root -czf "$tmp/control.tar.gz" ./control
+    tar_from_spec "$tmp/data.tar" "$spec"
+    case "$comp" in
+        gzip) gzip -n "$tmp/data.tar"; deb_ar "$out" "$tmp/control.tar.gz" "$tmp/data.tar.gz" ;;
+        none) deb_ar "$out" "$tmp/control.tar.gz" "$tmp/data.tar" ;;
+    esac
+    rm -rf "$tmp"
+}
+
+# merge_usr DIR: the merged-/usr rewrite applied to an extracted package:
+# DIR/bin, sbin, lib, lib32, lib64, libx32 move into DIR/usr.
+merge_usr () {
+    local d
+    for d in bin sbin lib lib32 lib64 libx32; do
+        [ -d "$1/$d" ] && [ ! -L "$1/$d" ] || continue
+        if [ ! -e "$1/usr" ]; then
+            mkdir "$1/usr"
+            chmod 0755 "$1/usr"
+        fi
+        if [ -e "$1/usr/$d" ]; then
+            cp -a "$1/$d/." "$1/usr/$d/"
+            rm -rf "$1/$d"
+        else
+            mv "$1/$d" "$1/usr/$d"
+        fi
+    done
+}
+
+# dir_listing DIR: every path below DIR with its type, mode (with
+# setuid/setgid/sticky), owner, and symlink target or content sha256, one a
+# line, sorted.  Device nodes, fifos and sockets are left out (OSTree
+# cannot hold them).
+dir_listing () {
+    python3 - "$1" <<'EOF'
+import hashlib, os, stat, sys
+root = sys.argv[1]
+out = []
+def add(path, rel):
+    st = os.lstat(path)
+    m = st.st_mode
+    if stat.S_ISDIR(m):
+        what, extra = "d", ""
+    elif stat.S_ISLNK(m):
+        what, extra = "l", "-> " + os.readlink(path)
+    elif stat.S_ISREG(m):
+        with open(path, "rb") as f:
+            what, extra = "f", hashlib.sha256(f.read()).hexdigest()
+    else:
+        return
+    out.append("%s %s %04o %d:%d %s" % (rel, what, stat.S_IMODE(m), st.st_uid, st.st_gid, extra))
+add(root, "/")
+for dirpath, dirnames, filenames in os.walk(root):
+    for n in dirnames + filenames:
+        p = os.path.join(dirpath, n)
+        add(p, "/" + os.path.relpath(p, root))
+for line in sorted(out):
+    print(line)
+EOF
+}
+
+# checkout_deb_tree REPO REF DIR: the tree at REF, checked out into DIR
+# without the dpkg metadata unpack-deb adds (var/lib/dpkg/info files, the
+# status stanza, and the directories made only to hold them).
+checkout_deb_tree () {
+    local repo=$1 ref=$2 dir=$3
+    local mode
+    mode=$(sed -n 's/^mode=//p' "$repo/config")
+    if [ "$mode" = bare ]; then
+        ostree --repo="$repo" checkout "$ref" "$dir"
+    else
+        ostree --repo="$repo" checkout -U "$ref" "$dir"
+    fi
+    rm -rf "$dir/var/lib/apt2ostree"
+    find "$dir/var/lib/dpkg/info" -maxdepth 1 -type f -delete 2>/dev/null || true
+}
+
+# compare_with_dpkg DEB REPO REF [--no-merged-usr]: the tree at REF equals
+# dpkg-deb -x DEB (after the merged-/usr rewrite): paths, types, modes,
+# owners, symlink targets and contents.  Directories that only hold the dpkg
+# metadata are ignored when dpkg-deb -x does not make them.
+compare_with_dpkg () {
+    local deb=$1 repo=$2 ref=$3 merged=${4:-}
+    local work
+    work=$(mktemp -d "${SCRATCH:-/tmp}/cmp.XXXXXX")
+    mkdir "$work/x"
+    dpkg-deb -x "$deb" "$work/x"
+    [ "$merged" = --no-merged-usr ] || merge_usr "$work/x"
+    checkout_deb_tree "$repo" "$ref" "$work/t"
+    dir_listing "$work/x" > "$work/x.list"
+    dir_listing "$work/t" > "$work/t.list"
+    local d
+    for d in /var /var/lib /var/lib/dpkg /var/lib/dpkg/info; do
+        grep -q "^$d d " "$work/x.list" || sed -i "\\#^$d d #d" "$work/t.list"
+    done
+    if ! diff -u "$work/x.list" "$work/t.list" > "$work/diff"; then
+        echo "$deb: tree $ref differs from dpkg-deb -x (- dpkg, + tree):" >&2
+        head -n 40 "$work/diff" >&2
+        return 1
+    fi
+    chmod -R u+w "$work" 2>/dev/null
+    rm -rf "$work"
+}

@@ -1,0 +1,414 @@
+#!/bin/bash
+# unpack-deb on local .debs built here with dpkg-deb: the tree equals
+# dpkg-deb -x, the dpkg metadata, determinism, and every error path.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/libdeb.sh"
+
+FIX="${SCRATCH:?}/fixtures"
+mkdir -p "$FIX"
+long_dir=usr/share/very-long-directory-name-that-goes-on-and-on/and-on-and-on-beyond-the-hundred-character-limit
+long_name=a-file-name-that-is-also-quite-long-to-need-pax-or-gnu-long-names.txt
+
+# The package with every kind of entry.
+stage_everything () {
+    local s=$1
+    mkdir -p "$s"/{bin,sbin,lib/x86_64-linux-gnu,lib64,usr/bin,usr/lib,etc/everything,tmp,var/spool/private}
+    mkdir -p "$s/usr/share/doc/everything" "$s/$long_dir"
+    echo '#!/bin/sh' > "$s/bin/tool";              chmod 0755 "$s/bin/tool"
+    echo 'suid' > "$s/bin/suid";                   chmod 4755 "$s/bin/suid"
+    echo 'sgid' > "$s/usr/bin/sgid";               chmod 2755 "$s/usr/bin/sgid"
+    echo 'admin' > "$s/sbin/admin";                chmod 0750 "$s/sbin/admin"
+    echo 'lib' > "$s/lib/x86_64-linux-gnu/libx.so.1"
+    echo 'ld' > "$s/lib64/ld.so";                  chmod 0755 "$s/lib64/ld.so"
+    : > "$s/usr/lib/empty"
+    echo 'secret' > "$s/etc/everything/secret";    chmod 0600 "$s/etc/everything/secret"
+    echo 'setting=1' > "$s/etc/everything/everything.conf"
+    chmod 1777 "$s/tmp"
+    chmod 0700 "$s/var/spool/private"
+    chmod 2775 "$s/usr/share/doc/everything"
+    echo 'long' > "$s/$long_dir/$long_name"
+    ln -s "/$long_dir/$long_name" "$s/usr/share/doc/everything/long-target"
+    ln -s tool "$s/bin/tool-relative"
+    ln -s /bin/tool "$s/usr/bin/tool-absolute"
+    ln "$s/bin/tool" "$s/usr/bin/tool-hardlink"     # across the /usr rewrite
+    ln "$s/usr/bin/sgid" "$s/usr/bin/sgid-hardlink"
+    mkfifo "$s/etc/everything/fifo"
+    if [ "$(id -u)" = 0 ]; then
+        chown 1234:5678 "$s/usr/share/doc/everything"
+        chown 4321:8765 "$s/etc/everything/secret"
+    fi
+    mkdir -p "$s/DEBIAN"
+    echo /etc/everything/everything.conf > "$s/DEBIAN/conffiles"
+    local script
+    for script in preinst postinst prerm postrm; do
+        printf '#!/bin/sh\necho %s\n' "$script" > "$s/DEBIAN/$script"
+    done
+    echo 'activate-noawait ldconfig' > "$s/DEBIAN/triggers"
+    echo 'libx 1 everything (>= 1.0)' > "$s/DEBIAN/shlibs"
+}
+
+(
+    cd "$FIX"
+    stage_everything stage
+    DEB_KEEP_OWNERS=1 make_deb stage everything 1:2.0+b1~rc1-1 amd64 \
+        "Depends: libc6 (>= 2.36)" "Multi-Arch: foreign" "Homepage: https://example.invalid/" > name
+    mv "$(cat name)" everything.deb
+    for z in gzip zstd none; do
+        DEB_KEEP_OWNERS=1 DEB_COMPRESSION=$z make_deb stage everything 1:2.0+b1~rc1-1 amd64 \
+            "Depends: libc6 (>= 2.36)" "Multi-Arch: foreign" "Homepage: https://example.invalid/" > name
+        mv "$(cat name)" everything-$z.deb
+    done
+    recompress_deb everything.deb bzip2 everything-bzip2.deb
+    recompress_deb everything.deb lzma everything-lzma.deb
+    mkdir -p same/usr/lib/x86_64-linux-gnu && echo so > same/usr/lib/x86_64-linux-gnu/libsame.so.1
+    mkdir -p same/DEBIAN && printf '#!/bin/sh\n' > same/DEBIAN/postinst
+    mv "$(make_deb same libsame1 1.0-1 amd64 'Multi-Arch: same')" libsame1.deb
+) > "$FIX/log" 2>&1 || { cat "$FIX/log"; echo "Bail out! cannot build the test packages"; exit 1; }
+
+EVERYTHING="$FIX/everything.deb"
+EVERYTHING_SHA=$(sha256sum "$EVERYTHING" | cut -d' ' -f1)
+
+test_expect_success 'a .deb unpacks to the same tree as dpkg-deb -x with the merged-/usr rewrite' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > out 2> err
+    assert_streq "$(cat out)" "$(ref_commit repo pkg)"
+    compare_with_dpkg "$EVERYTHING" repo pkg
+    ls_tree repo pkg > tree
+    assert_file_has_content tree "^l00777 0 0 0 /usr/bin/tool-relative -> tool$"
+    assert_not_file_has_content tree "[0-9] /bin/"
+    assert_not_file_has_content tree "[0-9] /lib64"
+'
+
+for z in gzip zstd none bzip2 lzma; do
+    test_expect_success "data.tar compressed with $z gives the same tree as with xz" '
+        new_repo
+        a2o --repo repo unpack-deb --ref xz "$EVERYTHING" > /dev/null 2>&1
+        a2o --repo repo unpack-deb --ref '$z' "$FIX/everything-'$z'.deb" > /dev/null 2>&1
+        compare_with_dpkg "$FIX/everything-'$z'.deb" repo '$z'
+        assert_streq "$(ostree --repo=repo ls -d -C '$z' / | awk "{print \$5}")" \
+                     "$(ostree --repo=repo ls -d -C xz / | awk "{print \$5}")"
+    '
+done
+
+test_expect_success '--no-merged-usr keeps bin, sbin and lib* where the package ships them' '
+    new_repo
+    a2o --repo repo unpack-deb --no-merged-usr --ref pkg "$EVERYTHING" > /dev/null 2>&1
+    compare_with_dpkg "$EVERYTHING" repo pkg --no-merged-usr
+    ls_tree repo pkg > tree
+    assert_file_has_content tree " /bin/tool$"
+    assert_file_has_content tree " /lib64/ld.so$"
+'
+
+test_expect_success '--merged-usr and --no-merged-usr together are a usage error' '
+    new_repo
+    expect_failure err a2o --repo repo unpack-deb --merged-usr --no-merged-usr --ref pkg "$EVERYTHING"
+    assert_one_line err
+    assert_file_has_content err "exclude each other"
+'
+
+test_expect_success 'hard links share one content object, also when the merged-/usr rewrite moves the target' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
+    a=$(ostree --repo=repo ls -C pkg /usr/bin/tool | awk "{print \$5}")
+    b=$(ostree --repo=repo ls -C pkg /usr/bin/tool-hardlink | awk "{print \$5}")
+    assert_streq "$b" "$a"
+    a=$(ostree --repo=repo ls -C pkg /usr/bin/sgid | awk "{print \$5}")
+    b=$(ostree --repo=repo ls -C pkg /usr/bin/sgid-hardlink | awk "{print \$5}")
+    assert_streq "$b" "$a"
+'
+
+test_expect_success 'setuid, setgid and sticky bits, private modes and numeric owners are kept' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
+    ls_tree repo pkg > tree
+    assert_file_has_content tree "^-04755 0 0 5 /usr/bin/suid$"
+    assert_file_has_content tree "^-02755 0 0 5 /usr/bin/sgid$"
+    assert_file_has_content tree "^d01777 0 0 0 /tmp$"
+    assert_file_has_content tree "^d00700 0 0 0 /var/spool/private$"
+    assert_file_has_content tree "^-00750 0 0 6 /usr/sbin/admin$"
+    if [ "$(id -u)" = 0 ]; then
+        assert_file_has_content tree "^d02775 1234 5678 0 /usr/share/doc/everything$"
+        assert_file_has_content tree "^-00600 4321 8765 7 /etc/everything/secret$"
+    fi
+'
+
+test_expect_success 'names and symlink targets longer than 100 characters are kept' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
+    ostree --repo=repo cat pkg "/$long_dir/$long_name" > content
+    assert_file_has_content content "^long$"
+    ls_tree repo pkg > tree
+    assert_file_has_content tree "/usr/share/doc/everything/long-target -> /$long_dir/$long_name$"
+'
+
+test_expect_success 'a fifo is skipped with a warning naming it, and recorded in the commit and the .list' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > out 2> err
+    assert_file_has_content err "warning: .*everything.deb: \"/etc/everything/fifo\" is a fifo, which OSTree cannot store; skipped"
+    ostree --repo=repo show pkg --print-metadata-key=apt2ostree.skipped > skipped
+    assert_file_has_content skipped "(./etc/everything/fifo., .fifo.)"
+    ls_tree repo pkg > tree
+    assert_not_file_has_content tree "fifo"
+    ostree --repo=repo cat pkg /var/lib/dpkg/info/everything.list > list
+    assert_file_has_content list "^/etc/everything/fifo$"
+'
+
+test_expect_success 'the .list file holds the shipped paths in archive order, as dpkg writes it' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
+    ostree --repo=repo cat pkg /var/lib/dpkg/info/everything.list > list
+    dpkg-deb --fsys-tarfile "$EVERYTHING" | tar -t | sed -e "s#^\./#/#" -e "s#/\$##" -e "s#^\$#/.#" > expected
+    diff -u expected list
+    assert_streq "$(head -n 1 list)" "/."
+    assert_file_has_content list "^/bin/tool$"
+'
+
+test_expect_success 'control files become var/lib/dpkg/info/PKG.* with their modes; control itself does not' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
+    ls_tree repo pkg > tree
+    for s in preinst postinst prerm postrm; do
+        assert_file_has_content tree "^-00755 0 0 [0-9]* /var/lib/dpkg/info/everything.$s$"
+    done
+    for f in conffiles md5sums triggers shlibs list; do
+        assert_file_has_content tree "^-00644 0 0 [0-9]* /var/lib/dpkg/info/everything.$f$"
+    done
+    assert_not_file_has_content tree "everything.control"
+    ostree --repo=repo cat pkg /var/lib/dpkg/info/everything.triggers > triggers
+    assert_file_has_content triggers "^activate-noawait ldconfig$"
+    dpkg-deb --info "$EVERYTHING" md5sums > expected
+    ostree --repo=repo cat pkg /var/lib/dpkg/info/everything.md5sums > md5sums
+    diff -u expected md5sums
+'
+
+test_expect_success 'the status stanza says "install ok unpacked" and lists each conffile with its md5sum' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
+    ostree --repo=repo cat pkg /var/lib/apt2ostree/status/everything:amd64 > stanza
+    assert_streq "$(head -n 2 stanza)" "Package: everything
+Status: install ok unpacked"
+    sum=$(echo setting=1 | md5sum | cut -d" " -f1)
+    assert_file_has_content stanza "^Conffiles:$"
+    assert_file_has_content stanza "^ /etc/everything/everything.conf $sum$"
+    assert_file_has_content stanza "^Version: 1:2.0+b1~rc1-1$"
+    assert_file_has_content stanza "^Depends: libc6 (>= 2.36)$"
+    assert_file_has_content stanza "^Homepage: https://example.invalid/$"
+    assert_file_has_content stanza "^ built by tests/libdeb.sh$"
+    # dpkg can read it: a status file made of it parses.
+    mkdir -p admin/info admin/updates && cp stanza admin/status && : > admin/available
+    dpkg-query --admindir=admin -W -f="\${Package} \${Status} \${Version}\n" everything > q
+    assert_file_has_content q "^everything install ok unpacked 1:2.0+b1~rc1-1$"
+    [ "$(tail -c 1 stanza | od -An -c | tr -d " ")" = "\\n" ]
+    [ "$(tail -c 2 stanza | head -c 1 | od -An -c | tr -d " ")" != "\\n" ]
+'
+
+test_expect_success 'Multi-Arch: same packages name their info files PKG:ARCH.*' '
+    new_repo
+    a2o --repo repo unpack-deb --ref same "$FIX/libsame1.deb" > /dev/null
+    ls_tree repo same > tree
+    assert_file_has_content tree " /var/lib/dpkg/info/libsame1:amd64.list$"
+    assert_file_has_content tree " /var/lib/dpkg/info/libsame1:amd64.postinst$"
+    assert_file_has_content tree " /var/lib/dpkg/info/libsame1:amd64.md5sums$"
+    assert_file_has_content tree " /var/lib/apt2ostree/status/libsame1:amd64$"
+    assert_not_file_has_content tree "info/libsame1\."
+'
+
+test_expect_success 'the commit records the package name, version, architecture and the .deb sha256' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
+    m () { ostree --repo=repo show pkg --print-metadata-key="$1"; }
+    assert_streq "$(m apt2ostree.package)" "'"'everything'"'"
+    assert_streq "$(m apt2ostree.version)" "'"'1:2.0+b1~rc1-1'"'"
+    assert_streq "$(m apt2ostree.architecture)" "'"'amd64'"'"
+    assert_streq "$(m apt2ostree.multi-arch)" "'"'foreign'"'"
+    assert_streq "$(m apt2ostree.deb-sha256)" "'"'$EVERYTHING_SHA'"'"
+    assert_streq "$(m apt2ostree.merged-usr)" "true"
+    ostree --repo=repo log pkg > log
+    assert_file_has_content log "everything 1:2.0+b1~rc1-1 amd64"
+'
+
+test_expect_success 'the same .deb gives the same commit in another repository, with any SOURCE_DATE_EPOCH unset' '
+    new_repo r1
+    new_repo r2 bare-user
+    a2o --repo r1 unpack-deb --ref first "$EVERYTHING" > c1 2>/dev/null
+    cp "$EVERYTHING" copy.deb
+    (unset SOURCE_DATE_EPOCH; a2o --repo r2 unpack-deb --ref other/name copy.deb > c2 2>/dev/null)
+    assert_streq "$(cat c2)" "$(cat c1)"
+    ostree --repo=r1 show first > show
+    assert_file_has_content show "^Date:  1970-01-01"
+'
+
+test_expect_success 'unpacking again onto a ref that holds the result leaves the ref file untouched' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > c1 2>/dev/null
+    before=$(mtime repo/refs/heads/pkg)
+    sleep 0.05
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > c2 2>/dev/null
+    assert_streq "$(cat c2)" "$(cat c1)"
+    assert_streq "$(mtime repo/refs/heads/pkg)" "$before"
+'
+
+test_expect_success 'pax extended attributes on files and directories are kept' '
+    new_repo
+    deb_from_spec x.deb xattrs "d|./|755
+d|./usr/|755
+f|./usr/file|644|content|xattr=user.test=hello|xattr=user.other=2
+f|./usr/plain|644|plain"
+    a2o --repo repo unpack-deb --ref x x.deb > /dev/null
+    ostree --repo=repo ls -X x /usr/file > attrs
+    assert_file_has_content attrs "user.test"
+    assert_file_has_content attrs "0x68, 0x65, 0x6c, 0x6c, 0x6f"
+    assert_file_has_content attrs "user.other"
+    ostree --repo=repo ls -X x /usr/plain > attrs
+    assert_not_file_has_content attrs "user.test"
+'
+
+test_expect_success 'a --sha256 and --size that match are accepted' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg --sha256 "$EVERYTHING_SHA" --size "$(stat -c %s "$EVERYTHING")" \
+        "$EVERYTHING" > /dev/null 2>&1
+    assert_has_file repo/refs/heads/pkg
+'
+
+# --- errors: one line, naming the file and the problem; no ref -------------
+
+# fails_cleanly ERR-PATTERN ARGS...: unpack-deb fails with a one-line error
+# matching the pattern, and writes no ref.
+fails_cleanly () {
+    local pattern=$1
+    shift
+    new_repo
+    expect_failure err a2o --repo repo unpack-deb --ref broken "$@"
+    assert_one_line err
+    assert_file_has_content err "^apt2ostree unpack-deb: error: .*$pattern"
+    assert_not_has_file repo/refs/heads/broken
+}
+
+test_expect_success 'a wrong --sha256 is refused before anything is written' '
+    fails_cleanly "everything.deb: sha256 mismatch (expected 0000000000000000000000000000000000000000000000000000000000000000, got $EVERYTHING_SHA)" \
+        --sha256 0000000000000000000000000000000000000000000000000000000000000000 "$EVERYTHING"
+    [ -z "$(find repo/objects -type f)" ]
+'
+
+test_expect_success 'a wrong --size is refused' '
+    fails_cleanly "everything.deb: size mismatch (expected 12 bytes" --size 12 "$EVERYTHING"
+'
+
+test_expect_success 'a --sha256 that is not hex is a usage error' '
+    new_repo
+    expect_failure err a2o --repo repo unpack-deb --ref bad --sha256 xyz "$EVERYTHING"
+    assert_one_line err
+    assert_file_has_content err "is not 64 hex digits"
+'
+
+test_expect_success 'a truncated .deb is a corrupt archive' '
+    head -c $(( $(stat -c %s "$EVERYTHING") * 2 / 3 )) "$EVERYTHING" > cut.deb
+    fails_cleanly "cut.deb: .*\(truncated\|corrupt\)" cut.deb
+'
+
+test_expect_success 'a corrupt ar header is an error' '
+    cp "$EVERYTHING" bad.deb
+    printf "garbage!" | dd of=bad.deb bs=1 seek=72 conv=notrunc 2>/dev/null
+    fails_cleanly "bad.deb: " bad.deb
+'
+
+test_expect_success 'a corrupt data.tar is an error naming the member' '
+    deb_members "$FIX/everything-gzip.deb" m
+    size=$(stat -c %s m/data.tar.gz)
+    dd if=/dev/zero of=m/data.tar.gz bs=1 seek=$((size / 2)) count=64 conv=notrunc 2>/dev/null
+    deb_ar bad.deb m/control.tar.* m/data.tar.gz
+    fails_cleanly "bad.deb: data.tar.gz" bad.deb
+'
+
+test_expect_success 'a damaged tar header is an error' '
+    deb_members "$FIX/everything-none.deb" m
+    dd if=/dev/zero of=m/data.tar bs=1 seek=600 count=200 conv=notrunc 2>/dev/null
+    deb_ar bad.deb m/control.tar* m/data.tar
+    fails_cleanly "bad.deb: data.tar is corrupt" bad.deb
+'
+
+test_expect_success 'an entry with ".." is refused' '
+    deb_from_spec evil.deb evil "d|./|755
+f|./usr/../../etc/passwd|644|root::0:0"
+    fails_cleanly "evil.deb: data.tar.gz entry \"./usr/../../etc/passwd\" climbs out of the tree" evil.deb
+'
+
+test_expect_success 'an entry with an absolute path is refused' '
+    deb_from_spec evil.deb evil "d|./|755
+f|/etc/passwd|644|root::0:0"
+    fails_cleanly "evil.deb: data.tar.gz entry \"/etc/passwd\" has an absolute path" evil.deb
+'
+
+test_expect_success 'an entry under a symlink of the same package is refused' '
+    deb_from_spec evil.deb evil "d|./|755
+l|./etc|/tmp
+f|./etc/passwd|644|root::0:0"
+    fails_cleanly "evil.deb: entry \"./etc/passwd\" would land under the symlink \"/etc\" of the same package" evil.deb
+'
+
+test_expect_success 'an entry under a merged-/usr symlink target of the same package is refused too' '
+    deb_from_spec evil.deb evil "d|./|755
+d|./usr/|755
+l|./usr/lib|/tmp
+f|./lib/x|644|x"
+    fails_cleanly "evil.deb: entry \"./lib/x\" would land under the symlink \"/usr/lib\"" evil.deb
+'
+
+test_expect_success 'a hard link to a path not earlier in the package is refused' '
+    deb_from_spec evil.deb evil "d|./|755
+h|./usr/x|./etc/shadow"
+    fails_cleanly "evil.deb: hard link \"./usr/x\" points to \"./etc/shadow\", which is not an earlier file" evil.deb
+'
+
+test_expect_success 'a file that is not a .deb is refused' '
+    echo "just text" > notadeb.deb
+    fails_cleanly "notadeb.deb: not a Debian package" notadeb.deb
+    tar -cf tarball.deb notadeb.deb
+    fails_cleanly "tarball.deb: not a Debian package" tarball.deb
+'
+
+test_expect_success 'an ar archive that is not a .deb is refused' '
+    echo x > something
+    ar rc other.deb something 2>/dev/null
+    fails_cleanly "other.deb: not a Debian package (the first member is \"something\"" other.deb
+'
+
+test_expect_success 'a .deb format other than 2.x is refused' '
+    deb_members "$EVERYTHING" m
+    echo 3.0 > debian-binary
+    (cd m && ar rc ../v3.deb ../debian-binary control.tar.* data.tar.*)
+    fails_cleanly "v3.deb: unsupported .deb format \"3.0\"" v3.deb
+'
+
+test_expect_success 'a .deb without data.tar is refused' '
+    deb_members "$EVERYTHING" m
+    deb_ar nodata.deb m/control.tar.*
+    fails_cleanly "nodata.deb: corrupt package: no data.tar member" nodata.deb
+'
+
+test_expect_success 'a missing file is a one-line error' '
+    fails_cleanly "missing.deb: No such file or directory" missing.deb
+'
+
+test_expect_success 'a missing repository is an error that says how to create it' '
+    expect_failure err a2o --repo nope unpack-deb --ref pkg "$EVERYTHING"
+    assert_one_line err
+    assert_file_has_content err "apt2ostree --repo nope init"
+    assert_not_has_file nope
+'
+
+test_expect_success 'an invalid ref name is refused before any work' '
+    fails_cleanly "\"deb/1:2\" is not a valid ref name" --ref deb/1:2 "$EVERYTHING"
+'
+
+test_expect_success '--ref is required, and exactly one package' '
+    new_repo
+    expect_failure err a2o --repo repo unpack-deb "$EVERYTHING"
+    assert_file_has_content err "\-\-ref is required"
+    expect_failure err a2o --repo repo unpack-deb --ref x
+    assert_file_has_content err "expected one FILE.deb or URL"
+    set +e; a2o --repo repo unpack-deb --ref x 2>/dev/null; rc=$?; set -e
+    assert_streq "$rc" 2
+'
+
+test_done
