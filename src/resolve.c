@@ -900,6 +900,42 @@ collect_result (Resolver *r, Solver *solv)
   return result;
 }
 
+/* One libsolv run: install everything in INSTALL and TARGETS (TARGETS may
+ * be NULL), with the apt walk's choices favored.  On success either the
+ * installed packages go to OUT_INSTALLED or the ordered packages to
+ * OUT_RESULT. */
+static gboolean
+solve (Resolver *r, Queue *install, Queue *targets, GPtrArray **out_result, Queue *out_installed,
+       GError **error)
+{
+  Queue job;
+  queue_init (&job);
+  for (int i = 0; i < install->count; i++)
+    queue_push2 (&job, SOLVER_INSTALL | SOLVER_SOLVABLE, install->elements[i]);
+  for (int i = 0; targets != NULL && i < targets->count; i++)
+    queue_push2 (&job, SOLVER_INSTALL | SOLVER_SOLVABLE, targets->elements[i]);
+  for (int i = 0; i < r->mark_order.count; i++)
+    queue_push2 (&job, SOLVER_FAVOR | SOLVER_SOLVABLE, r->mark_order.elements[i]);
+
+  Solver *solv = solver_create (r->pool);
+  solver_set_flag (solv, SOLVER_FLAG_IGNORE_RECOMMENDED, !r->recommends);
+  gboolean ok = solver_solve (solv, &job) == 0;
+  if (!ok)
+    report_problems (r, solv, error);
+  else if (out_result != NULL)
+    *out_result = collect_result (r, solv);
+  else
+    {
+      Transaction *trans = solver_create_transaction (solv);
+      for (int i = 0; i < trans->steps.count; i++)
+        queue_push (out_installed, trans->steps.elements[i]);
+      transaction_free (trans);
+    }
+  solver_free (solv);
+  queue_free (&job);
+  return ok;
+}
+
 GPtrArray *
 resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **error)
 {
@@ -923,6 +959,7 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
                           request->arch), NULL;
     }
 
+  gint64 start = g_get_monotonic_time ();
   g_autoptr(Resolver) r = g_new0 (Resolver, 1);
   r->pool = pool_create ();
   pool_setdisttype (r->pool, DISTTYPE_DEB);
@@ -947,6 +984,8 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
       MAPSET (&r->considered, r->candidate[name]);
   r->pool->considered = &r->considered;
   pool_createwhatprovides (r->pool);
+  g_debug ("resolve: %u packages loaded, indexed in %.3f s", r->pool->nsolvables - 2,
+           (g_get_monotonic_time () - start) / 1e6);
 
   map_init (&r->marked, r->pool->nsolvables);
   queue_init (&r->mark_order);
@@ -961,37 +1000,36 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
   request_targets (r, request, items, &first, extra_items, &max_rank);
   walk_phase (r, &first);
 
+  /* The first run ends with its packages installed; the second run cannot
+   * take them back (a first-run choice such as usrmerge stays even when a
+   * second-run package would have met the same dependency). */
+  Queue installed;
+  queue_init (&installed);
+  if (first.count > 0 && !solve (r, &first, NULL, NULL, &installed, error))
+    {
+      queue_free (&first);
+      queue_free (&installed);
+      return NULL;
+    }
+  queue_free (&first);
+
   gboolean ok = resolve_items (r, items, &second, error)
                 && resolve_items (r, extra_items, &second, error);
   if (ok && max_rank > 0)
     select_candidates (r, FALSE, max_rank, &second);
   if (!ok)
     {
-      queue_free (&first);
+      queue_free (&installed);
       queue_free (&second);
       return NULL;
     }
   walk_phase (r, &second);
+  g_debug ("resolve: apt walk done at %.3f s", (g_get_monotonic_time () - start) / 1e6);
 
-  Queue job;
-  queue_init (&job);
-  for (int i = 0; i < first.count; i++)
-    queue_push2 (&job, SOLVER_INSTALL | SOLVER_SOLVABLE, first.elements[i]);
-  for (int i = 0; i < second.count; i++)
-    queue_push2 (&job, SOLVER_INSTALL | SOLVER_SOLVABLE, second.elements[i]);
-  for (int i = 0; i < r->mark_order.count; i++)
-    queue_push2 (&job, SOLVER_FAVOR | SOLVER_SOLVABLE, r->mark_order.elements[i]);
-  queue_free (&first);
-  queue_free (&second);
-
-  Solver *solv = solver_create (r->pool);
-  solver_set_flag (solv, SOLVER_FLAG_IGNORE_RECOMMENDED, !request->recommends);
   GPtrArray *result = NULL;
-  if (solver_solve (solv, &job) != 0)
-    report_problems (r, solv, error);
-  else
-    result = collect_result (r, solv);
-  solver_free (solv);
-  queue_free (&job);
+  solve (r, &installed, &second, &result, NULL, error);
+  g_debug ("resolve: solved at %.3f s", (g_get_monotonic_time () - start) / 1e6);
+  queue_free (&installed);
+  queue_free (&second);
   return result;
 }
