@@ -129,16 +129,19 @@ CMD (lock)
 
   if (update)
     {
-      if (sources_path != NULL || arch != NULL || variant != NULL || recommends || merged_usr != NULL)
+      if (arch != NULL || variant != NULL || recommends || merged_usr != NULL)
         return cmd_usage_error (inv, error, "--update takes the request from the lockfile; "
-                                "only -o, --cache and --mirror go with it");
+                                "only -o, --sources, --cache and --mirror go with it");
       previous = lockfile_load (argv[1], error);
       if (previous == NULL)
         return FALSE;
       req = previous->request;
       if (output == NULL)
         output = g_strdup (argv[1]);
-      resolved_sources_path = lockfile_request_sources_path (previous, argv[1]);
+      /* --sources replaces the recorded sources file (the same source
+       * names must be in it): the way to update on another machine. */
+      resolved_sources_path = sources_path != NULL ? g_strdup (sources_path)
+                                                   : lockfile_request_sources_path (previous, argv[1]);
     }
   else
     {
@@ -183,7 +186,7 @@ CMD (lock)
   /* The request stores a relative sources file relative to the lockfile, so
    * both can move together (a repository checkout); an absolute one stays
    * absolute. */
-  const char *given = update ? req.sources_file : sources_path;
+  const char *given = update && sources_path == NULL ? req.sources_file : sources_path;
   if (given != NULL)
     sources_file_for_request = g_path_is_absolute (given)
                                  ? g_strdup (given)

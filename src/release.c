@@ -315,6 +315,12 @@ release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArray *keys
   home.path = g_dir_make_tmp ("apt2ostree-gpg-XXXXXX", &local_error);
   if (home.path == NULL)
     return util_fail (error, "creating a private GNUPGHOME: %s", local_error->message), NULL;
+  /* Public keys only: no agent (starting one costs more than the whole
+   * verification and leaves a process behind), no network. */
+  g_autofree char *conf = g_build_filename (home.path, "gpg.conf", NULL);
+  if (!g_file_set_contents (conf, "no-autostart\nno-auto-key-retrieve\nno-auto-key-locate\n", -1,
+                            &local_error))
+    return util_fail (error, "writing %s: %s", conf, local_error->message), NULL;
 
   g_auto(gpgme_ctx_t) ctx = NULL;
   gpgme_error_t err = gpgme_new (&ctx);
@@ -553,6 +559,7 @@ decompress_file (const char *src, const char *dest, char **out_sha256, gint64 *o
       archive_read_free (a);
       return util_fail (error, "%s: %s", tmp, g_strerror (errno));
     }
+  (void) fchmod (fd, 0644);  /* a cache others may read, like apt's lists */
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   gint64 total = 0;
   char buf[64 * 1024];

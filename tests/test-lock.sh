@@ -143,6 +143,22 @@ test_expect_success 'lock --update re-resolves from the request the lockfile rec
     diff <(sed -n "/\"request\"/,/}/p" unchanged.json) <(sed -n "/\"request\"/,/}/p" sub/img.lock.json)
 '
 
+test_expect_success 'lock --update --sources finds the same source names in another sources file' '
+    good_lock
+    cp -a "$G" "$SRV/elsewhere"
+    repo_sources_line "$HTTPD_URL/elsewhere" bookworm archive > moved.list
+    : > "$HTTPD_LOG"
+    a2o lock --update out.lock.json --sources moved.list --cache cache >/dev/null
+    assert_file_has_content "$HTTPD_LOG" "^/elsewhere/dists/bookworm/InRelease$"
+    assert_file_has_content out.lock.json "\"sources-file\": \"moved.list\""
+    diff <(grep -v sources-file before.lock.json) <(grep -v sources-file out.lock.json)
+    repo_sources_line "$HTTPD_URL/extra" extra other > wrong.list
+    cp out.lock.json kept.json
+    expect_failure err a2o lock --update out.lock.json --sources wrong.list --cache cache
+    assert_file_has_content err "no source named \"bookworm\""
+    cmp kept.json out.lock.json
+'
+
 test_expect_success 'deb822 sources with an inline Signed-By key' '
     {
         echo "Types: deb"
