@@ -163,46 +163,53 @@ typedef enum {
   FIELD_SHA256,
   FIELD_PRIORITY,
   FIELD_ESSENTIAL,
+  FIELD_IMPORTANT,
   FIELD_SOURCE,
 } Field;
 
+#define KNOWN(tag, field, for_libsolv) { tag, sizeof (tag) - 1, field, for_libsolv }
 static const struct {
   const char *tag;
+  gsize len;
   Field field;
   gboolean for_libsolv;
 } known_fields[] = {
-  { "Package", FIELD_PACKAGE, TRUE },
-  { "Version", FIELD_VERSION, TRUE },
-  { "Architecture", FIELD_ARCHITECTURE, TRUE },
-  { "Depends", FIELD_DEPENDS, TRUE },
-  { "Pre-Depends", FIELD_PRE_DEPENDS, TRUE },
-  { "Provides", FIELD_PROVIDES, TRUE },
-  { "Conflicts", FIELD_CONFLICTS, TRUE },
-  { "Breaks", FIELD_BREAKS, TRUE },
-  { "Replaces", FIELD_REPLACES, TRUE },
-  { "Recommends", FIELD_RECOMMENDS, TRUE },
-  { "Multi-Arch", FIELD_MULTI_ARCH, FALSE },
-  { "Filename", FIELD_FILENAME, FALSE },
-  { "Size", FIELD_SIZE, FALSE },
-  { "SHA256", FIELD_SHA256, FALSE },
-  { "Priority", FIELD_PRIORITY, FALSE },
-  { "Essential", FIELD_ESSENTIAL, FALSE },
-  { "Source", FIELD_SOURCE, FALSE },
+  KNOWN ("Package", FIELD_PACKAGE, TRUE),
+  KNOWN ("Version", FIELD_VERSION, TRUE),
+  KNOWN ("Architecture", FIELD_ARCHITECTURE, TRUE),
+  KNOWN ("Depends", FIELD_DEPENDS, TRUE),
+  KNOWN ("Pre-Depends", FIELD_PRE_DEPENDS, TRUE),
+  KNOWN ("Provides", FIELD_PROVIDES, TRUE),
+  KNOWN ("Conflicts", FIELD_CONFLICTS, TRUE),
+  KNOWN ("Breaks", FIELD_BREAKS, TRUE),
+  KNOWN ("Replaces", FIELD_REPLACES, TRUE),
+  KNOWN ("Recommends", FIELD_RECOMMENDS, TRUE),
+  KNOWN ("Multi-Arch", FIELD_MULTI_ARCH, FALSE),
+  KNOWN ("Filename", FIELD_FILENAME, FALSE),
+  KNOWN ("Size", FIELD_SIZE, FALSE),
+  KNOWN ("SHA256", FIELD_SHA256, FALSE),
+  KNOWN ("Priority", FIELD_PRIORITY, FALSE),
+  KNOWN ("Essential", FIELD_ESSENTIAL, FALSE),
+  KNOWN ("Important", FIELD_IMPORTANT, FALSE),
+  KNOWN ("Protected", FIELD_IMPORTANT, FALSE),
+  KNOWN ("Source", FIELD_SOURCE, FALSE),
 };
+#undef KNOWN
 
-/* Field names are case-insensitive (Debian Policy 5.1). */
+/* Field names are case-insensitive (Debian Policy 5.1).  Called for every
+ * line of a 50 MB index, so compare only names of the right length. */
 static gboolean
 classify (const char *tag, gsize len, Field *out_field, gboolean *out_for_libsolv)
 {
   for (guint i = 0; i < G_N_ELEMENTS (known_fields); i++)
     {
-      const char *known = known_fields[i].tag;
-      if (strlen (known) == len && g_ascii_strncasecmp (known, tag, len) == 0)
-        {
-          *out_field = known_fields[i].field;
-          *out_for_libsolv = known_fields[i].for_libsolv;
-          return TRUE;
-        }
+      if (known_fields[i].len != len
+          || g_ascii_tolower (known_fields[i].tag[0]) != g_ascii_tolower (tag[0])
+          || g_ascii_strncasecmp (known_fields[i].tag, tag, len) != 0)
+        continue;
+      *out_field = known_fields[i].field;
+      *out_for_libsolv = known_fields[i].for_libsolv;
+      return TRUE;
     }
   return FALSE;
 }
@@ -235,6 +242,7 @@ store_field (PackagesFields *f, Field field, const char *value, const char **nam
     case FIELD_SHA256: f->sha256 = value; break;
     case FIELD_PRIORITY: f->priority = value; break;
     case FIELD_ESSENTIAL: f->essential = g_ascii_strcasecmp (value, "yes") == 0; break;
+    case FIELD_IMPORTANT: f->important |= g_ascii_strcasecmp (value, "yes") == 0; break;
     case FIELD_SOURCE: f->source = value; break;
     default: break;
     }

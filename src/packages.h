@@ -33,6 +33,7 @@ typedef struct {
   const char *depends, *pre_depends, *breaks;
   guint64 size;
   gboolean essential;
+  gboolean important;            /* Important: yes or Protected: yes */
 } PackagesFields;
 
 /* Every index loaded into one libsolv pool, with each solvable's extra

@@ -370,8 +370,8 @@ typedef struct {
 } ProviderOrder;
 
 /* apt's CompareProviders, for what matters on one architecture: the package
- * of the dependency's own name, then Essential, then the more important
- * Priority; otherwise the later package (apt prefers the higher package id,
+ * of the dependency's own name, then Essential, then Important/Protected,
+ * then the more important Priority; otherwise the later package (apt prefers the higher package id,
  * which follows the index order). */
 static int
 compare_providers (const void *pa, const void *pb, void *data)
@@ -389,6 +389,9 @@ compare_providers (const void *pa, const void *pb, void *data)
   gboolean ess_a = fa && fa->essential, ess_b = fb && fb->essential;
   if (ess_a != ess_b)
     return ess_a ? -1 : 1;
+  gboolean imp_a = fa && fa->important, imp_b = fb && fb->important;
+  if (imp_a != imp_b)
+    return imp_a ? -1 : 1;
   int rank_a = priority_rank (fa ? fa->priority : NULL);
   int rank_b = priority_rank (fb ? fb->priority : NULL);
   if (rank_a != rank_b)
@@ -554,8 +557,6 @@ mark_dependencies (Resolver *r, Id p, int depth)
     }
   if (r->recommends && s->recommends)
     {
-      /* Re-read: marking may have grown the idarraydata? It does not (deps
-       * are fixed after loading), but keep the pointer local. */
       for (Id *dp = s->repo->idarraydata + s->recommends; *dp; dp++)
         satisfy (r, *dp, depth);
     }
@@ -841,14 +842,14 @@ check_variant (const char *variant, GError **error)
 
 /* What the request installs, as mmdebstrap's two apt runs: FIRST the
  * Essential set (plus apt for the apt variant), SECOND everything else. */
-static gboolean
-request_targets (Resolver *r, const ResolveRequest *request, GPtrArray *items,
-                 Queue *first, GPtrArray *second_items, int *out_max_rank)
+static void
+request_targets (Resolver *r, const ResolveRequest *request, Queue *first,
+                 GPtrArray *second_items, int *out_max_rank)
 {
   const char *variant = request->variant ? request->variant : "essential";
   *out_max_rank = 0;
   if (g_str_equal (variant, "custom"))
-    return TRUE;
+    return;
   select_candidates (r, TRUE, 0, first);
   if (g_str_equal (variant, "apt"))
     {
@@ -867,8 +868,6 @@ request_targets (Resolver *r, const ResolveRequest *request, GPtrArray *items,
     *out_max_rank = priority_rank ("important");
   else if (g_str_equal (variant, "standard"))
     *out_max_rank = priority_rank ("standard");
-  (void) items;
-  return TRUE;
 }
 
 static GPtrArray *
@@ -997,7 +996,7 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
   queue_init (&second);
   g_autoptr(GPtrArray) extra_items = g_ptr_array_new_with_free_func ((GDestroyNotify) request_item_free);
   int max_rank;
-  request_targets (r, request, items, &first, extra_items, &max_rank);
+  request_targets (r, request, &first, extra_items, &max_rank);
   walk_phase (r, &first);
 
   /* The first run ends with its packages installed; the second run cannot

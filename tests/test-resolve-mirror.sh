@@ -20,37 +20,57 @@ CACHE=/var/cache/apt2ostree-tests
 mkdir -p "$CACHE" 2>/dev/null && [ -w "$CACHE" ] || CACHE="${TMPDIR:-/tmp}/apt2ostree-tests"
 mkdir -p "$CACHE"
 
-inrelease="$SCRATCH/InRelease"
-curl -fsS --max-time 60 -o "$inrelease" "$MIRROR/dists/$SUITE/InRelease" \
-    || skip_all "the mirror $MIRROR does not serve dists/$SUITE/InRelease"
-sha=$(awk -v f="main/binary-$ARCH/Packages.xz" '
-        /^SHA256:/ { in_sha = 1; next }
-        /^[^ ]/ { in_sha = 0 }
-        in_sha && $3 == f { print $1; exit }' "$inrelease")
-[ -n "$sha" ] || skip_all "$MIRROR's $SUITE InRelease lists no main/binary-$ARCH/Packages.xz"
+# fetch_index URI SUITE: download SUITE's main/binary-$ARCH/Packages.xz from
+# URI into the cache (by its InRelease hash) and print its path; nothing
+# when the mirror does not have it.
+fetch_index () {
+    local uri=$1 suite=$2 inrelease="$SCRATCH/InRelease.$2" sha path
+    curl -fsS --max-time 60 -o "$inrelease" "$uri/dists/$suite/InRelease" || return 0
+    sha=$(awk -v f="main/binary-$ARCH/Packages.xz" '
+            /^SHA256:/ { in_sha = 1; next }
+            /^[^ ]/ { in_sha = 0 }
+            in_sha && $3 == f { print $1; exit }' "$inrelease")
+    [ -n "$sha" ] || return 0
+    path="$CACHE/$sha.xz"
+    if ! echo "$sha  $path" | sha256sum -c --status 2>/dev/null; then
+        curl -fsS --max-time 600 -o "$path.part" \
+            "$uri/dists/$suite/main/binary-$ARCH/by-hash/SHA256/$sha" \
+            || curl -fsS --max-time 600 -o "$path.part" \
+                "$uri/dists/$suite/main/binary-$ARCH/Packages.xz" \
+            || return 0
+        echo "$sha  $path.part" | sha256sum -c --status || return 0
+        mv "$path.part" "$path"
+    fi
+    echo "$path"
+}
 
-PACKAGES="$CACHE/$sha.xz"
-if ! echo "$sha  $PACKAGES" | sha256sum -c --status 2>/dev/null; then
-    curl -fsS --max-time 600 -o "$PACKAGES.part" \
-        "$MIRROR/dists/$SUITE/main/binary-$ARCH/by-hash/SHA256/$sha" \
-        || curl -fsS --max-time 600 -o "$PACKAGES.part" \
-            "$MIRROR/dists/$SUITE/main/binary-$ARCH/Packages.xz" \
-        || skip_all "cannot download $SUITE main/binary-$ARCH/Packages.xz from $MIRROR"
-    echo "$sha  $PACKAGES.part" | sha256sum -c --status \
-        || skip_all "the mirror changed while downloading (Packages.xz does not match InRelease)"
-    mv "$PACKAGES.part" "$PACKAGES"
-fi
+# host_suite_uri SUITE: the URI the host's deb822 apt sources give SUITE.
+host_suite_uri () {
+    cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk -v suite="$1" '
+        BEGIN { RS = ""; FS = "\n" }
+        { uri = ""; found = 0
+          for (i = 1; i <= NF; i++) {
+            if ($i ~ /^URIs:/) { uri = $i; sub(/^URIs:[ \t]*/, "", uri); sub(/[ \t].*/, "", uri) }
+            if ($i ~ /^Suites:/) { n = split($i, w, /[ \t]+/); for (j = 2; j <= n; j++) if (w[j] == suite) found = 1 }
+          }
+          if (found && uri != "") { print uri; exit } }'
+}
+
+PACKAGES=$(fetch_index "$MIRROR" "$SUITE")
+[ -n "$PACKAGES" ] || skip_all "cannot download $SUITE main/binary-$ARCH/Packages.xz from $MIRROR"
 say "index: $PACKAGES"
 
-# mmdebstrap_set VARIANT: the name=version list of what mmdebstrap installs
-# for VARIANT from this mirror, sorted; cached for this index.
+# mmdebstrap_set VARIANT KEY "deb ..."...: the sorted name=version list of
+# what mmdebstrap installs for VARIANT from these sources; cached under KEY
+# (the indices' hashes).
 mmdebstrap_set () {
-    local variant=$1 out="$CACHE/mmdebstrap-$SUITE-$ARCH-$1-$sha.txt"
+    local variant=$1 key=$2; shift 2
+    local out="$CACHE/mmdebstrap-$SUITE-$ARCH-$variant-$key.txt"
     if [ ! -s "$out" ]; then
         command -v mmdebstrap >/dev/null || return 1
         mmdebstrap --quiet --variant="$variant" --architectures="$ARCH" --format=null \
             --customize-hook='chroot "$1" dpkg-query -W -f="\${Package}=\${Version}\n" > "'"$out.part"'"' \
-            "$SUITE" /dev/null "deb $MIRROR $SUITE main" >&2 || return 1
+            "$SUITE" /dev/null "$@" >&2 || return 1
         sort "$out.part" > "$out" && rm -f "$out.part"
     fi
     cat "$out"
@@ -60,7 +80,8 @@ mmdebstrap_set () {
 compare_variant () {
     "$RESOLVE_TOOL" --arch "$ARCH" --variant "$1" --source "$SUITE=$PACKAGES" > resolved.txt
     sort resolved.txt > mine.txt
-    mmdebstrap_set "$1" > theirs.txt || { echo "mmdebstrap failed" >&2; return 1; }
+    mmdebstrap_set "$1" "$(basename "$PACKAGES" .xz)" "deb $MIRROR $SUITE main" > theirs.txt \
+        || { echo "mmdebstrap failed" >&2; return 1; }
     say "$1: $(wc -l < mine.txt) packages resolved, mmdebstrap installs $(wc -l < theirs.txt)"
     diff -u theirs.txt mine.txt >&2
 }
@@ -72,10 +93,34 @@ if [ "$(id -u)" = 0 ] && command -v mmdebstrap >/dev/null; then
     test_expect_success 'bookworm essential from the mirror resolves to exactly the packages and versions mmdebstrap installs' '
         compare_variant essential
     '
+
+    updates_uri=$(host_suite_uri "$SUITE-updates")
+    security_uri=$(host_suite_uri "$SUITE-security")
+    UPDATES=${updates_uri:+$(fetch_index "$updates_uri" "$SUITE-updates")}
+    SECURITY=${security_uri:+$(fetch_index "$security_uri" "$SUITE-security")}
+    if [ -n "$UPDATES" ] && [ -n "$SECURITY" ]; then
+        test_expect_success 'bookworm minbase with bookworm-updates and bookworm-security takes the updated versions mmdebstrap installs' '
+            "$RESOLVE_TOOL" --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" \
+                --source "$SUITE-updates=$UPDATES" --source "$SUITE-security=$SECURITY" \
+                | sort > mine.txt
+            key="$(basename "$PACKAGES" .xz | cut -c1-16)-$(basename "$UPDATES" .xz | cut -c1-16)-$(basename "$SECURITY" .xz | cut -c1-16)"
+            mmdebstrap_set minbase "$key" "deb $MIRROR $SUITE main" \
+                "deb $updates_uri $SUITE-updates main" "deb $security_uri $SUITE-security main" > theirs.txt
+            diff -u theirs.txt mine.txt
+            # The comparison means something only if an update is in the set.
+            "$RESOLVE_TOOL" --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" | sort > base.txt
+            ! cmp -s base.txt mine.txt
+        '
+    else
+        test_skip 'bookworm minbase with bookworm-updates and bookworm-security takes the updated versions mmdebstrap installs' \
+            "the host's apt configuration names no $SUITE-updates and $SUITE-security sources that answer"
+    fi
 else
     test_skip 'bookworm minbase from the mirror resolves to exactly the packages and versions mmdebstrap installs' \
         'mmdebstrap needs root and must be installed'
     test_skip 'bookworm essential from the mirror resolves to exactly the packages and versions mmdebstrap installs' \
+        'mmdebstrap needs root and must be installed'
+    test_skip 'bookworm minbase with bookworm-updates and bookworm-security takes the updated versions mmdebstrap installs' \
         'mmdebstrap needs root and must be installed'
 fi
 
