@@ -300,6 +300,37 @@ test_relative_paths (void)
   g_assert_cmpstr (b, ==, "sources");
 }
 
+/* The committed example lockfiles load, and are in the canonical layout
+ * (writing what was read gives the same bytes). */
+static void
+test_committed_lockfiles (void)
+{
+  const char *top = g_getenv ("TOP_SRCDIR");
+  if (top == NULL)
+    {
+      g_test_skip ("TOP_SRCDIR is not set");
+      return;
+    }
+  const char *names[] = { "bookworm-minbase-amd64", "bookworm-minbase-arm64" };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *path = g_build_filename (top, "lockfiles", names[i], "packages.lock.json", NULL);
+      g_autoptr(Lockfile) lock = lockfile_load (path, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (lock->packages->len, >, 50);
+      g_assert_cmpuint (lock->install_order->len, ==, lock->packages->len);
+      g_assert_true (lock->merged_usr);
+      g_assert_null (lock->request.sources_file);
+      g_assert_nonnull (lockfile_lookup_package (lock, "libc6", NULL));
+      g_autofree char *text = NULL;
+      g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+      g_autofree char *again = lockfile_to_string (lock);
+      g_assert_cmpstr (text, ==, again);
+      g_assert_null (strstr (text, "://"));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -311,5 +342,6 @@ main (int argc, char **argv)
   g_test_add_func ("/release/parse", test_release_parse_and_dates);
   g_test_add_func ("/lockfile/round-trip", test_lockfile_round_trip);
   g_test_add_func ("/lockfile/relative-paths", test_relative_paths);
+  g_test_add_func ("/lockfile/committed-examples", test_committed_lockfiles);
   return g_test_run ();
 }
