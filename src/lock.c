@@ -35,6 +35,38 @@ release_is_merged_usr (Release *release, gboolean *out_known)
   return FALSE;
 }
 
+/* One source's Release and indices, fetched in a thread of its own: the
+ * sources are independent, and most of the time goes to waiting (network,
+ * gpg). */
+typedef struct {
+  Source *source;
+  const char *arch;
+  const char *cache;
+  GCancellable *cancellable;
+  Release *release;
+  GPtrArray *indices;
+  GError *error;
+} SourceJob;
+
+static gpointer
+fetch_source_thread (gpointer data)
+{
+  SourceJob *job = data;
+  job->release = release_fetch (job->source, job->cancellable, &job->error);
+  if (job->release != NULL)
+    job->indices = release_fetch_indices (job->release, job->source, job->arch, job->cache,
+                                          job->cancellable, &job->error);
+  return NULL;
+}
+
+static void
+source_job_clear (SourceJob *job)
+{
+  g_clear_pointer (&job->release, release_free);
+  g_clear_pointer (&job->indices, g_ptr_array_unref);
+  g_clear_error (&job->error);
+}
+
 Lockfile *
 lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
               GCancellable *cancellable, GError **error)
@@ -43,16 +75,33 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
   g_autoptr(GPtrArray) resolve_sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
   gboolean merged_usr = FALSE, merged_usr_known = FALSE;
 
-  for (guint i = 0; i < sources->sources->len; i++)
+  guint n = sources->sources->len;  /* sources, one thread each */
+  g_autofree SourceJob *jobs = g_new0 (SourceJob, n);
+  g_autofree GThread **threads = g_new0 (GThread *, n);
+  release_init ();
+  for (guint i = 0; i < n; i++)
     {
-      Source *source = sources->sources->pdata[i];
-      g_autoptr(Release) release = release_fetch (source, cancellable, error);
-      if (release == NULL)
+      jobs[i] = (SourceJob) { sources->sources->pdata[i], req->architecture, cache, cancellable };
+      threads[i] = g_thread_new ("source", fetch_source_thread, &jobs[i]);
+    }
+  for (guint i = 0; i < n; i++)
+    g_thread_join (threads[i]);
+  /* The first failure in the sources' order, so the error does not depend
+   * on timing. */
+  for (guint i = 0; i < n; i++)
+    if (jobs[i].error != NULL)
+      {
+        g_propagate_error (error, g_steal_pointer (&jobs[i].error));
+        for (guint j = 0; j < n; j++)
+          source_job_clear (&jobs[j]);
         return NULL;
-      g_autoptr(GPtrArray) indices = release_fetch_indices (release, source, req->architecture,
-                                                            cache, cancellable, error);
-      if (indices == NULL)
-        return NULL;
+      }
+
+  for (guint i = 0; i < n; i++)
+    {
+      Source *source = jobs[i].source;
+      Release *release = jobs[i].release;
+      GPtrArray *indices = jobs[i].indices;
 
       ResolveSource *rs = resolve_source_new (source->name, source->pin_priority);
       for (guint j = 0; j < indices->len; j++)
@@ -77,6 +126,8 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
       ls->date = g_strdup (release->date);
       g_ptr_array_add (lock->sources, ls);
     }
+  for (guint i = 0; i < n; i++)
+    source_job_clear (&jobs[i]);
 
   ResolveRequest request = { req->packages, req->variant, req->architecture, req->recommends };
   g_autoptr(GPtrArray) packages = resolve_request (resolve_sources, &request, error);
@@ -87,8 +138,8 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
   for (guint i = 0; i < packages->len; i++)
     {
       DebPackage *p = packages->pdata[i];
-      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (name_count, p->name));
-      g_hash_table_insert (name_count, p->name, GUINT_TO_POINTER (n + 1));
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (name_count, p->name));
+      g_hash_table_insert (name_count, p->name, GUINT_TO_POINTER (count + 1));
     }
   for (guint i = 0; i < packages->len; i++)
     {

@@ -304,6 +304,12 @@ primary_fingerprint (gpgme_ctx_t ctx, const char *fpr)
   return g_strdup (key->subkeys->fpr);
 }
 
+void
+release_init (void)
+{
+  gpgme_check_version (NULL);
+}
+
 GBytes *
 release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArray *keys,
                           const char *what, char **out_fingerprint, GError **error)

@@ -52,6 +52,10 @@ typedef struct {
 void release_free (Release *release);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Release, release_free)
 
+/* Initialise gpgme; call once before using this module from several
+ * threads. */
+void release_init (void);
+
 /* Parse a Release file's text (already verified).  ORIGIN names it in errors. */
 Release *release_parse (const char *text, const char *origin, GError **error);
 
