@@ -297,6 +297,36 @@ test_expect_success 'a signature by a revoked key is refused' '
     assert_file_has_content err "a signature by a revoked key"
 '
 
+test_expect_success 'a Release for another suite than the one asked for is refused' '
+    copy_repo moved
+    mv "$SRV/moved/dists/bookworm" "$SRV/moved/dists/trixie"
+    sources_for moved archive trixie
+    echo hello > packages.txt
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache
+    assert_one_line err
+    assert_file_has_content err "is for suite \"bookworm\" (codename \"bookworm\"), not \"trixie\""
+'
+
+test_expect_success 'a file:// source works like an http one' '
+    echo "deb [signed-by=$SCRATCH/keys/archive.gpg] file://$G bookworm main" > file.list
+    echo hello > packages.txt
+    a2o lock packages.txt --sources file.list --cache cache -o file.json >/dev/null
+    sources_for good
+    a2o lock packages.txt --sources sources.list --cache cache -o http.json >/dev/null
+    diff <(grep -v sources-file file.json) <(grep -v sources-file http.json)
+'
+
+test_expect_success 'transient server errors are retried; a truncated download is an error' '
+    repo_sources_line "$HTTPD_URL/fault/flaky-1/good" bookworm archive > flaky.list
+    echo hello > packages.txt
+    a2o lock packages.txt --sources flaky.list --cache fresh -o flaky.json >/dev/null
+    assert_file_has_content flaky.json "\"name\": \"hello\""
+    repo_sources_line "$HTTPD_URL/fault/truncate/good" bookworm archive > truncated.list
+    expect_failure err a2o lock packages.txt --sources truncated.list --cache fresh2
+    assert_one_line err
+    assert_file_has_content err "source \"bookworm\""
+'
+
 test_expect_success 'a Packages index whose hash does not match the Release is refused' '
     good_lock
     copy_repo badindex
