@@ -77,6 +77,29 @@ undo_export (const char *dir, gboolean keep_dir)
     (void) rmdir (dir);
 }
 
+/* Setting a user.* attribute needs write permission, which a read-only
+ * file or directory of the caller lacks until it is lent for the moment. */
+static gboolean
+set_xattr (const char *path, const char *name, const void *data, gsize size, GError **error)
+{
+  if (lsetxattr (path, name, data, size, 0) == 0)
+    return TRUE;
+  int saved = errno;
+  struct stat st;
+  if (saved == EACCES && lstat (path, &st) == 0 && !S_ISLNK (st.st_mode)
+      && st.st_uid == geteuid () && chmod (path, (st.st_mode & 07777) | S_IWUSR) == 0)
+    {
+      int res = lsetxattr (path, name, data, size, 0);
+      saved = errno;
+      if (chmod (path, st.st_mode & 07777) < 0 && res == 0)
+        return util_fail (error, "%s: cannot restore the mode: %s", path, g_strerror (errno));
+      if (res == 0)
+        return TRUE;
+    }
+  return util_fail (error, "%s: cannot set extended attribute %s: %s", path, name,
+                    g_strerror (saved));
+}
+
 static gboolean
 set_xattrs (const char *path, GVariant *xattrs, gboolean only_user, guint *out_dropped,
             GError **error)
@@ -93,9 +116,8 @@ set_xattrs (const char *path, GVariant *xattrs, gboolean only_user, guint *out_d
         }
       gsize size;
       const void *data = g_variant_get_fixed_array (value, &size, 1);
-      if (lsetxattr (path, name, data, size, 0) < 0)
-        return util_fail (error, "%s: cannot set extended attribute %s: %s", path, name,
-                          g_strerror (errno));
+      if (!set_xattr (path, name, data, size, error))
+        return FALSE;
     }
   return TRUE;
 }

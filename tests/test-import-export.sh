@@ -451,16 +451,16 @@ test_expect_success 'a failed export leaves no partial directory or archive behi
 # The round trip without root: a bare-user repository and files owned by the
 # caller.  setpriv drops to nobody in a directory that user can write.
 if ! is_root; then
-    test_skip 'a non-root user round-trips a tree through a bare-user repository' \
+    test_skip 'a non-root user round-trips a tree through a bare-user repository, user.* xattrs included' \
         'needs root to switch to an unprivileged user with setpriv'
 elif ! command -v setpriv > /dev/null; then
-    test_skip 'a non-root user round-trips a tree through a bare-user repository' \
+    test_skip 'a non-root user round-trips a tree through a bare-user repository, user.* xattrs included' \
         'setpriv (util-linux) is not installed'
 elif ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$APT2OSTREE"; then
-    test_skip 'a non-root user round-trips a tree through a bare-user repository' \
+    test_skip 'a non-root user round-trips a tree through a bare-user repository, user.* xattrs included' \
         "user 65534 cannot run $APT2OSTREE (build directory not readable)"
 else
-test_expect_success 'a non-root user round-trips a tree through a bare-user repository' '
+test_expect_success 'a non-root user round-trips a tree through a bare-user repository, user.* xattrs included' '
     chmod 0755 "$SCRATCH" .
     mkdir nobody
     chown 65534:65534 nobody
@@ -473,6 +473,8 @@ cp /bin/true src/usr/bin/su && chmod 4755 src/usr/bin/su
 chmod 1777 src/tmp
 echo conf > src/conf && chmod 0600 src/conf
 setfattr -n user.foo -v bar src/conf
+echo ro > src/ro && setfattr -n user.ro -v 1 src/ro && chmod 0444 src/ro
+mkdir src/rodir && setfattr -n user.dir -v 2 src/rodir && chmod 0555 src/rodir
 ln -s usr/bin src/bin
 "\$A" --repo repo init
 "\$A" --repo repo import --ref t src
@@ -490,6 +492,11 @@ EOF
     assert_streq "$(stat -c "%a %u" out/tmp)" "1777 65534"
     assert_streq "$(stat -c "%a" out/conf)" 600
     assert_streq "$(getfattr -h --only-values -n user.foo out/conf)" bar
+    # even on what is read-only
+    assert_streq "$(getfattr -h --only-values -n user.ro out/ro)" 1
+    assert_streq "$(stat -c "%a" out/ro)" 444
+    assert_streq "$(getfattr -h --only-values -n user.dir out/rodir)" 2
+    assert_streq "$(stat -c "%a" out/rodir)" 555
     assert_streq "$(readlink out/bin)" usr/bin
     # the tar keeps the modes exactly
     tar --numeric-owner -tvf out.tar > tarlist
