@@ -196,7 +196,7 @@ CMD (lock)
 
   g_autoptr(Lockfile) lock = lock_resolve (&effective, sources,
                                            cache != NULL ? cache : "build/cache/lists",
-                                           cancellable, error);
+                                           previous, cancellable, error);
   if (lock == NULL || !lockfile_write (lock, output, error))
     return FALSE;
   g_print ("%s: %u packages from %u sources\n", output, lock->packages->len, lock->sources->len);

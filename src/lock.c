@@ -7,6 +7,7 @@
 #include "lock.h"
 #include "release.h"
 #include "resolve.h"
+#include "util.h"
 
 /* merged /usr is the layout of Debian 12 (bookworm) and Ubuntu 20.10 and
  * later: decided by the first Debian or Ubuntu source. */
@@ -67,9 +68,27 @@ source_job_clear (SourceJob *job)
   g_clear_error (&job->error);
 }
 
+static gboolean
+check_not_older (Source *source, Release *release, Lockfile *previous, GError **error)
+{
+  LockSource *before = previous != NULL ? lockfile_lookup_source (previous, source->name) : NULL;
+  gint64 then, now;
+  if (before == NULL || before->date == NULL || release->date == NULL
+      || !release_parse_date (before->date, &then))
+    return TRUE;
+  if (!release_parse_date (release->date, &now))
+    return util_fail (error, "source \"%s\": cannot read the Release's Date \"%s\"", source->name,
+                      release->date);
+  if (now < then)
+    return util_fail (error, "source \"%s\": the Release is dated %s, before the one the lockfile "
+                      "was made from (%s); the mirror is out of date or replays an old Release",
+                      source->name, release->date, before->date);
+  return TRUE;
+}
+
 Lockfile *
 lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
-              GCancellable *cancellable, GError **error)
+              Lockfile *previous, GCancellable *cancellable, GError **error)
 {
   g_autoptr(Lockfile) lock = lockfile_new ();
   g_autoptr(GPtrArray) resolve_sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
@@ -92,6 +111,14 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
     if (jobs[i].error != NULL)
       {
         g_propagate_error (error, g_steal_pointer (&jobs[i].error));
+        for (guint j = 0; j < n; j++)
+          source_job_clear (&jobs[j]);
+        return NULL;
+      }
+
+  for (guint i = 0; i < n; i++)
+    if (!check_not_older (jobs[i].source, jobs[i].release, previous, error))
+      {
         for (guint j = 0; j < n; j++)
           source_job_clear (&jobs[j]);
         return NULL;

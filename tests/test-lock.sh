@@ -159,6 +159,20 @@ test_expect_success 'lock --update --sources finds the same source names in anot
     cmp kept.json out.lock.json
 '
 
+test_expect_success 'lock --update refuses a Release older than the one the lockfile was made from' '
+    good_lock
+    copy_repo older
+    sed -i "s/^Date: .*/Date: Sat, 01 Jan 2000 00:00:00 UTC/" "$SRV/older/dists/bookworm/Release"
+    repo_sign "$SRV/older" bookworm archive
+    repo_sources_line "$HTTPD_URL/older" bookworm archive > older.list
+    expect_failure err a2o lock --update out.lock.json --sources older.list --cache cache
+    assert_one_line err
+    assert_file_has_content err "source \"bookworm\": the Release is dated Sat, 01 Jan 2000 00:00:00 UTC, before"
+    cmp before.lock.json out.lock.json
+    a2o lock packages.txt --sources older.list --cache cache -o fresh.lock.json >/dev/null
+    assert_file_has_content fresh.lock.json "\"date\": \"Sat, 01 Jan 2000 00:00:00 UTC\""
+'
+
 test_expect_success 'deb822 sources with an inline Signed-By key' '
     {
         echo "Types: deb"
