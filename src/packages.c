@@ -20,11 +20,15 @@
 #include <unistd.h>
 
 #include <solv/repo_deb.h>
+#include <solv/repo_solv.h>
+#include <solv/repo_write.h>
 #include <solv/solv_xfopen.h>
+#include <solv/solvversion.h>
 
 struct PackagesStore {
   Pool *pool;
-  GPtrArray *texts;    /* index texts the fields point into */
+  GPtrArray *texts;    /* index texts (char *) the fields point into */
+  GPtrArray *maps;     /* GMappedFile: cached fields the fields point into */
   GArray *fields;      /* PackagesFields, indexed by solvable id */
 };
 
@@ -53,6 +57,7 @@ packages_store_new (Pool *pool)
   PackagesStore *store = g_new0 (PackagesStore, 1);
   store->pool = pool;
   store->texts = g_ptr_array_new_with_free_func (g_free);
+  store->maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_mapped_file_unref);
   store->fields = g_array_new (FALSE, TRUE, sizeof (PackagesFields));
   return store;
 }
@@ -63,6 +68,7 @@ packages_store_free (PackagesStore *store)
   if (store == NULL)
     return;
   g_ptr_array_unref (store->texts);
+  g_ptr_array_unref (store->maps);
   g_array_unref (store->fields);
   g_free (store);
 }
@@ -317,8 +323,21 @@ scan_stanzas (char *text, gsize len, GArray *fields, GPtrArray *names, GString *
     }
 }
 
-gboolean
-packages_store_load (PackagesStore *store, Repo *repo, const char *path, GError **error)
+/* Add FIELDS (one per solvable, from FIRST on) to the store. */
+static void
+store_fields (PackagesStore *store, Id first, const PackagesFields *fields, guint count)
+{
+  if (store->fields->len < (guint) store->pool->nsolvables)
+    g_array_set_size (store->fields, store->pool->nsolvables);
+  memcpy (&g_array_index (store->fields, PackagesFields, first), fields,
+          count * sizeof (PackagesFields));
+}
+
+/* Parse the index at PATH into REPO: the slow path, a few hundred
+ * milliseconds for a whole Debian archive. */
+static gboolean
+parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
+             guint *out_count, GError **error)
 {
   Pool *pool = store->pool;
   gsize len = 0;
@@ -331,9 +350,6 @@ packages_store_load (PackagesStore *store, Repo *repo, const char *path, GError 
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   g_autoptr(GString) compact = g_string_sized_new (len / 3);
   scan_stanzas (text, len, fields, names, compact);
-
-  if (repo->pool != pool || pool->repos[pool->nrepos - 1] != repo)
-    return util_fail (error, "%s: internal error: index loaded into the wrong repository", path);
 
   Id first = pool->nsolvables;
   FILE *fp = fmemopen (compact->str, compact->len ? compact->len : 1, "r");
@@ -350,8 +366,6 @@ packages_store_load (PackagesStore *store, Repo *repo, const char *path, GError 
   if (added != fields->len)
     return util_fail (error, "%s: libsolv read %u packages, expected %u", path, added,
                       fields->len);
-  if (store->fields->len < (guint) pool->nsolvables)
-    g_array_set_size (store->fields, pool->nsolvables);
   for (guint i = 0; i < added; i++)
     {
       Solvable *s = pool_id2solvable (pool, first + i);
@@ -359,8 +373,291 @@ packages_store_load (PackagesStore *store, Repo *repo, const char *path, GError 
       if (s->repo != repo || strcmp (pool_id2str (pool, s->name), name) != 0)
         return util_fail (error, "%s: stanza %u (package \"%s\") does not match libsolv's reading",
                           path, i + 1, name);
-      g_array_index (store->fields, PackagesFields, first + i)
-        = g_array_index (fields, PackagesFields, i);
+    }
+  store_fields (store, first, (PackagesFields *) fields->data, added);
+  *out_first = first;
+  *out_count = added;
+  return TRUE;
+}
+
+/* --- the cache: libsolv's own .solv format for the solvables, and a small
+ * file of our fields that is mapped, not parsed ---
+ *
+ * Both are named after the index's path; the fields file's header records
+ * which version of the index they hold (size, inode, mtime, libsolv
+ * version), the index's path (so entries of indices that are gone can be
+ * pruned) and the size of the .solv written with it. */
+
+#define FIELDS_MAGIC "a2o-packages-fields-2\n"
+#define NO_STRING G_MAXUINT32
+
+typedef struct {
+  guint32 strings[8];     /* offsets into the string blob, NO_STRING for NULL */
+  guint32 flags;          /* 1: essential, 2: important */
+  guint32 reserved;
+  guint64 size;
+} CachedFields;
+
+typedef struct {
+  char magic[sizeof FIELDS_MAGIC - 1];
+  guint32 count;
+  guint32 blob_len;
+  guint32 text_len;       /* stamp and index path, NUL-terminated, padded to 8 */
+  guint32 reserved;
+  guint64 solv_size;
+} CachedHeader;
+
+#define FIELD_STRINGS(f) { &(f)->filename, &(f)->sha256, &(f)->priority, &(f)->multi_arch, \
+                           &(f)->source, &(f)->depends, &(f)->pre_depends, &(f)->breaks }
+
+typedef struct {
+  char *solv_path;
+  char *fields_path;
+  char *index_path;       /* absolute */
+  char *stamp;
+} CachePaths;
+
+static void
+cache_paths_clear (CachePaths *c)
+{
+  g_free (c->solv_path);
+  g_free (c->fields_path);
+  g_free (c->index_path);
+  g_free (c->stamp);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CachePaths, cache_paths_clear)
+
+static gboolean
+cache_paths_init (CachePaths *c, const char *cache_dir, const char *path, GError **error)
+{
+  struct stat st;
+  if (stat (path, &st) != 0)
+    return util_fail (error, "%s: cannot open Packages index: %s", path, g_strerror (errno));
+  c->index_path = g_canonicalize_filename (path, NULL);
+  c->stamp = g_strdup_printf ("%" G_GUINT64_FORMAT " %" G_GUINT64_FORMAT " %ld.%09ld libsolv-%s",
+                              (guint64) st.st_size, (guint64) st.st_ino,
+                              (long) st.st_mtim.tv_sec, (long) st.st_mtim.tv_nsec, solv_version);
+  g_autofree char *key = g_compute_checksum_for_string (G_CHECKSUM_SHA256, c->index_path, -1);
+  g_autofree char *solv_name = g_strconcat ("packages-", key, ".solv", NULL);
+  g_autofree char *fields_name = g_strconcat ("packages-", key, ".fields", NULL);
+  c->solv_path = g_build_filename (cache_dir, solv_name, NULL);
+  c->fields_path = g_build_filename (cache_dir, fields_name, NULL);
+  return TRUE;
+}
+
+/* The header of a mapped fields file and its stamp and index path, or
+ * NULL when it is not one. */
+static const CachedHeader *
+cached_header (const char *data, gsize len, const char **out_stamp, const char **out_index)
+{
+  const CachedHeader *header = (const CachedHeader *) data;
+  if (len < sizeof *header || memcmp (header->magic, FIELDS_MAGIC, sizeof header->magic) != 0
+      || header->text_len % 8 != 0 || header->text_len > len - sizeof *header)
+    return NULL;
+  const char *text = data + sizeof *header;
+  const char *text_end = text + header->text_len;
+  const char *stamp_end = memchr (text, '\0', header->text_len);
+  if (stamp_end == NULL || memchr (stamp_end + 1, '\0', text_end - stamp_end - 1) == NULL)
+    return NULL;
+  *out_stamp = text;
+  *out_index = stamp_end + 1;
+  return header;
+}
+
+static gboolean
+load_cached (PackagesStore *store, Repo *repo, CachePaths *c)
+{
+  Pool *pool = store->pool;
+  g_autoptr(GMappedFile) map = g_mapped_file_new (c->fields_path, FALSE, NULL);
+  if (map == NULL)
+    return FALSE;
+  const char *data = g_mapped_file_get_contents (map);
+  gsize len = g_mapped_file_get_length (map);
+  const char *stamp, *index;
+  const CachedHeader *header = cached_header (data, len, &stamp, &index);
+  if (header == NULL || strcmp (stamp, c->stamp) != 0)
+    return FALSE;
+  gsize records = (gsize) header->count * sizeof (CachedFields);
+  if (len != sizeof *header + header->text_len + records + header->blob_len || header->blob_len == 0)
+    return FALSE;
+  const CachedFields *cached = (const CachedFields *) (data + sizeof *header + header->text_len);
+  const char *blob = (const char *) cached + records;
+  if (blob[header->blob_len - 1] != '\0')
+    return FALSE;
+  struct stat st;
+  if (stat (c->solv_path, &st) != 0 || (guint64) st.st_size != header->solv_size)
+    return FALSE;
+
+  g_autoptr(GArray) fields = g_array_sized_new (FALSE, TRUE, sizeof (PackagesFields), header->count);
+  g_array_set_size (fields, header->count);
+  for (guint i = 0; i < header->count; i++)
+    {
+      PackagesFields *f = &g_array_index (fields, PackagesFields, i);
+      const char **strings[] = FIELD_STRINGS (f);
+      for (guint j = 0; j < G_N_ELEMENTS (strings); j++)
+        {
+          guint32 off = cached[i].strings[j];
+          if (off != NO_STRING && off >= header->blob_len)
+            return FALSE;
+          *strings[j] = off == NO_STRING ? NULL : blob + off;
+        }
+      f->essential = (cached[i].flags & 1) != 0;
+      f->important = (cached[i].flags & 2) != 0;
+      f->size = cached[i].size;
+    }
+
+  FILE *fp = fopen (c->solv_path, "re");
+  if (fp == NULL)
+    return FALSE;
+  Id first = pool->nsolvables;
+  int r = repo_add_solv (repo, fp, 0);
+  fclose (fp);
+  if (r != 0 || (guint) (pool->nsolvables - first) != header->count)
+    {
+      /* Take back whatever was added; the caller parses the index. */
+      if (pool->nsolvables > first)
+        repo_free_solvable_block (repo, first, pool->nsolvables - first, 1);
+      return FALSE;
+    }
+  store_fields (store, first, (PackagesFields *) fields->data, header->count);
+  g_ptr_array_add (store->maps, g_steal_pointer (&map));
+  return TRUE;
+}
+
+static gboolean
+write_fields (PackagesStore *store, Id first, guint count, CachePaths *c, guint64 solv_size,
+              GError **error)
+{
+  g_autoptr(GString) text = g_string_new (NULL);
+  g_string_append_len (text, c->stamp, strlen (c->stamp) + 1);
+  g_string_append_len (text, c->index_path, strlen (c->index_path) + 1);
+  while (text->len % 8 != 0)
+    g_string_append_c (text, '\0');
+
+  g_autoptr(GString) blob = g_string_new (NULL);
+  g_autoptr(GHashTable) offsets = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autofree CachedFields *cached = g_new0 (CachedFields, count ? count : 1);
+  for (guint i = 0; i < count; i++)
+    {
+      PackagesFields *f = &g_array_index (store->fields, PackagesFields, first + i);
+      const char **strings[] = FIELD_STRINGS (f);
+      for (guint j = 0; j < G_N_ELEMENTS (strings); j++)
+        {
+          const char *str = *strings[j];
+          gpointer off;
+          if (str == NULL)
+            cached[i].strings[j] = NO_STRING;
+          else if (g_hash_table_lookup_extended (offsets, str, NULL, &off))
+            cached[i].strings[j] = GPOINTER_TO_UINT (off);
+          else
+            {
+              cached[i].strings[j] = blob->len;
+              g_hash_table_insert (offsets, (gpointer) str, GUINT_TO_POINTER (blob->len));
+              g_string_append_len (blob, str, strlen (str) + 1);
+            }
+        }
+      cached[i].flags = (f->essential ? 1 : 0) | (f->important ? 2 : 0);
+      cached[i].size = f->size;
+    }
+  g_string_append_c (blob, '\0');
+
+  CachedHeader header = { .count = count, .blob_len = blob->len, .text_len = text->len,
+                          .solv_size = solv_size };
+  memcpy (header.magic, FIELDS_MAGIC, sizeof header.magic);
+  g_autoptr(GString) out = g_string_sized_new (sizeof header + text->len
+                                               + count * sizeof (CachedFields) + blob->len);
+  g_string_append_len (out, (const char *) &header, sizeof header);
+  g_string_append_len (out, text->str, text->len);
+  g_string_append_len (out, (const char *) cached, count * sizeof (CachedFields));
+  g_string_append_len (out, blob->str, blob->len);
+  return g_file_set_contents (c->fields_path, out->str, out->len, error);
+}
+
+static gboolean
+write_solv (Repo *repo, Id first, guint count, const char *path, guint64 *out_size, GError **error)
+{
+  g_autofree char *tmp = g_strdup_printf ("%s.%d.tmp", path, (int) getpid ());
+  FILE *fp = fopen (tmp, "we");
+  if (fp == NULL)
+    return util_fail (error, "%s: %s", tmp, g_strerror (errno));
+  Repowriter *writer = repowriter_create (repo);
+  repowriter_set_solvablerange (writer, first, first + count);
+  int r = repowriter_write (writer, fp);
+  repowriter_free (writer);
+  long size = ftell (fp);
+  if (fclose (fp) != 0 || r != 0 || size < 0)
+    {
+      unlink (tmp);
+      return util_fail (error, "%s: cannot write the solv cache", path);
+    }
+  if (rename (tmp, path) != 0)
+    return util_fail (error, "%s: %s", path, g_strerror (errno));
+  *out_size = size;
+  return TRUE;
+}
+
+/* Remove the cache entries of indices that no longer exist (cached indices
+ * are named by hash, so every update of the archive leaves one behind). */
+static void
+prune_cache (const char *cache_dir)
+{
+  g_autoptr(GDir) dir = g_dir_open (cache_dir, 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (!g_str_has_prefix (name, "packages-") || !g_str_has_suffix (name, ".fields"))
+        continue;
+      g_autofree char *path = g_build_filename (cache_dir, name, NULL);
+      g_autoptr(GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
+      const char *stamp, *index;
+      if (map == NULL
+          || cached_header (g_mapped_file_get_contents (map), g_mapped_file_get_length (map),
+                            &stamp, &index) == NULL
+          || g_file_test (index, G_FILE_TEST_EXISTS))
+        continue;
+      g_autofree char *base = g_strndup (path, strlen (path) - strlen (".fields"));
+      g_autofree char *solv = g_strconcat (base, ".solv", NULL);
+      g_debug ("%s: pruning the cache of %s, which is gone", cache_dir, index);
+      unlink (solv);
+      unlink (path);
+    }
+}
+
+gboolean
+packages_store_load (PackagesStore *store, Repo *repo, const char *path, const char *cache_dir,
+                     GError **error)
+{
+  Pool *pool = store->pool;
+  if (repo->pool != pool || pool->repos[pool->nrepos - 1] != repo)
+    return util_fail (error, "%s: internal error: index loaded into the wrong repository", path);
+
+  g_auto(CachePaths) cache = { NULL, };
+  if (cache_dir != NULL)
+    {
+      if (!cache_paths_init (&cache, cache_dir, path, error))
+        return FALSE;
+      if (load_cached (store, repo, &cache))
+        return TRUE;
+    }
+
+  Id first = 0;
+  guint count = 0;
+  if (!parse_index (store, repo, path, &first, &count, error))
+    return FALSE;
+
+  if (cache_dir != NULL)
+    {
+      /* The fields file goes last: its header says which .solv belongs to
+       * it.  A cache that cannot be written costs time, not correctness. */
+      g_autoptr(GError) local_error = NULL;
+      guint64 solv_size = 0;
+      if (g_mkdir_with_parents (cache_dir, 0755) != 0)
+        g_debug ("%s: not caching: %s", cache_dir, g_strerror (errno));
+      else if (!write_solv (repo, first, count, cache.solv_path, &solv_size, &local_error)
+               || !write_fields (store, first, count, &cache, solv_size, &local_error))
+        g_debug ("%s: not cached: %s", path, local_error->message);
+      else
+        prune_cache (cache_dir);
     }
   return TRUE;
 }

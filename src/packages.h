@@ -46,9 +46,13 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PackagesStore, packages_store_free)
 
 /* Read the Packages index at PATH (plain, gzip, xz, zstd or bzip2: the
  * content decides, not the file name) and add one solvable per stanza to
- * REPO, which must be the last repository created in the store's pool. */
+ * REPO, which must be the last repository created in the store's pool.
+ *
+ * CACHE_DIR (may be NULL): where the parsed index is kept (libsolv's .solv
+ * plus our fields, named from the index's path, size, inode and mtime), so
+ * the next load of the same file skips decompressing and parsing it. */
 gboolean packages_store_load (PackagesStore *store, Repo *repo, const char *path,
-                              GError **error);
+                              const char *cache_dir, GError **error);
 
 /* The extra fields of solvable P, or NULL when P was not loaded here. */
 const PackagesFields *packages_store_lookup (PackagesStore *store, Id p);

@@ -22,8 +22,8 @@
  *   as installed.  The walk runs the phases in that order.
  *
  * libsolv then solves with the favors (so conflicts and anything the walk
- * missed are still handled properly), reports problems, and orders the
- * transaction. */
+ * missed are still handled properly) and reports problems; the install
+ * order is computed here (see install_order()). */
 
 #define _GNU_SOURCE
 #include "config.h"
@@ -817,7 +817,7 @@ report_problems (Resolver *r, Solver *solv, GError **error)
 /* --- putting it together --- */
 
 static gboolean
-load_sources (Resolver *r, GPtrArray *sources, GError **error)
+load_sources (Resolver *r, GPtrArray *sources, const char *cache_dir, GError **error)
 {
   for (guint i = 0; i < sources->len; i++)
     {
@@ -825,7 +825,7 @@ load_sources (Resolver *r, GPtrArray *sources, GError **error)
       Repo *repo = solv_repo_new (r->pool, source->name);
       repo->appdata = source;
       for (guint j = 0; j < source->index_paths->len; j++)
-        if (!packages_store_load (r->store, repo, source->index_paths->pdata[j], error))
+        if (!packages_store_load (r->store, repo, source->index_paths->pdata[j], cache_dir, error))
           return FALSE;
     }
   return TRUE;
@@ -870,19 +870,231 @@ request_targets (Resolver *r, const ResolveRequest *request, Queue *first,
     *out_max_rank = priority_rank ("standard");
 }
 
+/* --- install order ---
+ *
+ * Dependencies before the packages that need them, as dpkg would unpack
+ * them.  libsolv's transaction_order() does this too, but where it must
+ * choose (cycles, independent packages) its choice follows internal ids,
+ * which differ between a parsed index and a cached one; the order must be a
+ * function of the packages alone.  So: strongly connected components of the
+ * dependency graph, dependencies first, smallest name first where nothing
+ * else decides; inside a cycle Pre-Depends are kept and Depends give way. */
+
+typedef struct {
+  int n;
+  Id *ids;                /* the packages, by name */
+  Queue *deps;            /* node -> nodes it (pre-)depends on */
+  Queue *predeps;         /* node -> nodes it pre-depends on */
+  int *comp;              /* node -> component */
+  int ncomp;
+  /* Tarjan's algorithm */
+  int *low, *num, counter;
+  Queue stack;
+  char *on_stack;
+} OrderGraph;
+
+static void
+strongconnect (OrderGraph *g, int v)
+{
+  g->num[v] = g->low[v] = ++g->counter;
+  queue_push (&g->stack, v);
+  g->on_stack[v] = 1;
+  for (int i = 0; i < g->deps[v].count; i++)
+    {
+      int w = g->deps[v].elements[i];
+      if (g->num[w] == 0)
+        {
+          strongconnect (g, w);
+          g->low[v] = MIN (g->low[v], g->low[w]);
+        }
+      else if (g->on_stack[w])
+        g->low[v] = MIN (g->low[v], g->num[w]);
+    }
+  if (g->low[v] == g->num[v])
+    {
+      int w;
+      do
+        {
+          w = queue_pop (&g->stack);
+          g->on_stack[w] = 0;
+          g->comp[w] = g->ncomp;
+        }
+      while (w != v);
+      g->ncomp++;
+    }
+}
+
+/* Kahn's algorithm over NODES (a subset, by index): repeatedly emit the
+ * smallest node whose EDGES all point at emitted nodes (or outside the
+ * subset); when none is free (a cycle), the smallest remaining one. */
+static void
+emit_in_order (OrderGraph *g, Queue *nodes, Queue *edges, char *done, Queue *out)
+{
+  int left = nodes->count;
+  while (left > 0)
+    {
+      int pick = -1, fallback = -1;
+      for (int i = 0; i < nodes->count && pick < 0; i++)
+        {
+          int v = nodes->elements[i];
+          if (done[v])
+            continue;
+          if (fallback < 0)
+            fallback = v;
+          gboolean ready = TRUE;
+          for (int j = 0; j < edges[v].count && ready; j++)
+            {
+              int w = edges[v].elements[j];
+              ready = done[w] || g->comp[w] != g->comp[v];
+            }
+          if (ready)
+            pick = v;
+        }
+      if (pick < 0)
+        pick = fallback;
+      done[pick] = 1;
+      queue_push (out, g->ids[pick]);
+      left--;
+    }
+}
+
+static int
+compare_ids_by_name (const void *pa, const void *pb, void *data)
+{
+  return compare_names (pa, pb, data);
+}
+
+static void
+install_order (Resolver *r, Queue *set, Queue *out)
+{
+  Pool *pool = r->pool;
+  OrderGraph g = { 0 };
+  g.n = set->count;
+  g.ids = g_memdup2 (set->elements, sizeof (Id) * MAX (g.n, 1));
+  g_qsort_with_data (g.ids, g.n, sizeof (Id), compare_ids_by_name, r);
+  GHashTable *node = g_hash_table_new (NULL, NULL);
+  for (int i = 0; i < g.n; i++)
+    g_hash_table_insert (node, GINT_TO_POINTER (g.ids[i]), GINT_TO_POINTER (i + 1));
+
+  g.deps = g_new0 (Queue, MAX (g.n, 1));
+  g.predeps = g_new0 (Queue, MAX (g.n, 1));
+  for (int v = 0; v < g.n; v++)
+    {
+      queue_init (&g.deps[v]);
+      queue_init (&g.predeps[v]);
+      Solvable *s = pool->solvables + g.ids[v];
+      if (!s->requires)
+        continue;
+      gboolean prereq = FALSE;
+      for (Id *dp = s->repo->idarraydata + s->requires; *dp; dp++)
+        {
+          if (*dp == SOLVABLE_PREREQMARKER)
+            {
+              prereq = TRUE;
+              continue;
+            }
+          Id q, qq;
+          FOR_PROVIDES (q, qq, *dp)
+            {
+              int w = GPOINTER_TO_INT (g_hash_table_lookup (node, GINT_TO_POINTER (q))) - 1;
+              if (w < 0 || w == v)
+                continue;
+              queue_pushunique (&g.deps[v], w);
+              if (prereq)
+                queue_pushunique (&g.predeps[v], w);
+            }
+        }
+    }
+
+  g.comp = g_new0 (int, MAX (g.n, 1));
+  g.low = g_new0 (int, MAX (g.n, 1));
+  g.num = g_new0 (int, MAX (g.n, 1));
+  g.on_stack = g_new0 (char, MAX (g.n, 1));
+  queue_init (&g.stack);
+  for (int v = 0; v < g.n; v++)
+    if (g.num[v] == 0)
+      strongconnect (&g, v);
+
+  /* Components in dependency order: Kahn over the components, the one with
+   * the smallest name first; each component's packages by Pre-Depends. */
+  Queue *members = g_new0 (Queue, MAX (g.ncomp, 1));
+  for (int c = 0; c < g.ncomp; c++)
+    queue_init (&members[c]);
+  for (int v = 0; v < g.n; v++)
+    queue_push (&members[g.comp[v]], v);
+  char *comp_done = g_new0 (char, MAX (g.ncomp, 1));
+  char *done = g_new0 (char, MAX (g.n, 1));
+  for (int emitted = 0; emitted < g.ncomp; emitted++)
+    {
+      int pick = -1, pick_first = G_MAXINT;
+      for (int c = 0; c < g.ncomp; c++)
+        {
+          if (comp_done[c] || members[c].elements[0] >= pick_first)
+            continue;
+          gboolean ready = TRUE;
+          for (int i = 0; i < members[c].count && ready; i++)
+            {
+              int v = members[c].elements[i];
+              for (int j = 0; j < g.deps[v].count && ready; j++)
+                {
+                  int w = g.deps[v].elements[j];
+                  ready = g.comp[w] == c || comp_done[g.comp[w]];
+                }
+            }
+          if (ready)
+            {
+              pick = c;
+              pick_first = members[c].elements[0];
+            }
+        }
+      g_assert (pick >= 0);   /* the components form a DAG */
+      comp_done[pick] = 1;
+      emit_in_order (&g, &members[pick], g.predeps, done, out);
+    }
+
+  for (int c = 0; c < g.ncomp; c++)
+    queue_free (&members[c]);
+  for (int v = 0; v < g.n; v++)
+    {
+      queue_free (&g.deps[v]);
+      queue_free (&g.predeps[v]);
+    }
+  g_free (members);
+  g_free (comp_done);
+  g_free (done);
+  g_free (g.deps);
+  g_free (g.predeps);
+  g_free (g.comp);
+  g_free (g.low);
+  g_free (g.num);
+  g_free (g.on_stack);
+  g_free (g.ids);
+  queue_free (&g.stack);
+  g_hash_table_unref (node);
+}
+
 static GPtrArray *
 collect_result (Resolver *r, Solver *solv)
 {
   Pool *pool = r->pool;
-  GPtrArray *result = g_ptr_array_new_with_free_func ((GDestroyNotify) deb_package_free);
+  Queue installed, order;
+  queue_init (&installed);
+  queue_init (&order);
   Transaction *trans = solver_create_transaction (solv);
-  transaction_order (trans, 0);
-  int unmatched = 0;
   for (int i = 0; i < trans->steps.count; i++)
     {
       Id p = trans->steps.elements[i];
-      if (transaction_type (trans, p, SOLVER_TRANSACTION_SHOW_ACTIVE) != SOLVER_TRANSACTION_INSTALL)
-        continue;
+      if (transaction_type (trans, p, SOLVER_TRANSACTION_SHOW_ACTIVE) == SOLVER_TRANSACTION_INSTALL)
+        queue_push (&installed, p);
+    }
+  transaction_free (trans);
+  install_order (r, &installed, &order);
+
+  GPtrArray *result = g_ptr_array_new_with_free_func ((GDestroyNotify) deb_package_free);
+  int unmatched = 0;
+  for (int i = 0; i < order.count; i++)
+    {
+      Id p = order.elements[i];
       ResolveSource *source = pool->solvables[p].repo->appdata;
       g_ptr_array_add (result, packages_store_describe (r->store, p, source->name));
       if (!MAPTST (&r->marked, p))
@@ -895,7 +1107,8 @@ collect_result (Resolver *r, Solver *solv)
   if (unmatched != 0 || (guint) r->mark_order.count != result->len)
     g_debug ("resolve: apt walk chose %d packages, libsolv installs %u (%d not from the walk)",
              r->mark_order.count, result->len, unmatched);
-  transaction_free (trans);
+  queue_free (&installed);
+  queue_free (&order);
   return result;
 }
 
@@ -966,7 +1179,7 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
   r->store = packages_store_new (r->pool);
   r->recommends = request->recommends;
   r->budget = WALK_BUDGET;
-  if (!load_sources (r, sources, error))
+  if (!load_sources (r, sources, request->cache_dir, error))
     return NULL;
   r->arch = pool_str2id (r->pool, request->arch, 1);
 

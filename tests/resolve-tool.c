@@ -1,7 +1,7 @@
 /* resolve-tool.c — resolve_request() from the shell, for tests and
  * benchmarks (not installed):
  *
- *   resolve-tool [--arch ARCH] [--variant V] [--recommends]
+ *   resolve-tool [--arch ARCH] [--variant V] [--recommends] [--cache DIR]
  *                --source NAME[:PRIORITY]=PACKAGES [--source ...] [PACKAGE...]
  *
  * Prints name=version lines in install order; with --fields also the
@@ -39,6 +39,7 @@ main (int argc, char **argv)
 {
   g_autofree char *arch = NULL;
   g_autofree char *variant = NULL;
+  g_autofree char *cache_dir = NULL;
   g_auto(GStrv) source_specs = NULL;
   gboolean recommends = FALSE, fields = FALSE, timing = FALSE;
   GOptionEntry entries[] = {
@@ -47,6 +48,7 @@ main (int argc, char **argv)
     { "recommends", 0, 0, G_OPTION_ARG_NONE, &recommends, "Install Recommends", NULL },
     { "source", 0, 0, G_OPTION_ARG_STRING_ARRAY, &source_specs, "A source and its index",
       "NAME[:PRIO]=FILE" },
+    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &cache_dir, "Keep parsed indices here", "DIR" },
     { "fields", 0, 0, G_OPTION_ARG_NONE, &fields, "Print the lockfile fields too", NULL },
     { "time", 0, 0, G_OPTION_ARG_NONE, &timing, "Print the time taken to stderr", NULL },
     { NULL }
@@ -77,6 +79,7 @@ main (int argc, char **argv)
     .variant = variant,
     .arch = arch ? arch : "amd64",
     .recommends = recommends,
+    .cache_dir = cache_dir,
   };
   gint64 start = g_get_monotonic_time ();
   g_autoptr(GPtrArray) result = resolve_request (sources, &request, &error);

@@ -138,6 +138,16 @@ test_expect_success 'every package of the real minbase set has a pool filename, 
     done < fields.txt
 '
 
+test_expect_success 'the parsed-index cache gives the real minbase set exactly as parsing the index does' '
+    "$RESOLVE_TOOL" --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" > parsed.txt
+    "$RESOLVE_TOOL" --cache cache --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" > first.txt
+    ls cache/packages-*.solv cache/packages-*.fields
+    "$RESOLVE_TOOL" --fields --cache cache --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" > cached-fields.txt
+    "$RESOLVE_TOOL" --fields --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" > parsed-fields.txt
+    cmp parsed.txt first.txt
+    cmp parsed-fields.txt cached-fields.txt
+'
+
 test_expect_success 'in the real minbase set libc6 is unpacked before the packages that pre-depend on it' '
     "$RESOLVE_TOOL" --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" > order.txt
     libc=$(grep -n "^libc6=" order.txt | cut -d: -f1)
@@ -145,6 +155,22 @@ test_expect_success 'in the real minbase set libc6 is unpacked before the packag
         n=$(grep -n "^$p=" order.txt | cut -d: -f1)
         [ "$libc" -lt "$n" ] || fail "libc6 (line $libc) comes after $p (line $n)"
     done
+'
+
+test_expect_success 'in the real minbase set every Pre-Depends is unpacked before the package that needs it' '
+    "$RESOLVE_TOOL" --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" | cut -d= -f1 > order.txt
+    xz -dc "$PACKAGES" | awk "
+        FNR == NR { pos[\$0] = FNR; next }
+        /^Package:/ { pkg = \$2 }
+        /^Pre-Depends:/ && (pkg in pos) {
+            sub(/^Pre-Depends: */, \"\")
+            n = split(\$0, deps, /, */)
+            for (i = 1; i <= n; i++) {
+                split(deps[i], alt, / *\\| */); split(alt[1], w, /[ :(]/); d = w[1]
+                if ((d in pos) && pos[d] > pos[pkg]) { print pkg \" comes before its Pre-Depends \" d; bad = 1 }
+            }
+        }
+        END { exit bad }" order.txt -
 '
 
 test_expect_success 'a virtual package that several packages of the real archive provide is refused with the candidates listed' '

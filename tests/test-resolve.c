@@ -22,7 +22,9 @@
 
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <glib/gstdio.h>
 
@@ -317,6 +319,180 @@ run_case (gconstpointer data)
     }
 }
 
+/* --- the parsed-index cache --- */
+
+static char *
+resolve_one (const char *index, const char *cache_dir)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
+  ResolveSource *source = resolve_source_new ("main", 500);
+  g_ptr_array_add (source->index_paths, g_strdup (index));
+  g_ptr_array_add (sources, source);
+  char *packages[] = { "app", NULL };
+  ResolveRequest request = { .packages = packages, .variant = "custom", .arch = "amd64",
+                             .cache_dir = cache_dir };
+  g_autoptr(GPtrArray) result = resolve_request (sources, &request, &error);
+  g_assert_no_error (error);
+  GString *out = g_string_new (NULL);
+  for (guint i = 0; i < result->len; i++)
+    {
+      DebPackage *p = result->pdata[i];
+      g_string_append_printf (out, "%s=%s %s %" G_GUINT64_FORMAT " %s;", p->name, p->version,
+                              p->sha256, p->size, p->essential ? "essential" : "-");
+    }
+  return g_string_free (out, FALSE);
+}
+
+#define CACHE_INDEX_V1 \
+  "Package: app\nVersion: 1\nArchitecture: amd64\nEssential: yes\nDepends: lib\nSize: 10\nSHA256: aaaa\n\n" \
+  "Package: lib\nVersion: 1\nArchitecture: amd64\nSize: 20\nSHA256: bbbb\n"
+#define CACHE_INDEX_V2 \
+  "Package: app\nVersion: 2\nArchitecture: amd64\nEssential: yes\nDepends: lib\nSize: 10\nSHA256: aaaa\n\n" \
+  "Package: lib\nVersion: 2\nArchitecture: amd64\nSize: 20\nSHA256: bbbb\n"
+
+/* Overwrite PATH in place (same inode, same size) and put its mtime back. */
+static void
+rewrite_keeping_stat (const char *path, const char *contents)
+{
+  GStatBuf st;
+  g_assert_cmpint (g_stat (path, &st), ==, 0);
+  FILE *fp = fopen (path, "r+");
+  g_assert_nonnull (fp);
+  g_assert_cmpuint (fwrite (contents, 1, strlen (contents), fp), ==, strlen (contents));
+  g_assert_cmpint (fclose (fp), ==, 0);
+  struct timespec times[2] = { st.st_atim, st.st_mtim };
+  g_assert_cmpint (utimensat (AT_FDCWD, path, times, 0), ==, 0);
+}
+
+static void
+test_cache_reused (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *index = g_build_filename (dir, "Packages", NULL);
+  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
+  g_assert_true (g_file_set_contents (index, CACHE_INDEX_V1, -1, &error));
+
+  g_autofree char *first = resolve_one (index, cache);
+  g_assert_cmpstr (first, ==, "lib=1 bbbb 20 -;app=1 aaaa 10 essential;");
+
+  /* The same file (path, size, inode, mtime) is not read again: content
+   * changed behind the cache's back still gives the cached answer. */
+  rewrite_keeping_stat (index, CACHE_INDEX_V2);
+  g_autofree char *second = resolve_one (index, cache);
+  g_assert_cmpstr (second, ==, first);
+
+  /* Without the cache the file is read. */
+  g_autofree char *uncached = resolve_one (index, NULL);
+  g_assert_cmpstr (uncached, ==, "lib=2 bbbb 20 -;app=2 aaaa 10 essential;");
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
+static void
+test_cache_invalidated (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *index = g_build_filename (dir, "Packages", NULL);
+  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
+  g_assert_true (g_file_set_contents (index, CACHE_INDEX_V1, -1, &error));
+  g_autofree char *first = resolve_one (index, cache);
+  g_assert_cmpstr (first, ==, "lib=1 bbbb 20 -;app=1 aaaa 10 essential;");
+
+  /* A new file at the same path (a new inode and mtime) is read anew. */
+  g_autofree char *tmp = g_strconcat (index, ".new", NULL);
+  g_assert_true (g_file_set_contents (tmp, CACHE_INDEX_V2, -1, &error));
+  g_assert_cmpint (g_rename (tmp, index), ==, 0);
+  g_autofree char *second = resolve_one (index, cache);
+  g_assert_cmpstr (second, ==, "lib=2 bbbb 20 -;app=2 aaaa 10 essential;");
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
+/* Cache files cut short or filled with junk are ignored: the index is
+ * parsed again and the answer is right. */
+static void
+test_cache_corrupt (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *index = g_build_filename (dir, "Packages", NULL);
+  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
+  g_assert_true (g_file_set_contents (index, CACHE_INDEX_V1, -1, &error));
+  g_autofree char *want = resolve_one (index, cache);
+
+  const char *suffixes[] = { ".fields", ".solv" };
+  const char *junk[] = { "", "a2o-packages-fields-2\n\x05\x00", "\xff\xff\xff\xff garbage" };
+  for (guint s = 0; s < G_N_ELEMENTS (suffixes); s++)
+    for (guint j = 0; j < G_N_ELEMENTS (junk); j++)
+      {
+        g_autoptr(GDir) d = g_dir_open (cache, 0, &error);
+        g_assert_no_error (error);
+        const char *name;
+        guint hit = 0;
+        while ((name = g_dir_read_name (d)) != NULL)
+          if (g_str_has_suffix (name, suffixes[s]))
+            {
+              g_autofree char *path = g_build_filename (cache, name, NULL);
+              g_assert_true (g_file_set_contents (path, junk[j], -1, &error));
+              hit++;
+            }
+        g_assert_cmpuint (hit, ==, 1);
+        g_autofree char *got = resolve_one (index, cache);
+        g_assert_cmpstr (got, ==, want);
+      }
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
+static guint
+count_files (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  guint n = 0;
+  while (d != NULL && g_dir_read_name (d) != NULL)
+    n++;
+  return n;
+}
+
+/* An index that is gone (a cache of indices named by hash drops the old
+ * ones) takes its cache entry with it the next time an index is cached. */
+static void
+test_cache_pruned (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *old_index = g_build_filename (dir, "Packages-old", NULL);
+  g_autofree char *new_index = g_build_filename (dir, "Packages-new", NULL);
+  g_autofree char *cache = g_build_filename (dir, "cache", NULL);
+  g_assert_true (g_file_set_contents (old_index, CACHE_INDEX_V1, -1, &error));
+  g_free (resolve_one (old_index, cache));
+  g_assert_cmpuint (count_files (cache), ==, 2);
+
+  g_assert_true (g_file_set_contents (new_index, CACHE_INDEX_V2, -1, &error));
+  g_free (resolve_one (new_index, cache));
+  g_assert_cmpuint (count_files (cache), ==, 4);     /* the old index is still there */
+
+  g_assert_cmpint (g_unlink (old_index), ==, 0);
+  g_assert_cmpint (g_unlink (new_index), ==, 0);
+  g_assert_true (g_file_set_contents (new_index, CACHE_INDEX_V1, -1, &error));
+  g_autofree char *got = resolve_one (new_index, cache);
+  g_assert_cmpstr (got, ==, "lib=1 bbbb 20 -;app=1 aaaa 10 essential;");
+  g_assert_cmpuint (count_files (cache), ==, 2);
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -347,5 +523,9 @@ main (int argc, char **argv)
       g_autofree char *test = g_strdup_printf ("/resolve/%.*s", (int) strlen (file) - 2, file);
       g_test_add_data_func_full (test, g_build_filename (dir, file, NULL), run_case, g_free);
     }
+  g_test_add_func ("/resolve-cache/same-index-is-not-parsed-again", test_cache_reused);
+  g_test_add_func ("/resolve-cache/replaced-index-is-parsed-again", test_cache_invalidated);
+  g_test_add_func ("/resolve-cache/corrupt-cache-is-ignored", test_cache_corrupt);
+  g_test_add_func ("/resolve-cache/entries-of-removed-indices-are-pruned", test_cache_pruned);
   return g_test_run ();
 }
