@@ -24,7 +24,7 @@ timed () {
     t0=$(now)
     "$@" > "$work/out" 2>&1 || { cat "$work/out" >&2; echo "$label: failed" >&2; exit 1; }
     t1=$(now)
-    printf '%-34s %6.2f s\n' "$label" "$(echo "$t1 - $t0" | bc -l)"
+    awk -v l="$label" -v a="$t0" -v b="$t1" 'BEGIN { printf "%-34s %6.2f s\n", l, b - a }'
 }
 
 sources=()
