@@ -159,9 +159,8 @@ release_parse (const char *text, const char *origin, GError **error)
       if (colon == NULL)
         return util_fail (error, "%s: expected \"Field: value\", got \"%s\"", origin, line), NULL;
       char *key = g_ascii_strdown (line, colon - line);
-      current = g_string_new (colon + 1);
-      g_strstrip (current->str);
-      current->len = strlen (current->str);
+      g_autofree char *value = g_strstrip (g_strdup (colon + 1));
+      current = g_string_new (value);
       g_hash_table_replace (fields, key, current);
     }
 
@@ -273,11 +272,14 @@ import_key (gpgme_ctx_t ctx, const char *key, GError **error)
   return TRUE;
 }
 
+/* Why signature SIG does not count, in words. */
 static const char *
-describe_status (gpgme_signature_t sig)
+describe_problem (gpgme_signature_t sig)
 {
   switch (gpg_err_code (sig->status))
     {
+    case GPG_ERR_NO_ERROR:
+      break;
     case GPG_ERR_BAD_SIGNATURE:
       return "a bad signature (the file was modified after signing)";
     case GPG_ERR_NO_PUBKEY:
@@ -291,6 +293,15 @@ describe_status (gpgme_signature_t sig)
     default:
       return gpgme_strerror (sig->status);
     }
+  if (sig->summary & GPGME_SIGSUM_KEY_REVOKED)
+    return "a signature by a revoked key";
+  if (sig->summary & GPGME_SIGSUM_KEY_EXPIRED)
+    return "a signature by an expired key";
+  if (sig->summary & GPGME_SIGSUM_SIG_EXPIRED)
+    return "an expired signature";
+  if (sig->summary & (GPGME_SIGSUM_RED | GPGME_SIGSUM_KEY_MISSING))
+    return "a signature that cannot be trusted";
+  return NULL;  /* good */
 }
 
 /* The primary key's fingerprint for a signature made by FPR (often a
@@ -369,17 +380,15 @@ release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArray *keys
   if (result == NULL || result->signatures == NULL)
     return util_fail (error, "%s is not signed", what), NULL;
 
+  /* One good signature by one of the keys is enough, as for apt. */
   g_autofree char *fingerprint = NULL;
   const char *first_problem = NULL;
   const char *problem_fpr = NULL;
   for (gpgme_signature_t s = result->signatures; s != NULL; s = s->next)
     {
-      gboolean good = gpg_err_code (s->status) == GPG_ERR_NO_ERROR
-                      && (s->summary & (GPGME_SIGSUM_RED | GPGME_SIGSUM_KEY_REVOKED
-                                        | GPGME_SIGSUM_KEY_EXPIRED | GPGME_SIGSUM_SIG_EXPIRED
-                                        | GPGME_SIGSUM_KEY_MISSING)) == 0;
-      g_autofree char *primary = good ? primary_fingerprint (ctx, s->fpr) : NULL;
-      if (good && primary != NULL)
+      const char *problem = describe_problem (s);
+      g_autofree char *primary = problem == NULL ? primary_fingerprint (ctx, s->fpr) : NULL;
+      if (primary != NULL)
         {
           if (fingerprint == NULL)
             fingerprint = g_steal_pointer (&primary);
@@ -387,12 +396,7 @@ release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArray *keys
         }
       if (first_problem == NULL)
         {
-          first_problem = gpg_err_code (s->status) == GPG_ERR_NO_ERROR
-                            ? ((s->summary & GPGME_SIGSUM_KEY_REVOKED) ? "a signature by a revoked key"
-                               : (s->summary & GPGME_SIGSUM_KEY_EXPIRED) ? "a signature by an expired key"
-                               : (s->summary & GPGME_SIGSUM_SIG_EXPIRED) ? "an expired signature"
-                               : "a signature that cannot be trusted")
-                            : describe_status (s);
+          first_problem = problem != NULL ? problem : "a signature by a key not in the keyring";
           problem_fpr = s->fpr;
         }
     }
