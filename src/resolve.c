@@ -750,13 +750,15 @@ why_not (Resolver *r, Id dep, gboolean nothing_provides, char **out_buf)
   return nothing_provides ? "but it is not installable" : "but it is not going to be installed";
 }
 
+/* One rule of a problem in apt's words; NULL for rules that are not about
+ * packages (the request's own jobs). */
 static char *
-describe_problem (Resolver *r, Solver *solv, Id problem)
+describe_rule (Resolver *r, Solver *solv, Id rid, SolverRuleinfo *out_type)
 {
   Pool *pool = r->pool;
-  Id rid = solver_findproblemrule (solv, problem);
   Id source = 0, target = 0, dep = 0;
   SolverRuleinfo type = solver_ruleinfo (solv, rid, &source, &target, &dep);
+  *out_type = type;
   g_autofree char *dep_str = dep ? dep_to_string (pool, dep) : NULL;
   g_autofree char *buf = NULL;
 
@@ -789,8 +791,44 @@ describe_problem (Resolver *r, Solver *solv, Id problem)
       return g_strdup_printf ("%s %s is not installable", solvable_name (r, source),
                               solvable_version (r, source));
     default:
-      return g_strdup (solver_problem2str (solv, problem));
+      return NULL;
     }
+}
+
+/* A problem: the rule libsolv thinks is at its heart, and the conflicts or
+ * missing packages behind it ("a depends on b but it is not going to be
+ * installed, because b conflicts with c but c 1 is to be installed"). */
+static char *
+describe_problem (Resolver *r, Solver *solv, Id problem)
+{
+  SolverRuleinfo type;
+  Id main_rule = solver_findproblemrule (solv, problem);
+  g_autofree char *main_text = describe_rule (r, solv, main_rule, &type);
+  if (main_text == NULL)
+    return g_strdup (solver_problem2str (solv, problem));
+
+  g_autoptr(GPtrArray) causes = g_ptr_array_new_with_free_func (g_free);
+  Queue rules;
+  queue_init (&rules);
+  solver_findallproblemrules (solv, problem, &rules);
+  for (int i = 0; i < rules.count && causes->len < 3; i++)
+    {
+      char *text = describe_rule (r, solv, rules.elements[i], &type);
+      gboolean cause = text != NULL && type != SOLVER_RULE_PKG_REQUIRES
+                       && !g_str_equal (text, main_text);
+      for (guint j = 0; cause && j < causes->len; j++)
+        cause = !g_str_equal (causes->pdata[j], text);
+      if (cause)
+        g_ptr_array_add (causes, text);
+      else
+        g_free (text);
+    }
+  queue_free (&rules);
+  if (causes->len == 0)
+    return g_steal_pointer (&main_text);
+  g_ptr_array_add (causes, NULL);
+  g_autofree char *joined = g_strjoinv (", and ", (char **) causes->pdata);
+  return g_strdup_printf ("%s, because %s", main_text, joined);
 }
 
 static gboolean
