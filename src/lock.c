@@ -145,7 +145,8 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
       ls->origin = g_strdup (release->origin);
       ls->version = g_strdup (release->version);
       ls->components = g_strdupv (source->components);
-      const char *archs[] = { req->architecture, NULL };
+      const char *archs[] = { req->architecture,
+                              release_has_separate_all (release) ? "all" : NULL, NULL };
       ls->architectures = g_strdupv ((char **) archs);
       ls->pin_priority = source->pin_priority;
       ls->fingerprint = g_strdup (release->fingerprint);

@@ -671,6 +671,13 @@ fetch_index (Release *release, Source *source, const char *path, const char *cac
   return g_steal_pointer (&dest);
 }
 
+gboolean
+release_has_separate_all (Release *release)
+{
+  return !release->no_support_arch_all
+         && g_strv_contains ((const char *const *) release->architectures, "all");
+}
+
 GPtrArray *
 release_fetch_indices (Release *release, Source *source, const char *arch,
                        const char *cache_dir, GCancellable *cancellable, GError **error)
@@ -679,8 +686,7 @@ release_fetch_indices (Release *release, Source *source, const char *arch,
     return util_fail (error, "cannot create the cache directory %s: %s", cache_dir,
                       g_strerror (errno)), NULL;
 
-  gboolean separate_all = !release->no_support_arch_all
-                          && g_strv_contains ((const char *const *) release->architectures, "all");
+  gboolean separate_all = release_has_separate_all (release);
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
   for (char **c = source->components; *c != NULL; c++)
     {

@@ -79,6 +79,10 @@ GPtrArray *release_source_keys (Source *source, GError **error);
  * passed Valid-Until, and parse it. */
 Release *release_fetch (Source *source, GCancellable *cancellable, GError **error);
 
+/* TRUE when the archive keeps arch:all packages in binary-all/ rather than
+ * in every architecture's index (no "No-Support-for-Architecture-all"). */
+gboolean release_has_separate_all (Release *release);
+
 /* The verified, uncompressed Packages index files of SOURCE for ARCH (one per
  * component, plus binary-all where the archive keeps arch:all packages apart),
  * in CACHE_DIR. */

@@ -77,25 +77,38 @@ repo_deb () {
         "$root/pool/main/${name}_${version}_${arch}.deb" >/dev/null
 }
 
-# repo_dists ROOT SUITE [ARCH] [RELEASE-LINES]: index ROOT/pool into
-# ROOT/dists/SUITE/main/binary-ARCH/Packages{,.gz,.xz} and write an unsigned
-# Release (Origin "apt2ostree-test") with SHA256 sums.  RELEASE-LINES are
-# extra fields put after Date: ("Valid-Until: …", "Acquire-By-Hash: yes");
-# with Acquire-By-Hash the indices are also stored under by-hash/SHA256/.
+# repo_dists ROOT SUITE [ARCHS] [RELEASE-LINES]: index ROOT/pool into
+# ROOT/dists/SUITE/main/binary-ARCH/Packages{,.gz,.xz} for each of ARCHS
+# (default amd64) and write an unsigned Release (Origin "apt2ostree-test")
+# with SHA256 sums.  With "all" among ARCHS, arch:all packages go to
+# binary-all only (an archive without "No-Support-for-Architecture-all").
+# RELEASE-LINES are extra fields put after Date: ("Valid-Until: …",
+# "Acquire-By-Hash: yes"); with Acquire-By-Hash the indices are also stored
+# under by-hash/SHA256/.
 repo_dists () {
-    local root=$1 suite=$2 arch=${3:-amd64} extra=${4:-}
-    local bin="dists/$suite/main/binary-$arch"
+    local root=$1 suite=$2 archs=${3:-amd64} extra=${4:-}
     ( cd "$root"
       rm -rf "dists/$suite"
-      mkdir -p "$bin"
-      apt-ftparchive --arch "$arch" packages pool > "$bin/Packages" 2>/dev/null
-      gzip -9n < "$bin/Packages" > "$bin/Packages.gz"
-      xz -9 < "$bin/Packages" > "$bin/Packages.xz"
+      local arch bin
+      for arch in $archs; do
+          bin="dists/$suite/main/binary-$arch"
+          mkdir -p "$bin"
+          apt-ftparchive --arch "$arch" packages pool 2>/dev/null > "$bin/Packages.all"
+          case " $archs " in
+              *" all "*) [ "$arch" = all ] || \
+                  awk 'BEGIN { RS = ""; ORS = "\n\n" } !/\nArchitecture: all\n/' \
+                      "$bin/Packages.all" > "$bin/Packages" ;;
+          esac
+          [ -e "$bin/Packages" ] || mv "$bin/Packages.all" "$bin/Packages"
+          rm -f "$bin/Packages.all"
+          gzip -9n < "$bin/Packages" > "$bin/Packages.gz"
+          xz -9 < "$bin/Packages" > "$bin/Packages.xz"
+      done
       apt-ftparchive \
           -o APT::FTPArchive::Release::Origin=apt2ostree-test \
           -o APT::FTPArchive::Release::Suite="$suite" \
           -o APT::FTPArchive::Release::Codename="$suite" \
-          -o APT::FTPArchive::Release::Architectures="$arch" \
+          -o APT::FTPArchive::Release::Architectures="$archs" \
           -o APT::FTPArchive::Release::Components=main \
           -o APT::FTPArchive::Md5=false -o APT::FTPArchive::SHA1=false \
           -o APT::FTPArchive::SHA512=false \
@@ -107,10 +120,13 @@ repo_dists () {
           mv "$SCRATCH/Release.tmp" "dists/$suite/Release"
       fi
       if printf '%s\n' "$extra" | grep -q '^Acquire-By-Hash: yes'; then
-          mkdir -p "$bin/by-hash/SHA256"
           local f
-          for f in "$bin"/Packages*; do
-              cp "$f" "$bin/by-hash/SHA256/$(sha256sum < "$f" | cut -d' ' -f1)"
+          for arch in $archs; do
+              bin="dists/$suite/main/binary-$arch"
+              mkdir -p "$bin/by-hash/SHA256"
+              for f in "$bin"/Packages*; do
+                  cp "$f" "$bin/by-hash/SHA256/$(sha256sum < "$f" | cut -d' ' -f1)"
+              done
           done
       fi
     )

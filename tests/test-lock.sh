@@ -222,6 +222,22 @@ test_expect_success 'Acquire-By-Hash: yes fetches the index by its hash' '
     assert_file_has_content "$HTTPD_LOG" "^/byhash/dists/bookworm/main/binary-amd64/by-hash/SHA256/[0-9a-f]\{64\}$"
 '
 
+test_expect_success 'an archive that keeps arch:all packages in binary-all has both indices read' '
+    copy_repo withall
+    repo_deb "$SRV/withall" hello-data 1.0 all
+    repo_deb "$SRV/withall" hello 1.0 amd64 "Depends: libfoo (>= 2), hello-data"
+    repo_dists "$SRV/withall" bookworm "amd64 all"
+    repo_sign "$SRV/withall" bookworm archive
+    ! grep -q "^Package: hello-data" "$SRV/withall/dists/bookworm/main/binary-amd64/Packages"
+    sources_for withall
+    echo hello > packages.txt
+    : > "$HTTPD_LOG"
+    a2o lock packages.txt --sources sources.list --cache cache -o l.json >/dev/null
+    assert_file_has_content "$HTTPD_LOG" "^/withall/dists/bookworm/main/binary-all/Packages.xz$"
+    assert_file_has_content l.json "{\"name\": \"hello-data\", \"version\": \"1.0\", \"architecture\": \"all\""
+    assert_file_has_content l.json "\"architectures\": \[\"amd64\", \"all\"\]"
+'
+
 test_expect_success 'without InRelease, Release is checked against Release.gpg' '
     copy_repo detached
     rm "$SRV/detached/dists/bookworm/InRelease"
