@@ -48,8 +48,9 @@ t3=$(now)
 refs=$(find "$WORK/repo/refs/heads/bench" -type f | wc -l)
 [ "$refs" = "$n" ] || { echo "bench/unpack.sh: only $refs of $n packages unpacked" >&2; exit 1; }
 
-awk -v fsync="$([ "${FSYNC:-1}" = 1 ] && echo on || echo off)" -v n="$n" -v mb="$(echo "$bytes / 1048576" | bc -l)" -v j="$JOBS" \
-    -v dpkg="$(echo "$t1 - $t0" | bc -l)" -v a2o="$(echo "$t3 - $t2" | bc -l)" 'BEGIN {
+awk -v fsync="$([ "${FSYNC:-1}" = 1 ] && echo on || echo off)" -v n="$n" -v bytes="$bytes" -v j="$JOBS" \
+    -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" 'BEGIN {
+    mb = bytes / 1048576; dpkg = t1 - t0; a2o = t3 - t2
     printf "%d .debs, %.1f MiB, %d processes each, repository fsync %s\n", n, mb, j, fsync
     printf "dpkg-deb -x            %7.2f s\n", dpkg
     printf "apt2ostree unpack-deb  %7.2f s\n", a2o

@@ -907,9 +907,9 @@ read_deb (DebUnpack *u, const char *path, GError **error)
   if (!seen_binary)
     return deb_fail (u, error, "not a Debian package (an empty ar archive)");
   if (!seen_control)
-    return deb_fail (u, error, "corrupt package: no control.tar member");
+    return deb_fail (u, error, "truncated or corrupt package: no control.tar member");
   if (!seen_data)
-    return deb_fail (u, error, "corrupt package: no data.tar member");
+    return deb_fail (u, error, "truncated or corrupt package: no data.tar member");
   return TRUE;
 }
 

@@ -383,7 +383,7 @@ test_expect_success 'a .deb format other than 2.x is refused' '
 test_expect_success 'a .deb without data.tar is refused' '
     deb_members "$EVERYTHING" m
     deb_ar nodata.deb m/control.tar.*
-    fails_cleanly "nodata.deb: corrupt package: no data.tar member" nodata.deb
+    fails_cleanly "nodata.deb: truncated or corrupt package: no data.tar member" nodata.deb
 '
 
 test_expect_success 'a missing file is a one-line error' '
