@@ -61,14 +61,14 @@ PACKAGES=$(fetch_index "$MIRROR" "$SUITE")
 say "index: $PACKAGES"
 
 # mmdebstrap_set VARIANT KEY "deb ..."...: the sorted name=version list of
-# what mmdebstrap installs for VARIANT from these sources; cached under KEY
-# (the indices' hashes).
+# what mmdebstrap installs for VARIANT from these sources (plus the one option $MM_OPT);
+# cached under KEY (the indices' hashes and anything MM_OPT changes).
 mmdebstrap_set () {
     local variant=$1 key=$2; shift 2
     local out="$CACHE/mmdebstrap-$SUITE-$ARCH-$variant-$key.txt"
     if [ ! -s "$out" ]; then
         command -v mmdebstrap >/dev/null || return 1
-        mmdebstrap --quiet --variant="$variant" --architectures="$ARCH" --format=null \
+        mmdebstrap --quiet --variant="$variant" --architectures="$ARCH" --format=null ${MM_OPT:+"$MM_OPT"} \
             --customize-hook='chroot "$1" dpkg-query -W -f="\${Package}=\${Version}\n" > "'"$out.part"'"' \
             "$SUITE" /dev/null "$@" >&2 || return 1
         sort "$out.part" > "$out" && rm -f "$out.part"
@@ -92,6 +92,21 @@ if [ "$(id -u)" = 0 ] && command -v mmdebstrap >/dev/null; then
     '
     test_expect_success 'bookworm essential from the mirror resolves to exactly the packages and versions mmdebstrap installs' '
         compare_variant essential
+    '
+    test_expect_success 'bookworm apt (essential plus apt in the first run) resolves to exactly the packages and versions mmdebstrap installs' '
+        compare_variant apt
+    '
+    test_expect_success 'bookworm buildd (required plus build-essential) resolves to exactly the packages and versions mmdebstrap installs' '
+        compare_variant buildd
+    '
+    test_expect_success 'bookworm minbase with Recommends resolves to exactly the packages and versions mmdebstrap installs with Recommends' '
+        "$RESOLVE_TOOL" --recommends --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" | sort > mine.txt
+        MM_OPT="--aptopt=APT::Install-Recommends \"true\"" \
+            mmdebstrap_set minbase "$(basename "$PACKAGES" .xz)-recommends" "deb $MIRROR $SUITE main" > theirs.txt
+        diff -u theirs.txt mine.txt
+        # Recommends add packages here, or the test proves nothing.
+        "$RESOLVE_TOOL" --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" | sort > without.txt
+        [ "$(wc -l < mine.txt)" -gt "$(wc -l < without.txt)" ]
     '
 
     updates_uri=$(host_suite_uri "$SUITE-updates")
@@ -120,7 +135,13 @@ else
         'mmdebstrap needs root and must be installed'
     test_skip 'bookworm essential from the mirror resolves to exactly the packages and versions mmdebstrap installs' \
         'mmdebstrap needs root and must be installed'
+    test_skip 'bookworm apt (essential plus apt in the first run) resolves to exactly the packages and versions mmdebstrap installs' \
+        'mmdebstrap needs root and must be installed'
+    test_skip 'bookworm buildd (required plus build-essential) resolves to exactly the packages and versions mmdebstrap installs' \
+        'mmdebstrap needs root and must be installed'
     test_skip 'bookworm minbase with bookworm-updates and bookworm-security takes the updated versions mmdebstrap installs' \
+        'mmdebstrap needs root and must be installed'
+    test_skip 'bookworm minbase with Recommends resolves to exactly the packages and versions mmdebstrap installs with Recommends' \
         'mmdebstrap needs root and must be installed'
 fi
 
