@@ -40,5 +40,5 @@ CMD (combine)
                             cancellable, error);
   if (edit.tree == NULL)
     return FALSE;
-  return cmd_edit_finish (inv, &edit, out_ref, cancellable, error);
+  return cmd_edit_finish (inv, &edit, out_ref, NULL, cancellable, error);
 }

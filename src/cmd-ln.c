@@ -26,5 +26,5 @@ CMD (ln)
       g_prefix_error (error, "%s: ", edit.in->name);
       return FALSE;
     }
-  return cmd_edit_finish (inv, &edit, out_ref, cancellable, error);
+  return cmd_edit_finish (inv, &edit, out_ref, NULL, cancellable, error);
 }

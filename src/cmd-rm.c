@@ -30,5 +30,5 @@ CMD (rm)
         g_prefix_error (error, "%s: ", edit.in->name);
         return FALSE;
       }
-  return cmd_edit_finish (inv, &edit, out_ref, cancellable, error);
+  return cmd_edit_finish (inv, &edit, out_ref, NULL, cancellable, error);
 }

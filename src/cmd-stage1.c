@@ -6,13 +6,15 @@
 #include "cmd.h"
 #include "deb.h"
 #include "dpkgdb.h"
+#include "stage2.h"
 #include "tree.h"
 #include "util.h"
 
 /* Whether the package trees were unpacked with --merged-usr (they must all
  * agree), and a warning for every entry OSTree could not store. */
 static gboolean
-inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr, GError **error)
+inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
+                  GPtrArray *dpkg_names, GError **error)
 {
   int merged = -1;
   for (guint i = 0; i < revs->len; i++)
@@ -25,12 +27,15 @@ inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr, G
       g_auto(GVariantDict) dict;
       g_variant_dict_init (&dict, metadata);
 
-      const char *package = rev->name;
-      (void) g_variant_dict_lookup (&dict, DEB_META_PACKAGE, "&s", &package);
+      const char *package, *arch, *multi_arch;
       gboolean this_merged;
-      if (!g_variant_dict_lookup (&dict, DEB_META_MERGED_USR, "b", &this_merged))
+      if (!g_variant_dict_lookup (&dict, DEB_META_PACKAGE, "&s", &package)
+          || !g_variant_dict_lookup (&dict, DEB_META_ARCHITECTURE, "&s", &arch)
+          || !g_variant_dict_lookup (&dict, DEB_META_MULTI_ARCH, "&s", &multi_arch)
+          || !g_variant_dict_lookup (&dict, DEB_META_MERGED_USR, "b", &this_merged))
         return util_fail (error, "\"%s\" is not a package tree made by \"apt2ostree unpack-deb\"",
                           rev->name);
+      g_ptr_array_add (dpkg_names, deb_info_basename (package, arch, multi_arch));
       if (merged >= 0 && merged != this_merged)
         return util_fail (error, "\"%s\" was unpacked %s merged /usr, unlike the packages before it",
                           rev->name, this_merged ? "with" : "without");
@@ -86,7 +91,8 @@ CMD (stage1)
     }
 
   DpkgdbOptions options = { arch, TRUE };
-  if (!inspect_packages (edit.repo, revs, &options.merged_usr, error))
+  g_autoptr(GPtrArray) dpkg_names = g_ptr_array_new_with_free_func (g_free);
+  if (!inspect_packages (edit.repo, revs, &options.merged_usr, dpkg_names, error))
     return FALSE;
 
   edit.tree = tree_combine (edit.repo, revs, TREE_COMBINE_NONE, cancellable, error);
@@ -94,5 +100,10 @@ CMD (stage1)
     return FALSE;
   if (!dpkgdb_assemble (edit.repo, edit.tree, &options, cancellable, error))
     return FALSE;
-  return cmd_edit_finish (inv, &edit, out_ref, cancellable, error);
+  /* Stage 2 runs the preinst scripts in this order. */
+  GVariantBuilder metadata;
+  g_variant_builder_init (&metadata, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&metadata, "{sv}", STAGE1_META_PACKAGES,
+                         g_variant_new_strv ((const char *const *) dpkg_names->pdata, dpkg_names->len));
+  return cmd_edit_finish (inv, &edit, out_ref, g_variant_builder_end (&metadata), cancellable, error);
 }

@@ -34,5 +34,5 @@ CMD (subtree)
 
   g_object_unref (edit.tree);
   edit.tree = ostree_mutable_tree_new_from_checksum (edit.repo, contents, meta);
-  return cmd_edit_finish (inv, &edit, out_ref, cancellable, error);
+  return cmd_edit_finish (inv, &edit, out_ref, NULL, cancellable, error);
 }

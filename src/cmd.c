@@ -79,11 +79,11 @@ cmd_edit_begin (CmdInvocation *inv, const char *out_ref, const char *in, CmdEdit
 }
 
 gboolean
-cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref,
+cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref, GVariant *metadata,
                  GCancellable *cancellable, GError **error)
 {
   g_autofree char *commit = NULL;
-  if (!repo_txn_commit (edit->txn, edit->tree, out_ref, inv->name, NULL, &commit, cancellable,
+  if (!repo_txn_commit (edit->txn, edit->tree, out_ref, inv->name, metadata, &commit, cancellable,
                         error))
     return FALSE;
   printf ("%s\n", commit);

@@ -45,9 +45,10 @@ typedef struct {
 
 gboolean cmd_edit_begin (CmdInvocation *inv, const char *out_ref, const char *in, CmdEdit *edit,
                          GCancellable *cancellable, GError **error);
-/* Commit the tree to OUT_REF and print the commit checksum. */
+/* Commit the tree to OUT_REF (with METADATA, a floating a{sv}, or NULL)
+ * and print the commit checksum. */
 gboolean cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref,
-                          GCancellable *cancellable, GError **error);
+                          GVariant *metadata, GCancellable *cancellable, GError **error);
 void cmd_edit_clear (CmdEdit *edit);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmdEdit, cmd_edit_clear)
 
@@ -64,7 +65,12 @@ CMD (mv);
 CMD (rm);
 CMD (subtree);
 CMD (graft);
+CMD (stage1);
+CMD (configure);
+CMD (ninja);
+CMD (build);
 CMD (unpack_deb);
 CMD (lock);
+CMD (mod);
 
 G_END_DECLS

@@ -1,0 +1,334 @@
+/* ninja.c — the Ninja file for one image. */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "deb.h"
+#include "ninja.h"
+#include "util.h"
+
+/* A path in a build line, where "$", " " and ":" are special. */
+static void
+append_path (GString *out, const char *path)
+{
+  for (const char *p = path; *p != '\0'; p++)
+    {
+      if (*p == '$' || *p == ' ' || *p == ':')
+        g_string_append_c (out, '$');
+      g_string_append_c (out, *p);
+    }
+}
+
+/* A word the shell will see in a command, quoted only when it needs to be,
+ * with "$" doubled for ninja. */
+static void
+append_word (GString *out, const char *word)
+{
+  gboolean plain = *word != '\0';
+  for (const char *p = word; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && strchr ("_./:=+,@%-~", *p) == NULL)
+      plain = FALSE;
+  g_autofree char *quoted = plain ? g_strdup (word) : g_shell_quote (word);
+  for (const char *p = quoted; *p != '\0'; p++)
+    {
+      if (*p == '$')
+        g_string_append_c (out, '$');
+      g_string_append_c (out, *p);
+    }
+}
+
+static void
+append_variable (GString *out, const char *name, const char *word)
+{
+  g_string_append_printf (out, "  %s = ", name);
+  append_word (out, word);
+  g_string_append_c (out, '\n');
+}
+
+/* "$repo/refs/heads/REF" */
+static void
+append_ref_path (GString *out, const char *ref)
+{
+  g_string_append (out, "$repo/refs/heads/");
+  append_path (out, ref);
+}
+
+char *
+ninja_default_image (const char *lockfile_path)
+{
+  g_autofree char *base = g_path_get_basename (lockfile_path);
+  for (const char *suffix = ".lock.json"; suffix != NULL; suffix = g_str_equal (suffix, ".json") ? NULL : ".json")
+    if (g_str_has_suffix (base, suffix) && strlen (base) > strlen (suffix))
+      {
+        base[strlen (base) - strlen (suffix)] = '\0';
+        break;
+      }
+  return g_steal_pointer (&base);
+}
+
+/* The packages in install order, each once. */
+static GPtrArray *
+packages_in_order (Lockfile *lock, const char *lockfile_path, GError **error)
+{
+  g_autoptr(GPtrArray) ordered = g_ptr_array_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < lock->install_order->len; i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (lock->install_order->pdata[i], ":", 2);
+      LockPackage *package = lockfile_lookup_package (lock, parts[0], parts[1]);
+      if (package == NULL)
+        return util_fail (error, "%s: install-order names \"%s\", which is not among the packages",
+                          lockfile_path, (char *) lock->install_order->pdata[i]), NULL;
+      if (g_hash_table_add (seen, package))
+        g_ptr_array_add (ordered, package);
+    }
+  for (guint i = 0; i < lock->packages->len; i++)
+    if (!g_hash_table_contains (seen, lock->packages->pdata[i]))
+      {
+        LockPackage *package = lock->packages->pdata[i];
+        return util_fail (error, "%s: package \"%s\" is missing from install-order; re-run "
+                          "\"apt2ostree lock --update %s\"", lockfile_path, package->name,
+                          lockfile_path), NULL;
+      }
+  return g_steal_pointer (&ordered);
+}
+
+/* A pool name unique to this image's file: pools are global to a Ninja
+ * build, and two image files may be included into one. */
+static char *
+pool_name (const NinjaOptions *options)
+{
+  g_autofree char *raw = g_strdup_printf ("a2o_download_%s_%s", options->builddir, options->image);
+  for (char *p = raw; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      *p = '_';
+  return g_steal_pointer (&raw);
+}
+
+static void
+append_header (GString *out, Lockfile *lock, const NinjaOptions *options, const char *repo,
+               guint n_packages)
+{
+  g_string_append_printf (out,
+      "# The image \"%s\": %u packages from %s (%s, %s).\n"
+      "# Written by \"apt2ostree ninja\"; it rewrites itself when the lockfile changes.\n"
+      "#\n"
+      "# Targets:\n"
+      "#   %s            the configured image (ref %s)\n"
+      "#   %s/stage1     every package unpacked, not configured\n"
+      "#   %s/update-lockfile   re-resolve the lockfile without building%s\n"
+      "#\n"
+      "# Paths are relative to the directory ninja runs in.\n\n"
+      "ninja_required_version = 1.8\n",
+      options->image, n_packages, options->lockfile_path, lock->request.architecture,
+      lock->merged_usr ? "merged /usr" : "no merged /usr", options->image, options->image,
+      options->image, options->image,
+      options->subninja ? "" : "\n#   update-lockfiles      the same, as the nightly job calls it");
+  if (!options->subninja)
+    {
+      g_string_append (out, "builddir = ");
+      append_path (out, options->builddir);
+      g_string_append_c (out, '\n');
+    }
+  g_string_append (out, "a2o = ");
+  append_word (out, options->apt2ostree);
+  g_string_append (out, "\nrepo = ");
+  append_path (out, repo);
+  g_string_append (out, "\ncache = ");
+  g_autofree char *cache = g_build_filename (options->builddir, "cache", "debs", NULL);
+  append_path (out, cache);
+  g_string_append (out, "\n\n");
+}
+
+/* "apt2ostree ninja …" again, with the options that made this file. */
+static void
+append_regen_command (GString *out, const NinjaOptions *options)
+{
+  g_string_append (out, "$a2o ninja ");
+  append_word (out, options->lockfile_path);
+  g_string_append (out, " -o ");
+  append_word (out, options->output_path);
+  g_string_append (out, " --ref ");
+  append_word (out, options->image);
+  g_string_append (out, " --builddir ");
+  append_word (out, options->builddir);
+  if (options->repo != NULL)
+    {
+      g_string_append (out, " --repo ");
+      append_word (out, options->repo);
+    }
+  if (options->sources_path != NULL)
+    {
+      g_string_append (out, " --sources ");
+      append_word (out, options->sources_path);
+    }
+  for (const char *const *m = options->mirrors; m != NULL && *m != NULL; m++)
+    {
+      g_string_append (out, " --mirror ");
+      append_word (out, *m);
+    }
+  if (options->subninja)
+    g_string_append (out, " --subninja");
+  g_string_append_printf (out, " --download-jobs %d", options->download_jobs);
+}
+
+static void
+append_rules (GString *out, const NinjaOptions *options, const char *pool)
+{
+  g_string_append_printf (out, "pool %s\n  depth = %d\n\n", pool, options->download_jobs);
+  g_string_append_printf (out,
+      "rule a2o_init\n"
+      "  command = $a2o --repo $repo init\n"
+      "  description = init $repo\n\n"
+      "rule a2o_unpack\n"
+      "  command = $a2o --repo $repo unpack-deb --ref $ref --sha256 $sha256 --size $size "
+      "--cache $cache $merged_usr $url\n"
+      "  description = fetch+unpack $package $version\n"
+      "  pool = %s\n"
+      "  restat = 1\n\n"
+      "rule a2o_stage1\n"
+      "  command = $a2o --repo $repo stage1 --ref $ref --arch $arch $packages\n"
+      "  description = stage1 $ref\n"
+      "  restat = 1\n\n"
+      "rule a2o_configure\n"
+      "  command = $a2o --repo $repo configure --ref $ref $stage1\n"
+      "  description = configure $ref (dpkg --configure -a)\n"
+      "  restat = 1\n\n"
+      "rule a2o_lock_update\n"
+      "  command = $a2o lock --update $lockfile\n"
+      "  description = lock --update $lockfile\n\n"
+      "rule a2o_regen\n"
+      "  command = ",
+      pool);
+  append_regen_command (out, options);
+  g_string_append (out, "\n  description = regenerate $out\n  generator = 1\n\n");
+}
+
+char *
+ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *options, GError **error)
+{
+  g_autoptr(GPtrArray) ordered = packages_in_order (lock, options->lockfile_path, error);
+  if (ordered == NULL)
+    return NULL;
+  if (ordered->len == 0)
+    return util_fail (error, "%s: the lockfile holds no packages", options->lockfile_path), NULL;
+
+  g_autofree char *default_repo = g_build_filename (options->builddir, "ostree", NULL);
+  const char *repo = options->repo != NULL ? options->repo : default_repo;
+  g_autofree char *pool = pool_name (options);
+  g_autofree char *stage1 = g_strconcat (options->image, "/stage1", NULL);
+
+  g_autoptr(GString) out = g_string_new ("");
+  append_header (out, lock, options, repo, ordered->len);
+  append_rules (out, options, pool);
+
+  g_string_append (out, "build $repo/config: a2o_init\n\n");
+
+  g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
+  g_string_append (out, "# One tree per package, named by its content (see unpack-deb).\n");
+  for (guint i = 0; i < ordered->len; i++)
+    {
+      LockPackage *package = ordered->pdata[i];
+      g_autofree char *url = lockfile_package_url (lock, package, sources, error);
+      if (url == NULL)
+        return NULL;
+      char *ref = deb_ref_name (package->name, package->version, package->architecture,
+                                package->sha256);
+      g_ptr_array_add (refs, ref);
+
+      g_string_append (out, "build ");
+      append_ref_path (out, ref);
+      g_string_append (out, ": a2o_unpack || $repo/config\n");
+      append_variable (out, "package", package->name);
+      append_variable (out, "version", package->version);
+      append_variable (out, "ref", ref);
+      append_variable (out, "sha256", package->sha256);
+      g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT, package->size);
+      append_variable (out, "size", size);
+      append_variable (out, "merged_usr", lock->merged_usr ? "--merged-usr" : "--no-merged-usr");
+      append_variable (out, "url", url);
+    }
+
+  g_string_append (out, "\n# Stage 1: the package trees in install order, and the dpkg database.\n"
+                        "build ");
+  append_ref_path (out, stage1);
+  g_string_append (out, ": a2o_stage1");
+  for (guint i = 0; i < refs->len; i++)
+    {
+      g_string_append (out, " $\n    ");
+      append_ref_path (out, refs->pdata[i]);
+    }
+  g_string_append_c (out, '\n');
+  append_variable (out, "ref", stage1);
+  append_variable (out, "arch", lock->request.architecture);
+  g_string_append (out, "  packages =");
+  for (guint i = 0; i < refs->len; i++)
+    {
+      g_string_append (out, " $\n     ");
+      append_word (out, refs->pdata[i]);
+    }
+  g_string_append (out, "\n\n# Stage 2: dpkg --configure -a in a sandbox.\nbuild ");
+  append_ref_path (out, options->image);
+  g_string_append (out, ": a2o_configure ");
+  append_ref_path (out, stage1);
+  g_string_append_c (out, '\n');
+  append_variable (out, "ref", options->image);
+  append_variable (out, "stage1", stage1);
+
+  g_string_append (out, "\nbuild ");
+  append_path (out, options->image);
+  g_string_append (out, ": phony ");
+  append_ref_path (out, options->image);
+  g_string_append (out, "\nbuild ");
+  append_path (out, stage1);
+  g_string_append (out, ": phony ");
+  append_ref_path (out, stage1);
+  g_string_append (out, "\ndefault ");
+  append_path (out, options->image);
+
+  /* The lock update writes no output of its own: its stamp never exists,
+   * so it runs every time it is asked for. */
+  g_autofree char *stamp = g_strconcat (options->builddir, "/stamps/", options->image,
+                                        ".update-lockfile", NULL);
+  g_string_append (out, "\n\n# The lockfile: re-resolve it, and rewrite this file when it changes.\nbuild ");
+  append_path (out, stamp);
+  g_string_append (out, ": a2o_lock_update\n");
+  append_variable (out, "lockfile", options->lockfile_path);
+  g_string_append (out, "build ");
+  append_path (out, options->image);
+  g_string_append (out, "/update-lockfile: phony ");
+  append_path (out, stamp);
+  if (!options->subninja)
+    {
+      g_string_append (out, "\nbuild update-lockfiles: phony ");
+      append_path (out, stamp);
+    }
+  g_string_append (out, "\nbuild ");
+  append_path (out, options->output_path);
+  g_string_append (out, ": a2o_regen ");
+  append_path (out, options->lockfile_path);
+  if (options->sources_path != NULL)
+    {
+      g_string_append_c (out, ' ');
+      append_path (out, options->sources_path);
+    }
+  g_string_append_c (out, '\n');
+  return g_string_free (g_steal_pointer (&out), FALSE);
+}
+
+gboolean
+ninja_write_if_changed (const char *path, const char *text, GError **error)
+{
+  g_autofree char *current = NULL;
+  if (g_file_get_contents (path, &current, NULL, NULL) && g_str_equal (current, text))
+    return TRUE;
+
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (dir, 0755) < 0)
+    return util_fail (error, "%s: cannot create directory: %s", dir, g_strerror (errno));
+  g_autoptr(GError) local_error = NULL;
+  if (!g_file_set_contents (path, text, -1, &local_error))
+    return util_fail (error, "%s: %s", path, local_error->message);
+  return TRUE;
+}

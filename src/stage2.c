@@ -1,0 +1,167 @@
+/* stage2.c — dpkg --configure -a over an unpacked image, in the sandbox.
+ *
+ * The packages were unpacked by apt2ostree, not by dpkg, so stage 2 first
+ * does what dpkg (and a bootstrap tool) would have done by then, in this
+ * order:
+ *   1. /etc/passwd and /etc/group from base-passwd's masters, so that the
+ *      maintainer scripts find root, shadow, etc.;
+ *   2. a policy-rc.d that forbids starting services;
+ *   3. every package's preinst ("install"), in install order, as dpkg runs
+ *      it before unpacking (debootstrap and mmdebstrap do the same through
+ *      dpkg --install);
+ *   4. the trigger database dpkg records at unpack: each package's
+ *      "interest" lines into var/lib/dpkg/triggers/, and the file triggers
+ *      whose directories the packages ship, activated;
+ *   5. the caller's hooks;
+ *   6. dpkg --configure -a;
+ *   7. cleaning, as mmdebstrap does, of what would make the image differ
+ *      from one build to the next: dpkg's and apt's logs, the *-old copies
+ *      of dpkg's and debconf's databases, ldconfig's aux-cache, the D-Bus
+ *      machine id; /etc/machine-id is left empty, and policy-rc.d removed.
+ * Host keys or other per-machine state that a postinst creates are NOT
+ * removed: minbase creates none. */
+#include "config.h"
+
+#include "mod.h"
+#include "stage2.h"
+#include "util.h"
+
+static const char stage2_script[] =
+  "set -e\n"
+  "export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true\n"
+  "cd /\n"
+  "step() { echo \"apt2ostree configure: $*\"; }\n"
+  "\n"
+  "# 1. users and groups\n"
+  "for f in passwd group; do\n"
+  "  if [ ! -e /etc/$f ] && [ -e /usr/share/base-passwd/$f.master ]; then\n"
+  "    cp /usr/share/base-passwd/$f.master /etc/$f\n"
+  "  fi\n"
+  "done\n"
+  "\n"
+  "# 2. no services\n"
+  "printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d\n"
+  "chmod 755 /usr/sbin/policy-rc.d\n"
+  "\n"
+  "# 3. preinst scripts, in install order\n"
+  "for p in \"$@\"; do\n"
+  "  script=/var/lib/dpkg/info/$p.preinst\n"
+  "  [ -e \"$script\" ] || continue\n"
+  "  name=${p%%:*}\n"
+  "  arch=$(dpkg-query -f '${Architecture}' -W \"$p\")\n"
+  "  version=$(dpkg-query -f '${Version}' -W \"$p\")\n"
+  "  step \"$name: preinst install\"\n"
+  "  if ! DPKG_MAINTSCRIPT_PACKAGE=$name DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=1 \\\n"
+  "       DPKG_MAINTSCRIPT_ARCH=$arch DPKG_MAINTSCRIPT_NAME=preinst \\\n"
+  "       DPKG_RUNNING_VERSION=$(dpkg-query -f '${Version}' -W dpkg) \\\n"
+  "       \"$script\" install; then\n"
+  "    echo \"apt2ostree configure: package $name ($version): its preinst script failed\" >&2\n"
+  "    exit 1\n"
+  "  fi\n"
+  "done\n"
+  "\n"
+  "# 4. triggers: interests, then file triggers the unpacked files activate\n"
+  "mkdir -p /var/lib/dpkg/triggers\n"
+  ": > /var/lib/dpkg/triggers/File\n"
+  "for t in /var/lib/dpkg/info/*.triggers; do\n"
+  "  [ -e \"$t\" ] || continue\n"
+  "  p=$(basename \"$t\" .triggers)\n"
+  "  while read -r directive trigger rest; do\n"
+  "    case $directive in\n"
+  "      interest) suffix= ;;\n"
+  "      interest-await) suffix= ;;\n"
+  "      interest-noawait) suffix=/noawait ;;\n"
+  "      *) continue ;;\n"
+  "    esac\n"
+  "    case $trigger in\n"
+  "      /*) echo \"$trigger $p$suffix\" >> /var/lib/dpkg/triggers/File ;;\n"
+  "      *) echo \"$p$suffix\" >> /var/lib/dpkg/triggers/$trigger ;;\n"
+  "    esac\n"
+  "  done < \"$t\"\n"
+  "done\n"
+  "while read -r path p; do\n"
+  "  if cat /var/lib/dpkg/info/*.list | grep -q -x -F -e \"$path\" -e \"$path/\" \\\n"
+  "     || cat /var/lib/dpkg/info/*.list | grep -q \"^$path/\"; then\n"
+  "    dpkg-trigger --no-await --by-package=\"${p%%/*}\" \"$path\"\n"
+  "  fi\n"
+  "done < /var/lib/dpkg/triggers/File\n"
+  "[ -s /var/lib/dpkg/triggers/File ] || rm /var/lib/dpkg/triggers/File\n"
+  "\n"
+  "# 5. hooks\n"
+  "if [ -n \"${APT2OSTREE_HOOKS:-}\" ]; then\n"
+  "  step \"hooks\"\n"
+  "  sh -e -c \"$APT2OSTREE_HOOKS\"\n"
+  "fi\n"
+  "\n"
+  "# 6. configure\n"
+  "step \"dpkg --configure -a\"\n"
+  "dpkg --configure -a\n"
+  "dpkg --audit\n"
+  "\n"
+  "# 7. clean\n"
+  "rm -f /usr/sbin/policy-rc.d\n"
+  "rm -f /var/log/dpkg.log /var/log/alternatives.log /var/log/apt/history.log \\\n"
+  "      /var/log/apt/term.log /var/log/apt/eipp.log.xz /var/cache/ldconfig/aux-cache \\\n"
+  "      /var/lib/dbus/machine-id /var/lib/dpkg/*-old /var/cache/debconf/*-old\n"
+  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n";
+
+/* The packages of a stage-1 commit, in install order. */
+static GPtrArray *
+stage1_packages (OstreeRepo *repo, const char *rev, GError **error)
+{
+  g_autofree char *commit = NULL;
+  if (!ostree_repo_resolve_rev (repo, rev, FALSE, &commit, error))
+    return NULL;
+  g_autoptr(GVariant) commit_v = NULL;
+  if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
+    return NULL;
+  g_autoptr(GVariant) metadata = g_variant_get_child_value (commit_v, 0);
+  g_autoptr(GVariant) names = g_variant_lookup_value (metadata, STAGE1_META_PACKAGES,
+                                                      G_VARIANT_TYPE_STRING_ARRAY);
+  if (names == NULL)
+    return util_fail (error, "\"%s\" is not a stage-1 tree made by \"apt2ostree stage1\"", rev),
+           NULL;
+
+  g_autoptr(GPtrArray) packages = g_ptr_array_new_with_free_func (g_free);
+  gsize n;
+  g_autofree const char **strv = g_variant_get_strv (names, &n);
+  for (gsize i = 0; i < n; i++)
+    g_ptr_array_add (packages, g_strdup (strv[i]));
+  return g_steal_pointer (&packages);
+}
+
+gboolean
+stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
+                  GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) packages = stage1_packages (repo, options->in, error);
+  if (packages == NULL)
+    return FALSE;
+
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, "/bin/sh");
+  g_ptr_array_add (argv, "-c");
+  g_ptr_array_add (argv, (char *) stage2_script);
+  g_ptr_array_add (argv, "apt2ostree-configure");
+  for (guint i = 0; i < packages->len; i++)
+    g_ptr_array_add (argv, packages->pdata[i]);
+  g_ptr_array_add (argv, NULL);
+
+  g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
+  const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
+
+  ModOptions mod = {
+    .in = options->in,
+    .out_ref = options->out_ref,
+    .chroot = TRUE,
+    .setenv = setenv,
+    .verbose = options->verbose,
+    .argv = (char **) argv->pdata,
+  };
+  if (!mod_run (repo, &mod, out_commit, cancellable, error))
+    {
+      g_prefix_error (error, "configure %s: ", options->in);
+      return FALSE;
+    }
+  return TRUE;
+}
