@@ -87,6 +87,7 @@ CMD (lock)
   g_auto(GStrv) mirrors = NULL;
   gboolean recommends = FALSE;
   gboolean update = FALSE;
+  gboolean record_uris = FALSE;
   const GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
       "the lockfile to write (default: PACKAGES.txt with .lock.json)", "LOCKFILE" },
@@ -103,7 +104,10 @@ CMD (lock)
     { "merged-usr", 0, 0, G_OPTION_ARG_STRING, &merged_usr,
       "auto (Debian 12+, Ubuntu 20.10+), yes or no", "auto|yes|no" },
     { "mirror", 0, 0, G_OPTION_ARG_STRING_ARRAY, &mirrors,
-      "fetch source NAME from URI instead (repeatable; never recorded)", "NAME=URI" },
+      "fetch source NAME from URI instead (repeatable; recorded only with --record-uris)", "NAME=URI" },
+    { "record-uris", 0, 0, G_OPTION_ARG_NONE, &record_uris,
+      "write each source's URI into the lockfile (never do this for a committed lockfile "
+      "that must not name hosts)", NULL },
     { "update", 0, 0, G_OPTION_ARG_NONE, &update,
       "re-resolve LOCKFILE from the request it records", NULL },
     { NULL }
@@ -129,7 +133,7 @@ CMD (lock)
 
   if (update)
     {
-      if (arch != NULL || variant != NULL || recommends || merged_usr != NULL)
+      if (arch != NULL || variant != NULL || recommends || merged_usr != NULL || record_uris)
         return cmd_usage_error (inv, error, "--update takes the request from the lockfile; "
                                 "only -o, --sources, --cache and --mirror go with it");
       previous = lockfile_load (argv[1], error);
@@ -157,6 +161,7 @@ CMD (lock)
       req.architecture = arch;
       req.recommends = recommends;
       req.merged_usr = merged_usr != NULL ? merged_usr : "auto";
+      req.record_uris = record_uris;
       resolved_sources_path = g_strdup (sources_path);
     }
 

@@ -152,6 +152,7 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
       ls->fingerprint = g_strdup (release->fingerprint);
       ls->inrelease_sha256 = g_strdup (release->file_sha256);
       ls->date = g_strdup (release->date);
+      ls->uri = req->record_uris ? g_strdup (source->uri) : NULL;
       g_ptr_array_add (lock->sources, ls);
     }
   for (guint i = 0; i < n; i++)
@@ -204,6 +205,7 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
   lock->request.recommends = req->recommends;
   lock->request.sources_file = g_strdup (req->sources_file);
   lock->request.merged_usr = g_strdup (req->merged_usr);
+  lock->request.record_uris = req->record_uris;
   g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
   for (guint i = 0; i < sources->sources->len; i++)
     g_strv_builder_add (names, ((Source *) sources->sources->pdata[i])->name);

@@ -24,6 +24,7 @@ lock_source_free (LockSource *source)
   g_free (source->fingerprint);
   g_free (source->inrelease_sha256);
   g_free (source->date);
+  g_free (source->uri);
   g_free (source);
 }
 
@@ -161,6 +162,11 @@ append_source (GString *out, LockSource *s)
   append_string (out, s->inrelease_sha256);
   append_key (out, "date", FALSE);
   append_string (out, s->date);
+  if (s->uri != NULL)
+    {
+      append_key (out, "uri", FALSE);
+      append_string (out, s->uri);
+    }
   g_string_append (out, "}");
 }
 
@@ -211,6 +217,8 @@ lockfile_to_string (Lockfile *lock)
   append_string (out, r->sources_file);
   g_string_append (out, ",\n    \"merged-usr\": ");
   append_string (out, r->merged_usr);
+  if (r->record_uris)
+    g_string_append (out, ",\n    \"record-uris\": true");
   g_string_append (out, "\n  },\n");
 
   g_string_append_printf (out, "  \"merged-usr\": %s,\n", lock->merged_usr ? "true" : "false");
@@ -356,7 +364,9 @@ read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
                 && get_bool (r, o, "recommends", &req->recommends, error)
                 && get_strv (r, o, "sources", &req->sources, error)
                 && get_string (r, o, "sources-file", TRUE, &req->sources_file, error)
-                && get_string (r, o, "merged-usr", FALSE, &req->merged_usr, error);
+                && get_string (r, o, "merged-usr", FALSE, &req->merged_usr, error)
+                && (!json_object_has_member (o, "record-uris")
+                    || get_bool (r, o, "record-uris", &req->record_uris, error));
   r->context = NULL;
   return ok;
 }
@@ -381,7 +391,8 @@ read_source (Reader *r, JsonNode *node, guint index, GError **error)
       || !get_int (r, o, "pin-priority", &pin, error)
       || !get_string (r, o, "fingerprint", FALSE, &s->fingerprint, error)
       || !get_string (r, o, "inrelease-sha256", FALSE, &s->inrelease_sha256, error)
-      || !get_string (r, o, "date", TRUE, &s->date, error))
+      || !get_string (r, o, "date", TRUE, &s->date, error)
+      || (json_object_has_member (o, "uri") && !get_string (r, o, "uri", FALSE, &s->uri, error)))
     return NULL;
   s->pin_priority = (int) pin;
   r->context = NULL;
@@ -504,11 +515,15 @@ lockfile_lookup_package (Lockfile *lock, const char *name, const char *arch)
 char *
 lockfile_package_url (Lockfile *lock, LockPackage *package, SourcesList *sources, GError **error)
 {
-  Source *source = sources_list_lookup (sources, package->source);
+  Source *source = sources != NULL ? sources_list_lookup (sources, package->source) : NULL;
+  LockSource *recorded = lockfile_lookup_source (lock, package->source);
+  if ((source == NULL || source->uri == NULL) && recorded != NULL && recorded->uri != NULL)
+    return g_strdup_printf ("%s/%s", recorded->uri, package->filename);
   if (source == NULL || source->uri == NULL)
     {
-      g_autofree char *where = sources->path != NULL ? g_strdup_printf ("\"%s\"", sources->path)
-                                                     : g_strdup ("the host's apt configuration");
+      g_autofree char *where = sources == NULL ? g_strdup ("no sources configuration")
+                               : sources->path != NULL ? g_strdup_printf ("\"%s\"", sources->path)
+                               : g_strdup ("the host's apt configuration");
       return util_fail (error, "package \"%s\" comes from source \"%s\", which %s does not name; "
                         "add it there or give --mirror %s=URI", package->name, package->source,
                         where, package->source), NULL;

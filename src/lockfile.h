@@ -29,6 +29,7 @@ typedef struct {
   char *fingerprint;     /* primary key that signed the InRelease */
   char *inrelease_sha256;
   char *date;            /* Date: of the Release */
+  char *uri;             /* only with --record-uris, else NULL (and not written) */
 } LockSource;
 
 typedef struct {
@@ -52,6 +53,7 @@ typedef struct {
   char **sources;        /* source names, in priority order */
   char *sources_file;    /* relative to the lockfile's directory, or NULL: the host's */
   char *merged_usr;      /* "auto", "yes" or "no" */
+  gboolean record_uris;  /* write each source's URI (off by default) */
 } LockRequest;
 
 typedef struct {
@@ -88,7 +90,8 @@ LockSource *lockfile_lookup_source (Lockfile *lock, const char *name);
 LockPackage *lockfile_lookup_package (Lockfile *lock, const char *name, const char *arch);
 
 /* Where to download PACKAGE: its source's URI in SOURCES (the sources
- * configuration, with any --mirror overrides applied) joined with its pool
+ * configuration, with any --mirror overrides applied; SOURCES may be NULL),
+ * else the URI the lockfile recorded (--record-uris), joined with its pool
  * filename.  An error names the source and says how to supply it. */
 char *lockfile_package_url (Lockfile *lock, LockPackage *package, SourcesList *sources,
                             GError **error);

@@ -272,6 +272,15 @@ test_lockfile_round_trip (void)
   g_autofree char *url = lockfile_package_url (loaded, p, sources, &error);
   g_assert_cmpstr (url, ==, "http://m.invalid/debian/pool/main/x/zlib1g.deb");
 
+  /* A recorded URI (--record-uris) serves when the configuration has none. */
+  LockSource *ls = lockfile_lookup_source (loaded, "bookworm");
+  ls->uri = g_strdup ("http://recorded.invalid/debian");
+  g_autofree char *recorded = lockfile_package_url (loaded, p, NULL, &error);
+  g_assert_cmpstr (recorded, ==, "http://recorded.invalid/debian/pool/main/x/zlib1g.deb");
+  g_autofree char *configured = lockfile_package_url (loaded, p, sources, &error);
+  g_assert_cmpstr (configured, ==, "http://m.invalid/debian/pool/main/x/zlib1g.deb");
+  g_clear_pointer (&ls->uri, g_free);
+
   g_free (p->source);
   p->source = g_strdup ("elsewhere");
   g_autofree char *none = lockfile_package_url (loaded, p, sources, &error);

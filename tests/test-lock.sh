@@ -448,6 +448,19 @@ test_expect_success '--mirror fetches a named source from another URI and is not
     assert_file_has_content err "no source named \"nosuch\""
 '
 
+test_expect_success 'URIs are written only with --record-uris, which --update keeps' '
+    sources_for good
+    echo hello > packages.txt
+    a2o lock packages.txt --sources sources.list --cache cache --record-uris -o uris.json >/dev/null
+    assert_file_has_content uris.json "\"date\": \"[^\"]*\", \"uri\": \"$HTTPD_URL/good\"}"
+    assert_file_has_content uris.json "\"record-uris\": true"
+    cp uris.json before.json
+    a2o lock --update uris.json --cache cache >/dev/null
+    cmp before.json uris.json
+    a2o lock packages.txt --sources sources.list --cache cache -o plain.json >/dev/null
+    assert_not_file_has_content plain.json "uri"
+'
+
 test_expect_success 'a source that does not carry the architecture is an error naming it' '
     sources_for good
     echo hello > packages.txt
