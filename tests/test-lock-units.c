@@ -157,6 +157,34 @@ test_select_and_mirrors (void)
 }
 
 static void
+test_named_stanza_and_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SourcesList) list = load_text ("Types: deb\n"
+                                           "X-Name: debian\n"
+                                           "URIs: http://a.invalid/debian\n"
+                                           "Suites: bookworm bookworm-updates\n"
+                                           "Components: main\n"
+                                           "Signed-By: /k/one.gpg, /k/two.asc\n",
+                                           ".sources", &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (((Source *) list->sources->pdata[0])->name, ==, "debian-bookworm");
+  g_assert_cmpstr (((Source *) list->sources->pdata[1])->name, ==, "debian-bookworm-updates");
+
+  g_autoptr(GPtrArray) keys = release_source_keys (list->sources->pdata[0], &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (keys->len, ==, 2);
+  g_assert_cmpstr (keys->pdata[1], ==, "/k/two.asc");
+
+  Source *s = list->sources->pdata[1];
+  g_free (s->signed_by);
+  s->signed_by = g_strdup ("A4285295FC7B1A81600062A9605C66F00D6C9793");
+  g_autoptr(GPtrArray) none = release_source_keys (s, &error);
+  g_assert_null (none);
+  g_assert_nonnull (strstr (error->message, "not a fingerprint"));
+}
+
+static void
 test_release_parse_and_dates (void)
 {
   g_autoptr(GError) error = NULL;
@@ -348,6 +376,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sources/deb822", test_deb822_format);
   g_test_add_func ("/sources/names", test_names_disambiguate_by_components);
   g_test_add_func ("/sources/mirrors", test_select_and_mirrors);
+  g_test_add_func ("/sources/named-stanza-and-keys", test_named_stanza_and_keys);
   g_test_add_func ("/release/parse", test_release_parse_and_dates);
   g_test_add_func ("/lockfile/round-trip", test_lockfile_round_trip);
   g_test_add_func ("/lockfile/relative-paths", test_relative_paths);
