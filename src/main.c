@@ -21,6 +21,7 @@ static const CmdEntry commands[] = {
   { "graft", cmd_graft, "place a tree at a path inside another tree" },
   { "unpack-deb", cmd_unpack_deb, "unpack one .deb (file or URL) into a tree" },
   { "lock", cmd_lock, "resolve a package list against signed sources into a lockfile" },
+  { "mod", cmd_mod, "run a command over a tree in a sandbox, commit what it changed" },
   { NULL }
 };
 

@@ -1,0 +1,36 @@
+/* mod.h — run a command over a tree and commit what it changed (the
+ * article's ostree_mod): check IN out by hardlinks, mount an overlay over
+ * it, run the command in bubblewrap, and fold the overlay's upper directory
+ * into IN to make OUT.  `apt2ostree mod` and `apt2ostree configure` call it. */
+#pragma once
+
+#include <ostree.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *in;                /* ref or commit checksum */
+  const char *out_ref;
+  gboolean chroot;               /* the tree is "/"; else it is /work over the host */
+  const char *capture_subdir;    /* OUT is this directory of the result, or NULL */
+  const char *workdir;           /* scratch parent, NULL: the repository's tmp/ */
+  const char *const *binds;      /* SRC, DEST pairs, NULL-terminated (or NULL) */
+  const char *const *ro_binds;   /* SRC, DEST pairs */
+  const char *const *setenv;     /* VAR, VALUE pairs */
+  gboolean network;
+  gboolean keep_on_failure;      /* keep the scratch directory when the command fails */
+  gboolean verbose;              /* the command's output also goes to stderr */
+  char **argv;                   /* the command */
+} ModOptions;
+
+/* The directory, inside the sandbox, where the tree is without --chroot. */
+#define MOD_TREE_DIR "/work"
+
+/* Run OPTIONS->argv over OPTIONS->in and commit the result to
+ * OPTIONS->out_ref (the ref file is left alone when the commit is the one it
+ * holds).  A command that fails writes nothing and is an error that gives
+ * its exit status and its last lines of output. */
+gboolean mod_run (OstreeRepo *repo, const ModOptions *options, char **out_commit,
+                  GCancellable *cancellable, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,89 @@
+/* sandbox.h — a bubblewrap sandbox described as data: a list of typed
+ * mount operations plus the environment and the namespaces, executed in one
+ * place (sandbox_run).
+ *
+ * An overlay operation is mounted by bubblewrap itself when it is new enough
+ * (>= 0.11 has --overlay-src/--overlay) and the caller is root; otherwise
+ * sandbox_run mounts it in a private mount namespace (a user namespace too
+ * when not root, with the "userxattr" option) and hands bubblewrap the merged
+ * directory. */
+#pragma once
+
+#include <gio/gio.h>
+#include <sys/types.h>
+
+G_BEGIN_DECLS
+
+typedef enum {
+  SANDBOX_OP_BIND,      /* source (host) on dest, read-write */
+  SANDBOX_OP_RO_BIND,   /* source (host) on dest, read-only */
+  SANDBOX_OP_DEV,       /* a minimal /dev on dest */
+  SANDBOX_OP_PROC,      /* a new procfs on dest */
+  SANDBOX_OP_TMPFS,     /* an empty tmpfs on dest */
+  SANDBOX_OP_SYMLINK,   /* a symlink at dest pointing to source */
+  SANDBOX_OP_OVERLAY,   /* lower = source, upper, work; merged on dest */
+} SandboxOpType;
+
+typedef struct {
+  SandboxOpType type;
+  char *source;
+  char *dest;
+  char *upper;    /* SANDBOX_OP_OVERLAY only */
+  char *work;     /* SANDBOX_OP_OVERLAY only */
+  char *merged;   /* SANDBOX_OP_OVERLAY only: an empty host directory where
+                   * the overlay is mounted when bubblewrap cannot do it */
+} SandboxOp;
+
+typedef struct Sandbox Sandbox;
+
+/* Called once the overlays are mounted, before the command starts, with the
+ * st_dev the merged directory reports inside the sandbox.  It may add
+ * environment variables (sandbox_setenv) for the command. */
+typedef gboolean (*SandboxMountedFunc) (Sandbox *sandbox, dev_t overlay_dev, gpointer user_data,
+                                        GError **error);
+
+Sandbox *sandbox_new (void);
+void sandbox_free (Sandbox *sandbox);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sandbox, sandbox_free)
+
+void sandbox_add (Sandbox *sandbox, SandboxOpType type, const char *source, const char *dest);
+void sandbox_add_overlay (Sandbox *sandbox, const char *lower, const char *upper,
+                          const char *work, const char *merged, const char *dest);
+/* The command's whole environment is what is set here, nothing else. */
+void sandbox_setenv (Sandbox *sandbox, const char *name, const char *value);
+void sandbox_set_chdir (Sandbox *sandbox, const char *dir);
+void sandbox_set_network (Sandbox *sandbox, gboolean network);
+/* Not root: a user namespace maps the caller to uid/gid 0. */
+void sandbox_set_unprivileged (Sandbox *sandbox, gboolean unprivileged);
+/* Keep the IPC namespace of the host (fakeroot's SysV daemon runs there). */
+void sandbox_set_share_ipc (Sandbox *sandbox, gboolean share_ipc);
+void sandbox_set_mounted_func (Sandbox *sandbox, SandboxMountedFunc func, gpointer user_data);
+/* The command's output goes to this file (and to stderr when ECHO). */
+void sandbox_set_output (Sandbox *sandbox, const char *log_path, gboolean echo);
+
+const GPtrArray *sandbox_get_ops (Sandbox *sandbox);
+
+/* How the command ended. */
+typedef struct {
+  int exit_status;      /* bubblewrap's: the command's, 128+N when killed by signal N */
+  gboolean not_found;   /* bubblewrap could not execute the command */
+  char *output_tail;    /* its last lines of output, "; "-separated, or "" */
+} SandboxResult;
+
+void sandbox_result_clear (SandboxResult *result);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (SandboxResult, sandbox_result_clear)
+
+/* The bubblewrap to use: $APT2OSTREE_BWRAP, else "bwrap" from PATH. */
+char *sandbox_find_bwrap (GError **error);
+
+/* Arguments for bubblewrap (after argv[0]) for this sandbox, as sandbox_run
+ * passes them; PREMOUNTED says whether overlays were mounted beforehand.
+ * Exposed for tests of the bubblewrap >= 0.11 path. */
+GPtrArray *sandbox_bwrap_args (Sandbox *sandbox, gboolean premounted, char **argv);
+
+/* Run ARGV in the sandbox and wait for it.  FALSE only when the sandbox
+ * could not be set up; a command that fails is reported in RESULT. */
+gboolean sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result,
+                      GCancellable *cancellable, GError **error);
+
+G_END_DECLS
