@@ -257,6 +257,13 @@ lockfile_write (Lockfile *lock, const char *path, GError **error)
 {
   g_autofree char *text = lockfile_to_string (lock);
   g_autoptr(GError) local_error = NULL;
+
+  /* The same bytes are not written again, so the file keeps its mtime and
+   * whatever depends on it (build.ninja, a Ninja restat) sees no change. */
+  g_autofree char *existing = NULL;
+  if (g_file_get_contents (path, &existing, NULL, NULL) && g_str_equal (existing, text))
+    return TRUE;
+
   /* g_file_set_contents writes a temporary file next to PATH and renames it. */
   if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644, &local_error))
     return util_fail (error, "writing the lockfile %s: %s", path, local_error->message);

@@ -80,7 +80,8 @@ void lockfile_sort (Lockfile *lock);
 char *lockfile_to_string (Lockfile *lock);
 
 /* Write PATH atomically (a temporary file in the same directory, renamed
- * over PATH): on any error PATH is left as it was. */
+ * over PATH): on any error PATH is left as it was.  When PATH already holds
+ * exactly these bytes it is not touched (its mtime stays). */
 gboolean lockfile_write (Lockfile *lock, const char *path, GError **error);
 
 /* Read and check a lockfile.  Errors name PATH and the entry at fault. */
