@@ -66,6 +66,30 @@ host_architecture (GError **error)
   return g_strdup (g_strstrip (out));
 }
 
+/* What --update changed, one package a line, for the CI log. */
+static void
+print_changes (Lockfile *before, Lockfile *after)
+{
+  for (guint i = 0; i < after->packages->len; i++)
+    {
+      LockPackage *p = after->packages->pdata[i];
+      LockPackage *old = lockfile_lookup_package (before, p->name, p->architecture);
+      if (old == NULL)
+        g_print ("  new      %s:%s %s\n", p->name, p->architecture, p->version);
+      else if (!g_str_equal (old->version, p->version))
+        g_print ("  changed  %s:%s %s -> %s\n", p->name, p->architecture, old->version, p->version);
+      else if (!g_str_equal (old->sha256, p->sha256))
+        g_print ("  rebuilt  %s:%s %s (same version, new sha256)\n", p->name, p->architecture,
+                 p->version);
+    }
+  for (guint i = 0; i < before->packages->len; i++)
+    {
+      LockPackage *p = before->packages->pdata[i];
+      if (lockfile_lookup_package (after, p->name, p->architecture) == NULL)
+        g_print ("  removed  %s:%s %s\n", p->name, p->architecture, p->version);
+    }
+}
+
 static gboolean
 check_choice (CmdInvocation *inv, const char *option, const char *value,
               const char *const *choices, GError **error)
@@ -205,5 +229,7 @@ CMD (lock)
   if (lock == NULL || !lockfile_write (lock, output, error))
     return FALSE;
   g_print ("%s: %u packages from %u sources\n", output, lock->packages->len, lock->sources->len);
+  if (previous != NULL)
+    print_changes (previous, lock);
   return TRUE;
 }

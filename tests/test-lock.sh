@@ -140,8 +140,10 @@ test_expect_success 'lock --update re-resolves from the request the lockfile rec
     repo_dists "$SRV/upd" bookworm amd64
     repo_sign "$SRV/upd" bookworm archive
     rm packages.txt
-    a2o lock --update sub/img.lock.json --cache cache >/dev/null
+    a2o lock --update sub/img.lock.json --cache cache > out
     assert_file_has_content sub/img.lock.json "{\"name\": \"hello\", \"version\": \"1.1\""
+    assert_file_has_content out "^  changed  hello:amd64 1.0 -> 1.1$"
+    [ "$(grep -c "^  " out)" = 1 ] || fail "only hello changed"
     diff <(sed -n "/\"request\"/,/}/p" unchanged.json) <(sed -n "/\"request\"/,/}/p" sub/img.lock.json)
 '
 
