@@ -79,7 +79,8 @@ repo_deb () {
 
 # repo_dists ROOT SUITE [ARCHS] [RELEASE-LINES]: index ROOT/pool into
 # ROOT/dists/SUITE/main/binary-ARCH/Packages{,.gz,.xz} for each of ARCHS
-# (default amd64) and write an unsigned Release (Origin "apt2ostree-test")
+# (default amd64) and write an unsigned Release (Origin $REPO_ORIGIN, default
+# "apt2ostree-test")
 # with SHA256 sums.  With "all" among ARCHS, arch:all packages go to
 # binary-all only (an archive without "No-Support-for-Architecture-all").
 # RELEASE-LINES are extra fields put after Date: ("Valid-Until: …",
@@ -105,7 +106,7 @@ repo_dists () {
           xz -9 < "$bin/Packages" > "$bin/Packages.xz"
       done
       apt-ftparchive \
-          -o APT::FTPArchive::Release::Origin=apt2ostree-test \
+          -o APT::FTPArchive::Release::Origin="${REPO_ORIGIN:-apt2ostree-test}" \
           -o APT::FTPArchive::Release::Suite="$suite" \
           -o APT::FTPArchive::Release::Codename="$suite" \
           -o APT::FTPArchive::Release::Architectures="$archs" \

@@ -505,6 +505,20 @@ test_expect_success 'a missing package list or sources file is a one-line error 
     assert_file_has_content err "bad.list:1"
 '
 
+test_expect_success 'merged-usr follows the Release: Debian 12 and Ubuntu 20.10 on, not before' '
+    echo hello > packages.txt
+    for case in "Debian 11.9 false" "Debian 12.5 true" "Ubuntu 20.04 false" "Ubuntu 22.04 true" "Other 99 false"; do
+        set -- $case
+        copy_repo "origin-$1-$2"
+        REPO_ORIGIN=$1 repo_dists "$SRV/origin-$1-$2" bookworm amd64 "Version: $2"
+        repo_sign "$SRV/origin-$1-$2" bookworm archive
+        sources_for "origin-$1-$2"
+        a2o lock packages.txt --sources sources.list --cache cache -o l.json >/dev/null
+        assert_file_has_content l.json "^  \"merged-usr\": $3,"
+        assert_file_has_content l.json "\"origin\": \"$1\", \"version\": \"$2\""
+    done
+'
+
 test_expect_success '--merged-usr overrides what the Release implies' '
     sources_for good
     echo hello > packages.txt
