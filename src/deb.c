@@ -127,7 +127,8 @@ control_parse (const char *text, gsize len, GError **error)
         return util_fail (error, "malformed line \"%s\"", line), NULL;
       current = g_new0 (ControlField, 1);
       current->name = g_strndup (line, colon - line);
-      current->value = g_strstrip (g_strdup (colon + 1));
+      /* Trailing blanks are kept: dpkg copies values verbatim. */
+      current->value = g_strchug (g_strdup (colon + 1));
       g_ptr_array_add (fields, current);
     }
   return g_steal_pointer (&fields);
@@ -143,6 +144,20 @@ control_get (GPtrArray *fields, const char *name)
         return f->value;
     }
   return NULL;
+}
+
+/* A one-word field (Package, Version...) without surrounding blanks, or NULL
+ * when absent or empty. */
+static char *
+control_get_word (GPtrArray *fields, const char *name)
+{
+  const char *value = control_get (fields, name);
+  if (value == NULL)
+    return NULL;
+  char *word = g_strstrip (g_strdup (value));
+  if (*word == '\0')
+    g_clear_pointer (&word, g_free);
+  return word;
 }
 
 /* dpkg's order of fields in var/lib/dpkg/status; others follow in the
@@ -773,8 +788,11 @@ control_load (DebUnpack *u, GError **error)
     return deb_fail (u, error, "control file: %s", local_error->message);
   static const char *const required[] = { "Package", "Version", "Architecture", NULL };
   for (const char *const *f = required; *f; f++)
-    if (control_get (u->fields, *f) == NULL || *control_get (u->fields, *f) == '\0')
-      return deb_fail (u, error, "control file has no %s field", *f);
+    {
+      g_autofree char *value = control_get_word (u->fields, *f);
+      if (value == NULL)
+        return deb_fail (u, error, "control file has no %s field", *f);
+    }
 
   ControlMember *conffiles = g_hash_table_lookup (u->control, "conffiles");
   if (conffiles == NULL)
@@ -1082,11 +1100,12 @@ deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions 
       if (read_deb (&u, path, error))
         {
           g_autoptr(DebInfo) info = g_new0 (DebInfo, 1);
-          info->package = g_strdup (control_get (u.fields, "Package"));
-          info->version = g_strdup (control_get (u.fields, "Version"));
-          info->architecture = g_strdup (control_get (u.fields, "Architecture"));
-          const char *ma = control_get (u.fields, "Multi-Arch");
-          info->multi_arch = g_strdup (ma != NULL && *ma != '\0' ? ma : "no");
+          info->package = control_get_word (u.fields, "Package");
+          info->version = control_get_word (u.fields, "Version");
+          info->architecture = control_get_word (u.fields, "Architecture");
+          info->multi_arch = control_get_word (u.fields, "Multi-Arch");
+          if (info->multi_arch == NULL)
+            info->multi_arch = g_strdup ("no");
           info->sha256 = g_strdup (opts->sha256);
           info->size = st.st_size;
           info->merged_usr = opts->merged_usr;

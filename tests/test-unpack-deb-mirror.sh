@@ -95,6 +95,43 @@ while read -r url file size sha; do
     '
 done < "$SCRATCH/debs"
 
+# host_stanza NAME ARCH: the host's own status stanza for the package, with
+# the Status and Priority lines left out (Priority is the archive's
+# override there, the control file's in a .deb).
+host_stanza () {
+    python3 - "$1" "$2" <<'EOF'
+import sys
+name, arch = sys.argv[1], sys.argv[2]
+for stanza in open("/var/lib/dpkg/status", encoding="utf-8").read().split("\n\n"):
+    lines = stanza.strip("\n").split("\n")
+    if lines[0] == "Package: " + name and "Architecture: " + arch in lines:
+        print("\n".join(l for l in lines if not l.startswith(("Status:", "Priority:"))))
+EOF
+}
+
+test_expect_success 'where the host has the same version installed, the .list file and the status stanza equal dpkg'"'"'s own' '
+    compared=0
+    while read -r url file size sha; do
+        fields=$(dpkg-deb -f "$CACHE/$sha" Package Version Architecture Multi-Arch)
+        p=$(echo "$fields" | sed -n "s/^Package: //p")
+        v=$(echo "$fields" | sed -n "s/^Version: //p")
+        a=$(echo "$fields" | sed -n "s/^Architecture: //p")
+        ma=$(echo "$fields" | sed -n "s/^Multi-Arch: //p")
+        [ "$(dpkg-query -W -f="\${Version}" "$p:$a" 2>/dev/null)" = "$v" ] || continue
+        base=$p; [ "$ma" != same ] || base=$p:$a
+        commit=$(cat "$SCRATCH/repo/refs/heads/test/$sha")
+        ostree --repo="$SCRATCH/repo" cat "$commit" "/var/lib/dpkg/info/$base.list" > list
+        cmp list "/var/lib/dpkg/info/$base.list" || { echo "$p: .list differs"; false; }
+        ostree --repo="$SCRATCH/repo" cat "$commit" "/var/lib/apt2ostree/status/$p:$a" > stanza
+        assert_file_has_content stanza "^Status: install ok unpacked$"
+        grep -v "^Status:\|^Priority:" stanza > ours
+        host_stanza "$p" "$a" > host
+        diff -u host ours || { echo "$p: status stanza differs"; false; }
+        compared=$((compared + 1))
+    done < "$SCRATCH/debs"
+    say "$compared packages compared with the host'"'"'s dpkg database"
+'
+
 test_expect_success 'the cache holds each .deb under its sha256, verified' '
     while read -r url file size sha; do
         [ "$(stat -c %s "$CACHE/$sha")" = "$size" ]

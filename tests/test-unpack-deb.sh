@@ -227,13 +227,16 @@ test_expect_success 'the commit records the package name, version, architecture 
     assert_file_has_content log "everything 1:2.0+b1~rc1-1 amd64"
 '
 
-test_expect_success 'the same .deb gives the same commit in another repository, with any SOURCE_DATE_EPOCH unset' '
+test_expect_success 'the same .deb gives the same commit in a bare, bare-user or archive repository, SOURCE_DATE_EPOCH unset' '
     new_repo r1
     new_repo r2 bare-user
     a2o --repo r1 unpack-deb --ref first "$EVERYTHING" > c1 2>/dev/null
     cp "$EVERYTHING" copy.deb
     (unset SOURCE_DATE_EPOCH; a2o --repo r2 unpack-deb --ref other/name copy.deb > c2 2>/dev/null)
     assert_streq "$(cat c2)" "$(cat c1)"
+    new_repo r3 archive
+    a2o --repo r3 unpack-deb --ref third "$EVERYTHING" > c3 2>/dev/null
+    assert_streq "$(cat c3)" "$(cat c1)"
     ostree --repo=r1 show first > show
     assert_file_has_content show "^Date:  1970-01-01"
 '
