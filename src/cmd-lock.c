@@ -90,6 +90,20 @@ print_changes (Lockfile *before, Lockfile *after)
     }
 }
 
+/* --mirror NAME=URI for lock: NAME must be one of the sources being locked
+ * (for build, an unknown name adds a source; here it would be a typo). */
+static gboolean
+apply_mirrors (SourcesList *sources, char **mirrors, GError **error)
+{
+  for (char **m = mirrors; m != NULL && *m != NULL; m++)
+    {
+      g_autofree char *name = g_strndup (*m, strcspn (*m, "="));
+      if (sources_list_lookup (sources, name) == NULL)
+        return util_fail (error, "--mirror %s: no source named \"%s\" is being locked", *m, name);
+    }
+  return sources_list_apply_mirrors (sources, (const char *const *) mirrors, error);
+}
+
 static gboolean
 check_choice (CmdInvocation *inv, const char *option, const char *value,
               const char *const *choices, GError **error)
@@ -151,7 +165,6 @@ CMD (lock)
   g_autoptr(Lockfile) previous = NULL;
   LockRequest req = { NULL };
   g_auto(GStrv) packages = NULL;
-  g_autofree char *request_arch = NULL;
   g_autofree char *sources_file_for_request = NULL;
   g_autofree char *resolved_sources_path = NULL;
 
@@ -203,13 +216,7 @@ CMD (lock)
       if (sources->sources->len == 0)
         return util_fail (error, "no source carries architecture %s", req.architecture);
     }
-  for (char **m = mirrors; m != NULL && *m != NULL; m++)
-    {
-      g_autofree char *name = g_strndup (*m, strcspn (*m, "="));
-      if (sources_list_lookup (sources, name) == NULL)
-        return util_fail (error, "--mirror %s: no source named \"%s\" is being locked", *m, name);
-    }
-  if (!sources_list_apply_mirrors (sources, (const char *const *) mirrors, error))
+  if (!apply_mirrors (sources, mirrors, error))
     return FALSE;
 
   /* The request stores a relative sources file relative to the lockfile, so
