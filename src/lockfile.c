@@ -491,7 +491,18 @@ lockfile_load (const char *path, GError **error)
   if (!get_strv (&r, root, "install-order", &order, error))
     return NULL;
   for (char **o = order; *o != NULL; o++)
-    g_ptr_array_add (lock->install_order, g_strdup (*o));
+    {
+      g_auto(GStrv) parts = g_strsplit (*o, ":", 2);
+      if (lockfile_lookup_package (lock, parts[0], parts[1]) == NULL)
+        return util_fail (error, "lockfile %s: install-order names \"%s\", which is not among its "
+                          "packages; the lockfile is damaged, make it again with \"apt2ostree lock\"",
+                          path, *o), NULL;
+      g_ptr_array_add (lock->install_order, g_strdup (*o));
+    }
+  if (lock->install_order->len != lock->packages->len)
+    return util_fail (error, "lockfile %s: install-order lists %u packages, \"packages\" %u; the "
+                      "lockfile is damaged, make it again with \"apt2ostree lock\"", path,
+                      lock->install_order->len, lock->packages->len), NULL;
   return g_steal_pointer (&lock);
 }
 

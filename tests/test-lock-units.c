@@ -264,7 +264,9 @@ sample_lockfile (void)
       p->essential = i == 0;
       p->multi_arch = g_strdup ("same");
       g_ptr_array_add (lock->packages, p);
-      g_ptr_array_add (lock->install_order, g_strdup (names[i]));
+      g_ptr_array_add (lock->install_order, g_str_equal (names[i], "libc6")
+                                              ? g_strdup_printf ("libc6:%s", archs[i])
+                                              : g_strdup (names[i]));
     }
   lockfile_sort (lock);
   return lock;
@@ -314,6 +316,16 @@ test_lockfile_round_trip (void)
   g_autofree char *none = lockfile_package_url (loaded, p, sources, &error);
   g_assert_null (none);
   g_assert_nonnull (strstr (error->message, "--mirror elsewhere=URI"));
+  g_clear_error (&error);
+
+  /* An install order that does not match the packages is damage too. */
+  g_autofree char *bad_order = g_strdup (text);
+  char *entry = strstr (bad_order, "    \"zlib1g\"");
+  g_assert_nonnull (entry);
+  memcpy (entry + 5, "zlib1x", 6);
+  g_assert_true (g_file_set_contents (path, bad_order, -1, NULL));
+  g_assert_null (lockfile_load (path, &error));
+  g_assert_nonnull (strstr (error->message, "install-order names \"zlib1x\""));
   g_clear_error (&error);
 
   /* A damaged lockfile names what is wrong. */
