@@ -66,6 +66,21 @@ test_expect_success 'lock pins every package by version, architecture, size, sha
     python3 -m json.tool packages.lock.json > /dev/null
 '
 
+test_expect_success 'the package list takes name=version and name:arch, and refuses two words on a line' '
+    sources_for good
+    printf "hello=1.0\nlibfoo:amd64\n" > packages.txt
+    a2o lock packages.txt --sources sources.list --variant custom --cache cache >/dev/null
+    assert_file_has_content packages.lock.json "\"packages\": \[\"hello=1.0\", \"libfoo:amd64\"\],"
+    printf "hello=9.9\n" > wrong.txt
+    expect_failure err a2o lock wrong.txt --sources sources.list --cache cache
+    assert_one_line err
+    assert_file_has_content err "hello"
+    assert_not_has_file wrong.lock.json
+    printf "hello libfoo\n" > two.txt
+    expect_failure err a2o lock two.txt --sources sources.list --cache cache
+    assert_file_has_content err "two.txt:1: \"hello libfoo\": one package a line"
+'
+
 test_expect_success 'the lockfile lists packages sorted by name, one a line, and the install order dependencies first' '
     sources_for good
     echo hello > packages.txt
