@@ -96,7 +96,8 @@ CMD (mod)
     { "keep-on-failure", 0, 0, G_OPTION_ARG_NONE, &keep,
       "Keep the scratch directory when the command fails", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
-      "Show the command's output as it runs (it is kept quiet otherwise)", NULL },
+      "Show the command's output as it runs (it is kept quiet otherwise), and the time "
+      "each step took", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "--ref OUT IN [OPTION...] -- COMMAND [ARG...]",
@@ -131,6 +132,9 @@ CMD (mod)
     .verbose = verbose,
     .argv = argv + cmd_start + 1,
   };
+  ModTimings timings = { 0, };
+  if (verbose)
+    options.timings = &timings;
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
@@ -138,6 +142,10 @@ CMD (mod)
   g_autofree char *commit = NULL;
   if (!mod_run (repo, &options, &commit, cancellable, error))
     return FALSE;
+  if (verbose)
+    fprintf (stderr, "apt2ostree mod: checkout %.3f s, command %.3f s, commit %.3f s, "
+             "cleanup %.3f s\n", timings.checkout, timings.command, timings.commit,
+             timings.cleanup);
   printf ("%s\n", commit);
   return TRUE;
 }

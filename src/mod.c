@@ -443,12 +443,24 @@ check_repo_mode (Mod *mod, GError **error)
   return TRUE;
 }
 
+static void
+lap (double *slot, gint64 *since)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (slot != NULL)
+    *slot = (now - *since) / 1e6;
+  *since = now;
+}
+
 static gboolean
 run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancellable,
                 GError **error)
 {
+  ModTimings *t = mod->options->timings;
+  gint64 since = g_get_monotonic_time ();
   if (!checkout_lower (mod, rev->commit, cancellable, error))
     return FALSE;
+  lap (t ? &t->checkout : NULL, &since);
 
   g_autoptr(Sandbox) sandbox = sandbox_new ();
   if (!build_sandbox (mod, sandbox, error))
@@ -466,10 +478,21 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
     return FALSE;
   if (mod->fakeroot != NULL && !fakeroot_finish (mod->fakeroot, error))
     return FALSE;
+  lap (t ? &t->command : NULL, &since);
   if (result.not_found || result.exit_status != 0)
     return command_failed (mod, &result, error);
 
-  return commit_result (mod, rev, out_commit, cancellable, error);
+  /* The checkout is done with (root mode reads only the upper directory and
+   * the repository): remove it before the transaction's syncfs, which
+   * would otherwise write out its directories only to see them deleted. */
+  if (mod->fakeroot == NULL && !rm_rf (mod->lower, error))
+    return FALSE;
+  lap (t ? &t->cleanup : NULL, &since);
+
+  if (!commit_result (mod, rev, out_commit, cancellable, error))
+    return FALSE;
+  lap (t ? &t->commit : NULL, &since);
+  return TRUE;
 }
 
 gboolean
@@ -497,11 +520,18 @@ mod_run (OstreeRepo *repo, const ModOptions *options, char **out_commit,
     }
 
   gboolean ok = run_and_commit (&mod, rev, out_commit, cancellable, error);
+  gint64 since = g_get_monotonic_time ();
   if (ok || !options->keep_on_failure)
     {
       g_autoptr(GError) rm_error = NULL;
       if (!rm_rf (mod.scratch, &rm_error) && ok)
         g_warning ("%s", rm_error->message);
+    }
+  if (options->timings != NULL)
+    {
+      double before = options->timings->cleanup;
+      lap (&options->timings->cleanup, &since);
+      options->timings->cleanup += before;
     }
   mod_clear (&mod);
   return ok;

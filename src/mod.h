@@ -8,6 +8,14 @@
 
 G_BEGIN_DECLS
 
+/* Where the time went, in seconds. */
+typedef struct {
+  double checkout;   /* hardlink checkout of IN */
+  double command;    /* sandbox setup, the command, sandbox teardown */
+  double commit;     /* folding the upper directory into IN, writing OUT */
+  double cleanup;    /* removing the scratch directory */
+} ModTimings;
+
 typedef struct {
   const char *in;                /* ref or commit checksum */
   const char *out_ref;
@@ -21,6 +29,7 @@ typedef struct {
   gboolean keep_on_failure;      /* keep the scratch directory when the command fails */
   gboolean verbose;              /* the command's output also goes to stderr */
   char **argv;                   /* the command */
+  ModTimings *timings;           /* filled in when not NULL */
 } ModOptions;
 
 /* The directory, inside the sandbox, where the tree is without --chroot. */

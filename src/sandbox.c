@@ -300,6 +300,7 @@ typedef struct {
   char gid_map[64];
   const char **overlay_targets;   /* merged directories */
   const char **overlay_options;   /* mount data */
+  const char **overlay_volatile_options;
   int n_overlays;
   const char *bwrap;
   char **bwrap_argv;
@@ -364,7 +365,12 @@ child_main (ChildPlan *plan)
   dev_t dev = 0;
   for (int i = 0; i < plan->n_overlays; i++)
     {
-      if (mount ("overlay", plan->overlay_targets[i], "overlay", 0, plan->overlay_options[i]) < 0)
+      /* "volatile" first (Linux >= 5.10): the scratch layers are thrown
+       * away, so their unmount need not sync the filesystem. */
+      if (mount ("overlay", plan->overlay_targets[i], "overlay", 0,
+                 plan->overlay_volatile_options[i]) < 0
+          && mount ("overlay", plan->overlay_targets[i], "overlay", 0,
+                    plan->overlay_options[i]) < 0)
         child_fail (plan, STEP_MOUNT_OVERLAY, i);
       struct stat st;
       if (i == 0 && stat (plan->overlay_targets[i], &st) == 0)
@@ -521,6 +527,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
 
   g_autoptr(GPtrArray) targets = g_ptr_array_new ();
   g_autoptr(GPtrArray) options = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) volatile_options = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < sandbox->ops->len; i++)
     {
       const SandboxOp *op = sandbox->ops->pdata[i];
@@ -531,6 +538,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
         return FALSE;
       g_ptr_array_add (targets, op->merged);
       g_ptr_array_add (options, opts);
+      g_ptr_array_add (volatile_options, g_strconcat (opts, ",volatile", NULL));
     }
 
   int status_pipe[2], args_pipe[2], output_pipe[2];
@@ -566,6 +574,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     .unprivileged = sandbox->unprivileged,
     .overlay_targets = (const char **) targets->pdata,
     .overlay_options = (const char **) options->pdata,
+    .overlay_volatile_options = (const char **) volatile_options->pdata,
     .n_overlays = targets->len,
     .bwrap = bwrap,
     .bwrap_argv = (char **) args->pdata,
