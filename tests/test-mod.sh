@@ -50,7 +50,7 @@ test_expect_success 'a command killed by a signal is reported, and --keep-on-fai
     test -n "$dir" || fail "no scratch directory named"
     assert_file_has_content "$dir/upper/new" x
     # (never chmod -R a scratch directory: lower/ holds the repository'"'"'s own files)
-    chmod u+rwx "$dir/work/work" 2>/dev/null || true
+    chmod -R u+rwx "$dir/work" 2>/dev/null || true
     rm -rf "$dir"
 '
 
