@@ -38,6 +38,8 @@ t1=$(now)
 "$APT2OSTREE" --repo "$WORK/repo" init > /dev/null
 # FSYNC=0: like dpkg-deb -x, do not wait for the disk (ostree's core.fsync).
 [ "${FSYNC:-1}" = 1 ] || ostree --repo="$WORK/repo" config set core.fsync false
+# PER_OBJECT_FSYNC=1: fsync each object instead of one syncfs per commit.
+[ "${PER_OBJECT_FSYNC:-0}" = 0 ] || ostree --repo="$WORK/repo" config set core.per-object-fsync true
 sync
 t2=$(now)
 xargs -P "$JOBS" -I{} sh -c '"$0" --repo "$1" unpack-deb --ref "bench/$(basename "$2")" "$2" > /dev/null 2>&1' \

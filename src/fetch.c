@@ -60,6 +60,16 @@ fetch_is_url (const char *s)
          || g_str_has_prefix (s, "file://");
 }
 
+static long
+fetch_stall_seconds (void)
+{
+  const char *value = g_getenv ("APT2OSTREE_FETCH_TIMEOUT");
+  guint64 seconds;
+  if (value != NULL && g_ascii_string_to_unsigned (value, 10, 1, 3600, &seconds, NULL))
+    return (long) seconds;
+  return 60;
+}
+
 static void
 fetch_global_init (void)
 {
@@ -206,9 +216,10 @@ fetch_attempt (CURL *curl, const char *url, FetchSink *sink, char **out_message,
 #endif
   curl_easy_setopt (curl, CURLOPT_USERAGENT, "apt2ostree/" PACKAGE_VERSION);
   curl_easy_setopt (curl, CURLOPT_CONNECTTIMEOUT, 30L);
-  /* A stalled transfer (under 1 byte/s for a minute) is a timeout. */
+  /* A stalled transfer (under 1 byte/s for a minute, or
+   * $APT2OSTREE_FETCH_TIMEOUT seconds) is a timeout, retried like the rest. */
   curl_easy_setopt (curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-  curl_easy_setopt (curl, CURLOPT_LOW_SPEED_TIME, 60L);
+  curl_easy_setopt (curl, CURLOPT_LOW_SPEED_TIME, fetch_stall_seconds ());
   curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, sink_write);
   curl_easy_setopt (curl, CURLOPT_WRITEDATA, sink);
   curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);

@@ -12,10 +12,16 @@ with a path prefix:
     /fault/flaky-N/PATH       answer 503 to the first N requests, then serve
     /fault/truncate/PATH      announce the full length, send half, close
     /fault/slow/PATH          serve PATH in 256 KiB pieces, 0.1 s apart
+    /fault/reset-N/PATH       reset the connection (TCP RST) on the first N
+                              requests, then serve
+    /fault/hang/PATH          announce PATH's length, send nothing, hold the
+                              connection open for a minute
 """
 import http.server
 import os
 import re
+import socket
+import struct
 import sys
 import threading
 import time
@@ -68,6 +74,27 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(data[: len(data) // 2])
             self.wfile.flush()
+            self.close_connection = True
+            return
+        if kind == "reset":
+            with lock:
+                seen = flaky_counts.get("reset" + rest, 0)
+                flaky_counts["reset" + rest] = seen + 1
+            if seen < int(num):
+                self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                                           struct.pack("ii", 1, 0))
+                self.close_connection = True
+                return
+            self.path = rest
+            return super().do_GET()
+        if kind == "hang":
+            path = self.translate_path(rest)
+            size = os.path.getsize(path) if os.path.exists(path) else 1000
+            self.send_response(200)
+            self.send_header("Content-Length", str(size))
+            self.end_headers()
+            self.wfile.flush()
+            time.sleep(60)
             self.close_connection = True
             return
         if kind == "slow":

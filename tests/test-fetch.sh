@@ -117,6 +117,26 @@ test_expect_success 'a server that keeps answering 503 is an error naming the UR
     assert_streq "$(requests /fault/status-503/pool/hello.deb)" 4
 '
 
+test_expect_success 'a connection reset twice is retried and the download succeeds' '
+    new_repo
+    a2o --repo repo unpack-deb --cache cache --ref pkg --sha256 $SHA "$HTTPD_URL/fault/reset-2/pool/hello.deb" > /dev/null
+    cmp cache/$SHA "$DEB"
+    assert_streq "$(requests /fault/reset-2/pool/hello.deb)" 3
+'
+
+test_expect_success 'a connection that is always reset is an error naming the URL' '
+    fetch_fails "$HTTPD_URL/fault/reset-99/pool/hello.deb: .*(gave up after 4 attempts)" \
+        "$HTTPD_URL/fault/reset-99/pool/hello.deb" --sha256 $SHA
+    assert_streq "$(requests /fault/reset-99/pool/hello.deb)" 4
+'
+
+test_expect_success 'a stalled transfer times out after APT2OSTREE_FETCH_TIMEOUT seconds, is retried, then fails' '
+    export APT2OSTREE_FETCH_TIMEOUT=1
+    fetch_fails "$HTTPD_URL/fault/hang/pool/hello.deb: .*(gave up after 4 attempts)" \
+        "$HTTPD_URL/fault/hang/pool/hello.deb" --sha256 $SHA
+    assert_streq "$(requests /fault/hang/pool/hello.deb)" 4
+'
+
 test_expect_success 'a 404 is not retried and says "not found"' '
     fetch_fails "$HTTPD_URL/pool/missing.deb: not found (HTTP status 404)" "$HTTPD_URL/pool/missing.deb"
     assert_streq "$(requests /pool/missing.deb)" 1
