@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include <curl/curl.h>
+
 #include "deb.h"
 #include "ninja.h"
 #include "util.h"
@@ -94,6 +96,23 @@ packages_in_order (Lockfile *lock, const char *lockfile_path, GError **error)
   return g_steal_pointer (&ordered);
 }
 
+/* The date stage 2 runs at: the newest Release date of the lockfile's
+ * sources, so that the dates a postinst writes (/etc/shadow's) and the
+ * image's commit time are the same wherever the lockfile is built. */
+static gint64
+lockfile_epoch (Lockfile *lock)
+{
+  gint64 newest = 0;
+  for (guint i = 0; i < lock->sources->len; i++)
+    {
+      LockSource *source = lock->sources->pdata[i];
+      time_t t = source->date != NULL ? curl_getdate (source->date, NULL) : -1;
+      if (t > newest)
+        newest = t;
+    }
+  return newest;
+}
+
 /* A pool name unique to this image's file: pools are global to a Ninja
  * build, and two image files may be included into one. */
 static char *
@@ -116,14 +135,14 @@ append_header (GString *out, Lockfile *lock, const NinjaOptions *options, const 
       "#\n"
       "# Targets:\n"
       "#   %s            the configured image (ref %s)\n"
-      "#   %s/stage1     every package unpacked, not configured\n"
+      "#   %s/stage1     every package unpacked, not configured (ref stage1/%s)\n"
       "#   %s/update-lockfile   re-resolve the lockfile without building%s\n"
       "#\n"
       "# Paths are relative to the directory ninja runs in.\n\n"
       "ninja_required_version = 1.8\n",
       options->image, n_packages, options->lockfile_path, lock->request.architecture,
       lock->merged_usr ? "merged /usr" : "no merged /usr", options->image, options->image,
-      options->image, options->image,
+      options->image, options->image, options->image,
       options->subninja ? "" : "\n#   update-lockfiles      the same, as the nightly job calls it");
   if (!options->subninja)
     {
@@ -192,7 +211,8 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
       "  description = stage1 $ref\n"
       "  restat = 1\n\n"
       "rule a2o_configure\n"
-      "  command = $a2o --repo $repo configure --ref $ref $stage1\n"
+      "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
+      "$a2o --repo $repo configure --ref $ref $stage1\n"
       "  description = configure $ref (dpkg --configure -a)\n"
       "  restat = 1\n\n"
       "rule a2o_lock_update\n"
@@ -217,7 +237,10 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
   g_autofree char *default_repo = g_build_filename (options->builddir, "ostree", NULL);
   const char *repo = options->repo != NULL ? options->repo : default_repo;
   g_autofree char *pool = pool_name (options);
-  g_autofree char *stage1 = g_strconcat (options->image, "/stage1", NULL);
+  /* A ref cannot be both a file and a directory, so the stage-1 ref of
+   * image NAME is stage1/NAME (its Ninja target is still NAME/stage1). */
+  g_autofree char *stage1 = g_strconcat ("stage1/", options->image, NULL);
+  g_autofree char *stage1_target = g_strconcat (options->image, "/stage1", NULL);
 
   g_autoptr(GString) out = g_string_new ("");
   append_header (out, lock, options, repo, ordered->len);
@@ -275,13 +298,15 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
   g_string_append_c (out, '\n');
   append_variable (out, "ref", options->image);
   append_variable (out, "stage1", stage1);
+  g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, lockfile_epoch (lock));
+  append_variable (out, "epoch", epoch);
 
   g_string_append (out, "\nbuild ");
   append_path (out, options->image);
   g_string_append (out, ": phony ");
   append_ref_path (out, options->image);
   g_string_append (out, "\nbuild ");
-  append_path (out, stage1);
+  append_path (out, stage1_target);
   g_string_append (out, ": phony ");
   append_ref_path (out, stage1);
   g_string_append (out, "\ndefault ");

@@ -7,7 +7,8 @@
  *      maintainer scripts find root, shadow, etc.;
  *   2. a policy-rc.d that forbids starting services;
  *   3. every package's preinst ("install"), in install order, as dpkg runs
- *      it before unpacking (debootstrap and mmdebstrap do the same through
+ *      it before unpacking: from var/lib/dpkg/tmp.ci beside the package's
+ *      control files (debootstrap and mmdebstrap do the same through
  *      dpkg --install);
  *   4. the trigger database dpkg records at unpack: each package's
  *      "interest" lines into var/lib/dpkg/triggers/, and the file triggers
@@ -17,7 +18,9 @@
  *   7. cleaning, as mmdebstrap does, of what would make the image differ
  *      from one build to the next: dpkg's and apt's logs, the *-old copies
  *      of dpkg's and debconf's databases, ldconfig's aux-cache, the D-Bus
- *      machine id; /etc/machine-id is left empty, and policy-rc.d removed.
+ *      machine id; /etc/machine-id is left empty, and policy-rc.d removed;
+ *      the empty available and statoverride files stage 1 made go, as dpkg
+ *      recreates them when it needs them.
  * Host keys or other per-machine state that a postinst creates are NOT
  * removed: minbase creates none. */
 #include "config.h"
@@ -43,22 +46,29 @@ static const char stage2_script[] =
   "printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d\n"
   "chmod 755 /usr/sbin/policy-rc.d\n"
   "\n"
-  "# 3. preinst scripts, in install order\n"
+  "# 3. preinst scripts, in install order, run the way dpkg runs them: from\n"
+  "#    var/lib/dpkg/tmp.ci beside the package's control files (debconf reads\n"
+  "#    the package's name and templates there)\n"
+  "ci=/var/lib/dpkg/tmp.ci\n"
   "for p in \"$@\"; do\n"
-  "  script=/var/lib/dpkg/info/$p.preinst\n"
-  "  [ -e \"$script\" ] || continue\n"
+  "  [ -e /var/lib/dpkg/info/$p.preinst ] || continue\n"
   "  name=${p%%:*}\n"
-  "  arch=$(dpkg-query -f '${Architecture}' -W \"$p\")\n"
-  "  version=$(dpkg-query -f '${Version}' -W \"$p\")\n"
+  "  rm -rf $ci && mkdir -p $ci\n"
+  "  for f in /var/lib/dpkg/info/$p.*; do\n"
+  "    case ${f##*.} in list|md5sums|conffiles) ;; *) cp -p \"$f\" $ci/${f##*.} ;; esac\n"
+  "  done\n"
+  "  dpkg-query -s \"$p\" > $ci/control\n"
   "  step \"$name: preinst install\"\n"
   "  if ! DPKG_MAINTSCRIPT_PACKAGE=$name DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=1 \\\n"
-  "       DPKG_MAINTSCRIPT_ARCH=$arch DPKG_MAINTSCRIPT_NAME=preinst \\\n"
+  "       DPKG_MAINTSCRIPT_ARCH=$(dpkg-query -f '${Architecture}' -W \"$p\") \\\n"
+  "       DPKG_MAINTSCRIPT_NAME=preinst PERL_DL_NONLAZY=1 \\\n"
   "       DPKG_RUNNING_VERSION=$(dpkg-query -f '${Version}' -W dpkg) \\\n"
-  "       \"$script\" install; then\n"
-  "    echo \"apt2ostree configure: package $name ($version): its preinst script failed\" >&2\n"
+  "       $ci/preinst install; then\n"
+  "    echo \"apt2ostree configure: package $name ($(dpkg-query -f '${Version}' -W \"$p\")): its preinst script failed\" >&2\n"
   "    exit 1\n"
   "  fi\n"
   "done\n"
+  "rm -rf $ci\n"
   "\n"
   "# 4. triggers: interests, then file triggers the unpacked files activate\n"
   "mkdir -p /var/lib/dpkg/triggers\n"
@@ -103,7 +113,11 @@ static const char stage2_script[] =
   "rm -f /var/log/dpkg.log /var/log/alternatives.log /var/log/apt/history.log \\\n"
   "      /var/log/apt/term.log /var/log/apt/eipp.log.xz /var/cache/ldconfig/aux-cache \\\n"
   "      /var/lib/dbus/machine-id /var/lib/dpkg/*-old /var/cache/debconf/*-old\n"
-  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n";
+  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n"
+  "# stage 1 made these for dpkg; like mmdebstrap's images, keep them only if used\n"
+  "for f in available statoverride; do\n"
+  "  [ -s /var/lib/dpkg/$f ] || rm -f /var/lib/dpkg/$f\n"
+  "done\n";
 
 /* The packages of a stage-1 commit, in install order. */
 static GPtrArray *

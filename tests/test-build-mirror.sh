@@ -1,0 +1,82 @@
+#!/bin/bash
+# The real image: lock and build Debian bookworm minbase from the mirror the
+# host's apt configuration names, and compare it with what mmdebstrap builds
+# on the same machine from the same mirror.  Skips, saying why, only when no
+# mirror answers.
+. "$TOP_SRCDIR/tests/libtest.sh"
+
+require_mirror
+[ "$(id -u)" = 0 ] || skip_all "mmdebstrap --mode=root and chroot need root"
+command -v mmdebstrap > /dev/null || skip_all "mmdebstrap is not installed"
+[ "$(dpkg --print-architecture)" = amd64 ] || skip_all "the comparison is for an amd64 host"
+
+# The tests share one work directory: each builds on the one before.
+W=$SCRATCH/work
+mkdir -p "$W"
+
+test_expect_success 'lock and build bookworm minbase from the host'"'"'s mirror' '
+    cd "$W"
+    : > minbase.txt
+    a2o lock minbase.txt --variant minbase --arch amd64 -o minbase.lock.json
+    a2o build minbase.lock.json --ref minbase --builddir build > build.out
+    cat build.out
+    assert_file_has_content build.out "^image minbase: commit [0-9a-f]\{64\}\$"
+    a2o --repo build/ostree export minbase --dir img
+'
+
+test_expect_success 'every package is installed and configured, and dpkg --audit is clean' '
+    cd "$W"
+    dpkg --root="$W/img" -l | awk "NR > 5 { print \$1 }" | sort | uniq -c > states
+    cat states
+    assert_streq "$(awk "{ print \$2 }" states)" ii
+    dpkg --root="$W/img" --audit > audit
+    [ ! -s audit ]
+'
+
+test_expect_success 'the image runs: bash, apt-get check (in a copy: running writes to it)' '
+    cd "$W"
+    a2o --repo build/ostree export minbase --dir run
+    assert_streq "$(chroot "$W/run" bash -c "echo ok")" ok
+    chroot "$W/run" apt-get check > check.out
+    assert_file_has_content check.out "Building dependency tree"
+'
+
+test_expect_success 'setuid passwd and root:shadow chage are there, with dpkg'"'"'s modes' '
+    cd "$W"
+    stat -c "%a %U %G" "$W/img/usr/bin/passwd" > passwd.stat
+    assert_streq "$(cat passwd.stat)" "4755 root root"
+    stat -c "%a %U %G" "$W/img/usr/bin/chage" > chage.stat
+    assert_streq "$(cat chage.stat)" "2755 root shadow"
+'
+
+test_expect_success 'mmdebstrap --variant=minbase bookworm builds on the same machine' '
+    cd "$W"
+    mmdebstrap --quiet --variant=minbase --mode=root --arch=amd64 bookworm mm.tar
+    mkdir mm && tar -C mm --numeric-owner -xpf mm.tar
+'
+
+test_expect_success 'the same packages and versions as mmdebstrap installs' '
+    cd "$W"
+    [ -d mm ]
+    q="\${Package}:\${Architecture} \${Version} \${db:Status-Abbrev}\n"
+    dpkg-query --admindir="$W/mm/var/lib/dpkg" -W -f "$q" | sort > mm.packages
+    dpkg-query --admindir="$W/img/var/lib/dpkg" -W -f "$q" | sort > ours.packages
+    diff -u mm.packages ours.packages
+    [ "$(wc -l < ours.packages)" -gt 80 ]
+'
+
+test_expect_success 'the same files, owners and modes as mmdebstrap'"'"'s, but for the documented differences' '
+    cd "$W"
+    [ -d mm ]
+    python3 "$TOP_SRCDIR/tests/compare-trees.py" mm img \
+        --expected "$TOP_SRCDIR/tests/mmdebstrap-differences.txt" > compare.out || { cat compare.out; false; }
+    cat compare.out
+'
+
+test_expect_success 'building again does no work' '
+    cd "$W"
+    ninja -f build/minbase.ninja minbase > again.out
+    assert_file_has_content again.out "no work to do"
+'
+
+test_done
