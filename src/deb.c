@@ -397,15 +397,10 @@ final_components (DebUnpack *u, GPtrArray *shipped)
   return final;
 }
 
-static char *
-join_components (GPtrArray *components, guint n)
-{
-  return util_join_tree_path (components, n);
-}
-
-/* Walk (creating as needed) the directories above the last of the N first
- * components of FINAL.  New directories get 0755 root:root until an entry
- * says otherwise.  Returns a borrowed subtree of u->root. */
+/* The directory named by the first N components of FINAL, made as needed:
+ * new directories get 0755 root:root until an entry says otherwise.  A file
+ * or symlink of the package in the way is an error.  Returns a borrowed
+ * subtree of u->root. */
 static OstreeMutableTree *
 ensure_parents (DebUnpack *u, GPtrArray *final, guint n, const char *pathname, GError **error)
 {
@@ -421,7 +416,7 @@ ensure_parents (DebUnpack *u, GPtrArray *final, guint n, const char *pathname, G
         }
       if (g_hash_table_contains (ostree_mutable_tree_get_files (dir), name))
         {
-          g_autofree char *where = join_components (final, i + 1);
+          g_autofree char *where = util_join_tree_path (final, i + 1);
           if (g_hash_table_contains (u->symlinks, where))
             return deb_fail (u, error, "entry \"%s\" would land under the symlink \"%s\" of the "
                              "same package", pathname, where), NULL;
@@ -447,7 +442,7 @@ place_file (DebUnpack *u, GPtrArray *final, const char *pathname, const char *ch
   if (dir == NULL)
     return FALSE;
   const char *name = final->pdata[final->len - 1];
-  g_autofree char *path = join_components (final, final->len);
+  g_autofree char *path = util_join_tree_path (final, final->len);
   if (g_hash_table_contains (ostree_mutable_tree_get_subdirs (dir), name))
     return deb_fail (u, error, "entry \"%s\" is a file, but the package also ships \"%s\" as a "
                      "directory", pathname, path);
@@ -484,7 +479,7 @@ list_append (DebUnpack *u, GPtrArray *shipped)
     g_string_append (u->list, "/.\n");
   else
     {
-      g_autofree char *p = join_components (shipped, shipped->len);
+      g_autofree char *p = util_join_tree_path (shipped, shipped->len);
       g_string_append (u->list, p);
       g_string_append_c (u->list, '\n');
     }
@@ -503,7 +498,7 @@ unpack_directory (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
       const char *name = final->pdata[final->len - 1];
       if (g_hash_table_contains (ostree_mutable_tree_get_files (parent), name))
         {
-          g_autofree char *path = join_components (final, final->len);
+          g_autofree char *path = util_join_tree_path (final, final->len);
           return deb_fail (u, error, "entry \"%s\" is a directory, but the package also ships "
                            "\"%s\" as a file", pathname, path);
         }
@@ -514,7 +509,7 @@ unpack_directory (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
 
   /* The first entry that names a directory decides its metadata, as with
    * dpkg, which leaves an existing directory alone. */
-  g_autofree char *path = join_components (final, final->len);
+  g_autofree char *path = util_join_tree_path (final, final->len);
   if (g_hash_table_contains (u->explicit_dirs, path))
     return TRUE;
   g_autoptr(GVariant) xattrs = entry_xattrs (entry);
@@ -536,13 +531,13 @@ unpack_hardlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *shipped, 
   if (target_shipped == NULL)
     return FALSE;
   g_autoptr(GPtrArray) target_final = final_components (u, target_shipped);
-  g_autofree char *target_path = join_components (target_final, target_final->len);
+  g_autofree char *target_path = util_join_tree_path (target_final, target_final->len);
 
   if (g_hash_table_contains (u->skipped_paths, target_path))
     {
-      g_autofree char *path = join_components (final, final->len);
+      g_autofree char *path = util_join_tree_path (final, final->len);
       g_hash_table_add (u->skipped_paths, g_steal_pointer (&path));
-      g_ptr_array_add (u->skipped, join_components (shipped, shipped->len));
+      g_ptr_array_add (u->skipped, util_join_tree_path (shipped, shipped->len));
       g_ptr_array_add (u->skipped, g_strdup ("hard link to a skipped entry"));
       return TRUE;
     }
@@ -552,11 +547,11 @@ unpack_hardlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *shipped, 
                      "of the package", pathname, target);
 
   /* A conffile that is a hard link has its target's content. */
-  g_autofree char *shipped_path = join_components (shipped, shipped->len);
+  g_autofree char *shipped_path = util_join_tree_path (shipped, shipped->len);
   Conffile *conffile = g_hash_table_lookup (u->conffiles, shipped_path);
   if (conffile != NULL)
     {
-      g_autofree char *target_shipped_path = join_components (target_shipped, target_shipped->len);
+      g_autofree char *target_shipped_path = util_join_tree_path (target_shipped, target_shipped->len);
       Conffile *target_conffile = g_hash_table_lookup (u->conffiles, target_shipped_path);
       if (target_conffile == NULL || target_conffile->md5 == NULL)
         return deb_fail (u, error, "conffile \"%s\" is a hard link to \"%s\", which is not a "
@@ -573,7 +568,7 @@ static gboolean
 unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GPtrArray *shipped,
                 GPtrArray *final, const char *pathname, GError **error)
 {
-  g_autofree char *shipped_path = join_components (shipped, shipped->len);
+  g_autofree char *shipped_path = util_join_tree_path (shipped, shipped->len);
   Conffile *conffile = g_hash_table_lookup (u->conffiles, shipped_path);
   g_autoptr(GChecksum) md5 = conffile != NULL ? g_checksum_new (G_CHECKSUM_MD5) : NULL;
 
@@ -612,7 +607,7 @@ unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
     return FALSE;
   if (!place_file (u, final, pathname, checksum, error))
     return FALSE;
-  g_hash_table_add (u->symlinks, join_components (final, final->len));
+  g_hash_table_add (u->symlinks, util_join_tree_path (final, final->len));
   return TRUE;
 }
 
@@ -649,8 +644,8 @@ unpack_data_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry,
       {
         /* OSTree stores no device nodes, fifos or sockets (the sandbox
          * mounts /dev); the caller reports what was skipped. */
-        g_hash_table_add (u->skipped_paths, join_components (final, final->len));
-        g_ptr_array_add (u->skipped, join_components (shipped, shipped->len));
+        g_hash_table_add (u->skipped_paths, util_join_tree_path (final, final->len));
+        g_ptr_array_add (u->skipped, util_join_tree_path (shipped, shipped->len));
         g_ptr_array_add (u->skipped, g_strdup (skipped_kind (type)));
         return TRUE;
       }
@@ -815,7 +810,7 @@ control_load (DebUnpack *u, GError **error)
         g_autoptr(GPtrArray) c = entry_components (u, "conffiles", path + 1, error);
         if (c == NULL)
           return FALSE;
-        normalized = join_components (c, c->len);
+        normalized = util_join_tree_path (c, c->len);
       }
       if (g_hash_table_contains (u->conffiles, normalized))
         continue;
