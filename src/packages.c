@@ -242,6 +242,7 @@ store_field (PackagesFields *f, Field field, const char *value, const char **nam
     case FIELD_DEPENDS: f->depends = value; break;
     case FIELD_PRE_DEPENDS: f->pre_depends = value; break;
     case FIELD_BREAKS: f->breaks = value; break;
+    case FIELD_RECOMMENDS: f->recommends = value; break;
     case FIELD_MULTI_ARCH: f->multi_arch = value; break;
     case FIELD_FILENAME: f->filename = value; break;
     case FIELD_SIZE: f->size = g_ascii_strtoull (value, NULL, 10); break;
@@ -388,13 +389,12 @@ parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
  * version), the index's path (so entries of indices that are gone can be
  * pruned) and the size of the .solv written with it. */
 
-#define FIELDS_MAGIC "a2o-packages-fields-2\n"
+#define FIELDS_MAGIC "a2o-packages-fields-3\n"
 #define NO_STRING G_MAXUINT32
 
 typedef struct {
-  guint32 strings[8];     /* offsets into the string blob, NO_STRING for NULL */
+  guint32 strings[9];     /* offsets into the string blob, NO_STRING for NULL */
   guint32 flags;          /* 1: essential, 2: important */
-  guint32 reserved;
   guint64 size;
 } CachedFields;
 
@@ -408,7 +408,8 @@ typedef struct {
 } CachedHeader;
 
 #define FIELD_STRINGS(f) { &(f)->filename, &(f)->sha256, &(f)->priority, &(f)->multi_arch, \
-                           &(f)->source, &(f)->depends, &(f)->pre_depends, &(f)->breaks }
+                           &(f)->source, &(f)->depends, &(f)->pre_depends, &(f)->breaks, \
+                           &(f)->recommends }
 
 typedef struct {
   char *solv_path;

@@ -30,7 +30,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DebPackage, deb_package_free)
  * into the index text the store owns; absent fields are NULL. */
 typedef struct {
   const char *filename, *sha256, *priority, *multi_arch, *source;
-  const char *depends, *pre_depends, *breaks;
+  const char *depends, *pre_depends, *breaks, *recommends;
   guint64 size;
   gboolean essential;
   gboolean important;            /* Important: yes or Protected: yes */

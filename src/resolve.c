@@ -12,18 +12,20 @@
  *   package), apt takes the first alternative that can be installed, and
  *   among the providers of one alternative the package of that name, then an
  *   Essential one, then the higher Priority.  A dependency that an already
- *   chosen package satisfies needs nothing new.  We walk the dependencies
- *   the way apt's MarkInstall does (depth first, Pre-Depends before Depends)
- *   and hand every package that walk chose to libsolv as a SOLVER_FAVOR job.
+ *   chosen package satisfies needs nothing new, and a package once chosen
+ *   stays.  We walk the dependencies the way apt's MarkInstall does (depth
+ *   first, Pre-Depends before Depends) and have libsolv install exactly what
+ *   the walk chose; when the walk gets stuck, its choices become SOLVER_FAVOR
+ *   jobs and libsolv finds the way (or the problems to report).
  *
  * - Phases.  mmdebstrap installs the Essential set first and everything else
  *   (Priority sets, build-essential, the user's packages) in a second apt run
  *   on top of it, so the second run's choices see the first run's packages
  *   as installed.  The walk runs the phases in that order.
  *
- * libsolv then solves with the favors (so conflicts and anything the walk
- * missed are still handled properly) and reports problems; the install
- * order is computed here (see install_order()). */
+ * libsolv checks the result (conflicts, versions) and reports problems in
+ * the unsolvable case; the install order is computed here (see
+ * install_order()). */
 
 #define _GNU_SOURCE
 #include "config.h"
@@ -161,9 +163,14 @@ typedef struct {
 
   /* The apt walk. */
   Map marked;
-  Queue mark_order;
+  Queue log;                /* +p: p marked, -p: p unmarked (to undo a failed try) */
+  Map requested;            /* the runs' targets: never unmarked */
+  Map in_progress;          /* packages whose dependencies are being walked */
   int *forbidden;           /* solvable -> how many marked packages conflict with it */
   guint budget;
+  GHashTable *dep_lists;    /* solvable -> DepLists, filled as the walk goes */
+  gboolean walk_failed;     /* some target's dependencies could not be met */
+  gboolean trace;           /* $A2O_RESOLVE_TRACE: print the walk as apt's Debug::pkgDepCache::AutoInstall does */
 } Resolver;
 
 static void
@@ -174,8 +181,12 @@ resolver_free (Resolver *r)
   g_free (r->candidate);
   g_free (r->forbidden);
   map_free (&r->considered);
+  if (r->dep_lists != NULL)
+    g_hash_table_unref (r->dep_lists);
   map_free (&r->marked);
-  queue_free (&r->mark_order);
+  map_free (&r->requested);
+  map_free (&r->in_progress);
+  queue_free (&r->log);
   if (r->pool != NULL)
     {
       r->pool->considered = NULL;
@@ -362,6 +373,126 @@ dep_to_string (Pool *pool, Id dep)
   return g_string_free (out, FALSE);
 }
 
+/* --- dependencies in the order the Packages file writes them ---
+ *
+ * apt walks a package's dependencies in the order they are written; libsolv
+ * keeps them in that order when it parses an index but not in its .solv
+ * cache (which sorts them).  So the walk reads the fields we keep and turns
+ * them into the very same ids libsolv made of them (ids are unique per name,
+ * version and relation, so parsing "b (>= 2) | c" again finds libsolv's). */
+
+typedef struct {
+  Queue pre_depends, depends, recommends;
+} DepLists;
+
+static void
+dep_lists_free (DepLists *l)
+{
+  queue_free (&l->pre_depends);
+  queue_free (&l->depends);
+  queue_free (&l->recommends);
+  g_free (l);
+}
+
+/* One alternative, or an OR of the rest: as libsolv's repo_deb.c reads it. */
+static Id
+parse_dep (Pool *pool, const char **pp, const char *end)
+{
+  const char *p = *pp;
+  while (p < end && g_ascii_isspace (*p))
+    p++;
+  const char *name = p;
+  while (p < end && !g_ascii_isspace (*p) && *p != '(' && *p != '|')
+    p++;
+  const char *name_end = p;
+  if (name_end == name)
+    return 0;
+  while (p < end && g_ascii_isspace (*p))
+    p++;
+
+  Id id;
+  if (name_end - name > 4 && strncmp (name_end - 4, ":any", 4) == 0)
+    id = pool_rel2id (pool, pool_strn2id (pool, name, name_end - name - 4, 1), ARCH_ANY,
+                      REL_MULTIARCH, 1);
+  else
+    id = pool_strn2id (pool, name, name_end - name, 1);
+
+  if (p < end && *p == '(')
+    {
+      p++;
+      while (p < end && g_ascii_isspace (*p))
+        p++;
+      int flags = 0;
+      for (int i = 0; i < 2 && p < end; i++)
+        {
+          int f = *p == '>' ? REL_GT : *p == '=' ? REL_EQ : *p == '<' ? REL_LT : 0;
+          if (f == 0)
+            break;
+          flags |= f;
+          p++;
+        }
+      while (p < end && g_ascii_isspace (*p))
+        p++;
+      const char *evr = p;
+      while (p < end && !g_ascii_isspace (*p) && *p != ')')
+        p++;
+      Id evr_id = pool_strn2id (pool, evr, p - evr, 1);
+      while (p < end && *p != ')')
+        p++;
+      if (p < end)
+        p++;
+      while (p < end && g_ascii_isspace (*p))
+        p++;
+      id = pool_rel2id (pool, id, evr_id, flags, 1);
+    }
+  if (p < end && *p == '|')
+    {
+      p++;
+      Id rest = parse_dep (pool, &p, end);
+      if (rest != 0)
+        id = pool_rel2id (pool, id, rest, REL_OR, 1);
+    }
+  *pp = p;
+  return id;
+}
+
+static void
+parse_dep_field (Pool *pool, const char *field, Queue *out)
+{
+  for (const char *p = field; p != NULL && *p;)
+    {
+      const char *end = strchr (p, ',');
+      if (end == NULL)
+        end = p + strlen (p);
+      const char *q = p;
+      Id id = parse_dep (pool, &q, end);
+      if (id != 0)
+        queue_push (out, id);
+      p = *end ? end + 1 : end;
+    }
+}
+
+static DepLists *
+dep_lists (Resolver *r, Id p)
+{
+  DepLists *l = g_hash_table_lookup (r->dep_lists, GINT_TO_POINTER (p));
+  if (l != NULL)
+    return l;
+  l = g_new0 (DepLists, 1);
+  queue_init (&l->pre_depends);
+  queue_init (&l->depends);
+  queue_init (&l->recommends);
+  const PackagesFields *f = packages_store_lookup (r->store, p);
+  if (f != NULL)
+    {
+      parse_dep_field (r->pool, f->pre_depends, &l->pre_depends);
+      parse_dep_field (r->pool, f->depends, &l->depends);
+      parse_dep_field (r->pool, f->recommends, &l->recommends);
+    }
+  g_hash_table_insert (r->dep_lists, GINT_TO_POINTER (p), l);
+  return l;
+}
+
 /* --- the apt walk --- */
 
 typedef struct {
@@ -478,42 +609,103 @@ adjust_forbidden (Resolver *r, Id p, int delta)
 }
 
 static void
-mark (Resolver *r, Id p)
+set_marked (Resolver *r, Id p, gboolean on)
 {
-  MAPSET (&r->marked, p);
-  queue_push (&r->mark_order, p);
-  adjust_forbidden (r, p, +1);
+  if (on)
+    MAPSET (&r->marked, p);
+  else
+    MAPCLR (&r->marked, p);
+  adjust_forbidden (r, p, on ? +1 : -1);
 }
 
 static void
-unmark_to (Resolver *r, int count)
+mark (Resolver *r, Id p)
 {
-  while (r->mark_order.count > count)
+  set_marked (r, p, TRUE);
+  queue_push (&r->log, p);
+}
+
+static void
+unmark (Resolver *r, Id p)
+{
+  set_marked (r, p, FALSE);
+  queue_push (&r->log, -p);
+}
+
+static void
+undo_to (Resolver *r, int count)
+{
+  while (r->log.count > count)
     {
-      Id p = queue_pop (&r->mark_order);
-      MAPCLR (&r->marked, p);
-      adjust_forbidden (r, p, -1);
+      Id e = queue_pop (&r->log);
+      set_marked (r, e > 0 ? e : -e, e < 0);
     }
+}
+
+/* The marked packages, in the order they were first marked. */
+static void
+marked_packages (Resolver *r, Queue *out)
+{
+  Map seen;
+  map_init (&seen, r->pool->nsolvables);
+  for (int i = 0; i < r->log.count; i++)
+    {
+      Id p = r->log.elements[i];
+      if (p > 0 && MAPTST (&r->marked, p) && !MAPTST (&seen, p))
+        {
+          MAPSET (&seen, p);
+          queue_push (out, p);
+        }
+    }
+  map_free (&seen);
 }
 
 static gboolean mark_dependencies (Resolver *r, Id p, int depth);
 
+/* apt's MarkInstall: a package that conflicts with packages apt chose
+ * earlier on its own (not asked for, not waiting for their dependencies)
+ * takes their place; their dependents are mended afterwards (repair()). */
 static gboolean
 try_mark (Resolver *r, Id p, int depth)
 {
+  Pool *pool = r->pool;
   if (MAPTST (&r->marked, p))
     return TRUE;
-  if (r->budget == 0 || depth > WALK_MAX_DEPTH || conflicts_with_marked (r, p))
+  if (r->budget == 0 || depth > WALK_MAX_DEPTH || r->forbidden[p] > 0)
     return FALSE;
-  r->budget--;
-  int undo = r->mark_order.count;
-  mark (r, p);
-  if (!mark_dependencies (r, p, depth))
+
+  Queue displaced;
+  queue_init (&displaced);
+  Solvable *s = pool->solvables + p;
+  for (Id *cp = s->conflicts ? s->repo->idarraydata + s->conflicts : NULL; cp && *cp; cp++)
     {
-      unmark_to (r, undo);
-      return FALSE;
+      Id q, qq;
+      FOR_PROVIDES (q, qq, *cp)
+        if (q != p && MAPTST (&r->marked, q))
+          queue_pushunique (&displaced, q);
     }
-  return TRUE;
+  for (int i = 0; i < displaced.count; i++)
+    if (MAPTST (&r->requested, displaced.elements[i])
+        || MAPTST (&r->in_progress, displaced.elements[i]))
+      {
+        queue_free (&displaced);
+        return FALSE;
+      }
+
+  r->budget--;
+  int undo = r->log.count;
+  for (int i = 0; i < displaced.count; i++)
+    unmark (r, displaced.elements[i]);
+  queue_free (&displaced);
+  mark (r, p);
+  if (r->trace)
+    g_printerr ("%*sInstalling %s\n", 2 * depth, "", solvable_name (r, p));
+  MAPSET (&r->in_progress, p);
+  gboolean ok = mark_dependencies (r, p, depth);
+  MAPCLR (&r->in_progress, p);
+  if (!ok)
+    undo_to (r, undo);
+  return ok;
 }
 
 static gboolean
@@ -527,6 +719,12 @@ satisfy (Resolver *r, Id dep, int depth)
   gboolean ok = FALSE;
   for (int i = 0; i < solutions.count && !ok; i++)
     ok = try_mark (r, solutions.elements[i], depth + 1);
+  if (!ok && r->trace)
+    {
+      g_autofree char *str = dep_to_string (r->pool, dep);
+      g_printerr ("%*s(none of %d solutions of %s can be installed)\n", 2 * depth, "",
+                  solutions.count, str);
+    }
   queue_free (&solutions);
   return ok;
 }
@@ -536,47 +734,156 @@ satisfy (Resolver *r, Id dep, int depth)
 static gboolean
 mark_dependencies (Resolver *r, Id p, int depth)
 {
-  Solvable *s = r->pool->solvables + p;
-  if (s->requires)
+  DepLists *l = dep_lists (r, p);
+  for (int i = 0; i < l->pre_depends.count; i++)
+    if (!satisfy (r, l->pre_depends.elements[i], depth))
+      return FALSE;
+  for (int i = 0; i < l->depends.count; i++)
+    if (!satisfy (r, l->depends.elements[i], depth))
+      return FALSE;
+  for (int i = 0; r->recommends && i < l->recommends.count; i++)
+    satisfy (r, l->recommends.elements[i], depth);
+  return TRUE;
+}
+
+/* The dependencies of marked packages that a displaced package left
+ * unmet, met again the same way (apt's problem resolver does this at the
+ * end of a run). */
+static void
+repair (Resolver *r)
+{
+  for (int round = 0; round < 8; round++)
     {
-      Id *deps = s->repo->idarraydata + s->requires;
-      for (int pass = 0; pass < 2; pass++)
+      gboolean changed = FALSE;
+      Queue marked;
+      queue_init (&marked);
+      marked_packages (r, &marked);
+      for (int i = 0; i < marked.count; i++)
         {
-          gboolean prereq = FALSE;
-          for (Id *dp = deps; *dp; dp++)
+          Id p = marked.elements[i];
+          if (!MAPTST (&r->marked, p))
+            continue;
+          DepLists *l = dep_lists (r, p);
+          for (int pass = 0; pass < 2; pass++)
             {
-              if (*dp == SOLVABLE_PREREQMARKER)
+              Queue *list = pass == 0 ? &l->pre_depends : &l->depends;
+              for (int j = 0; j < list->count; j++)
                 {
-                  prereq = TRUE;
-                  continue;
+                  if (satisfied_by_marked (r, list->elements[j]))
+                    continue;
+                  changed = TRUE;
+                  MAPSET (&r->in_progress, p);
+                  satisfy (r, list->elements[j], 0);
+                  MAPCLR (&r->in_progress, p);
                 }
-              if (prereq == (pass == 0) && !satisfy (r, *dp, depth))
-                return FALSE;
             }
         }
+      queue_free (&marked);
+      if (!changed)
+        return;
     }
-  if (r->recommends && s->recommends)
+}
+
+/* apt does not install a package it marked along the way that nothing
+ * needs any more (the dependencies of a displaced package): what is not
+ * reachable from the requested and already installed packages through
+ * Depends, Pre-Depends, Recommends or Suggests (apt's MarkAndSweep) is
+ * dropped. */
+static void
+sweep (Resolver *r, Queue *installed)
+{
+  Pool *pool = r->pool;
+  Map kept;
+  map_init (&kept, pool->nsolvables);
+  Queue todo;
+  queue_init (&todo);
+  Queue marked;
+  queue_init (&marked);
+  marked_packages (r, &marked);
+  Map roots;
+  map_init_clone (&roots, &r->requested);
+  for (int i = 0; installed != NULL && i < installed->count; i++)
+    MAPSET (&roots, installed->elements[i]);
+  for (int i = 0; i < marked.count; i++)
     {
-      for (Id *dp = s->repo->idarraydata + s->recommends; *dp; dp++)
-        satisfy (r, *dp, depth);
+      Id p = marked.elements[i];
+      if (MAPTST (&roots, p))
+        {
+          MAPSET (&kept, p);
+          queue_push (&todo, p);
+        }
     }
-  return TRUE;
+  while (todo.count > 0)
+    {
+      Solvable *s = pool->solvables + queue_pop (&todo);
+      Offset lists[] = { s->requires, s->recommends, s->suggests };
+      for (guint l = 0; l < G_N_ELEMENTS (lists); l++)
+        for (Id *dp = lists[l] ? s->repo->idarraydata + lists[l] : NULL; dp && *dp; dp++)
+          {
+            Id q, qq;
+            if (*dp == SOLVABLE_PREREQMARKER)
+              continue;
+            FOR_PROVIDES (q, qq, *dp)
+              if (MAPTST (&r->marked, q) && !MAPTST (&kept, q))
+                {
+                  MAPSET (&kept, q);
+                  queue_push (&todo, q);
+                }
+          }
+    }
+  for (int i = 0; i < marked.count; i++)
+    if (!MAPTST (&kept, marked.elements[i]))
+      unmark (r, marked.elements[i]);
+  queue_free (&marked);
+  queue_free (&todo);
+  map_free (&kept);
+  map_free (&roots);
 }
 
 /* One apt run: mark every target (as apt-get install does first), then
  * walk their dependencies in order. */
 static void
-walk_phase (Resolver *r, Queue *targets)
+walk_phase (Resolver *r, Queue *targets, Queue *installed)
 {
   for (int i = 0; i < targets->count; i++)
     {
       Id p = targets->elements[i];
-      if (!MAPTST (&r->marked, p) && !conflicts_with_marked (r, p))
+      MAPSET (&r->requested, p);
+      if (MAPTST (&r->marked, p))
+        continue;
+      if (!conflicts_with_marked (r, p))
         mark (r, p);
     }
   for (int i = 0; i < targets->count; i++)
-    if (MAPTST (&r->marked, targets->elements[i]))
-      mark_dependencies (r, targets->elements[i], 0);
+    {
+      Id p = targets->elements[i];
+      if (!MAPTST (&r->marked, p))
+        continue;
+      MAPSET (&r->in_progress, p);
+      mark_dependencies (r, p, 0);
+      MAPCLR (&r->in_progress, p);
+    }
+  repair (r);
+  sweep (r, installed);
+
+  /* Whatever failed on the way, what counts is the end: every target in,
+   * every dependency of what is in met. */
+  r->walk_failed = FALSE;
+  for (int i = 0; i < targets->count; i++)
+    if (!MAPTST (&r->marked, targets->elements[i]))
+      r->walk_failed = TRUE;
+  Queue marked;
+  queue_init (&marked);
+  marked_packages (r, &marked);
+  for (int i = 0; i < marked.count && !r->walk_failed; i++)
+    {
+      DepLists *l = dep_lists (r, marked.elements[i]);
+      for (int j = 0; j < l->pre_depends.count && !r->walk_failed; j++)
+        r->walk_failed = !satisfied_by_marked (r, l->pre_depends.elements[j]);
+      for (int j = 0; j < l->depends.count && !r->walk_failed; j++)
+        r->walk_failed = !satisfied_by_marked (r, l->depends.elements[j]);
+    }
+  queue_free (&marked);
 }
 
 /* --- the request --- */
@@ -704,17 +1011,12 @@ parse_items (char **specs, GPtrArray *out, GError **error)
 /* --- problems in apt's words --- */
 
 static gboolean
-dep_is_prereq (Pool *pool, Id p, Id dep)
+dep_is_prereq (Resolver *r, Id p, Id dep)
 {
-  Solvable *s = pool->solvables + p;
-  gboolean prereq = FALSE;
-  for (Id *dp = s->requires ? s->repo->idarraydata + s->requires : NULL; dp && *dp; dp++)
-    {
-      if (*dp == SOLVABLE_PREREQMARKER)
-        prereq = TRUE;
-      else if (*dp == dep)
-        return prereq;
-    }
+  DepLists *l = dep_lists (r, p);
+  for (int i = 0; i < l->pre_depends.count; i++)
+    if (l->pre_depends.elements[i] == dep)
+      return TRUE;
   return FALSE;
 }
 
@@ -769,7 +1071,7 @@ describe_rule (Resolver *r, Solver *solv, Id rid, SolverRuleinfo *out_type)
       {
         const char *why = why_not (r, dep, type == SOLVER_RULE_PKG_NOTHING_PROVIDES_DEP, &buf);
         return g_strdup_printf ("%s %s %s %s", solvable_name (r, source),
-                                dep_is_prereq (pool, source, dep) ? "pre-depends on" : "depends on",
+                                dep_is_prereq (r, source, dep) ? "pre-depends on" : "depends on",
                                 dep_str, why);
       }
     case SOLVER_RULE_PKG_CONFLICTS:
@@ -1020,26 +1322,22 @@ install_order (Resolver *r, Queue *set, Queue *out)
     {
       queue_init (&g.deps[v]);
       queue_init (&g.predeps[v]);
-      Solvable *s = pool->solvables + g.ids[v];
-      if (!s->requires)
-        continue;
-      gboolean prereq = FALSE;
-      for (Id *dp = s->repo->idarraydata + s->requires; *dp; dp++)
+      DepLists *l = dep_lists (r, g.ids[v]);
+      for (int pass = 0; pass < 2; pass++)
         {
-          if (*dp == SOLVABLE_PREREQMARKER)
+          Queue *list = pass == 0 ? &l->pre_depends : &l->depends;
+          for (int i = 0; i < list->count; i++)
             {
-              prereq = TRUE;
-              continue;
-            }
-          Id q, qq;
-          FOR_PROVIDES (q, qq, *dp)
-            {
-              int w = GPOINTER_TO_INT (g_hash_table_lookup (node, GINT_TO_POINTER (q))) - 1;
-              if (w < 0 || w == v)
-                continue;
-              queue_pushunique (&g.deps[v], w);
-              if (prereq)
-                queue_pushunique (&g.predeps[v], w);
+              Id q, qq;
+              FOR_PROVIDES (q, qq, list->elements[i])
+                {
+                  int w = GPOINTER_TO_INT (g_hash_table_lookup (node, GINT_TO_POINTER (q))) - 1;
+                  if (w < 0 || w == v)
+                    continue;
+                  queue_pushunique (&g.deps[v], w);
+                  if (pass == 0)
+                    queue_pushunique (&g.predeps[v], w);
+                }
             }
         }
     }
@@ -1142,21 +1440,22 @@ collect_result (Resolver *r, Solver *solv)
                    solvable_name (r, p), solvable_version (r, p));
         }
     }
-  if (unmatched != 0 || (guint) r->mark_order.count != result->len)
+  Queue marked;
+  queue_init (&marked);
+  marked_packages (r, &marked);
+  if (unmatched != 0 || (guint) marked.count != result->len)
     g_debug ("resolve: apt walk chose %d packages, libsolv installs %u (%d not from the walk)",
-             r->mark_order.count, result->len, unmatched);
+             marked.count, result->len, unmatched);
+  queue_free (&marked);
   queue_free (&installed);
   queue_free (&order);
   return result;
 }
 
-/* One libsolv run: install everything in INSTALL and TARGETS (TARGETS may
- * be NULL), with the apt walk's choices favored.  On success either the
- * installed packages go to OUT_INSTALLED or the ordered packages to
- * OUT_RESULT. */
-static gboolean
-solve (Resolver *r, Queue *install, Queue *targets, GPtrArray **out_result, Queue *out_installed,
-       GError **error)
+/* libsolv on INSTALL and TARGETS (TARGETS may be NULL) plus the apt walk's
+ * choices: as packages to install when EXACT, else as favors. */
+static Solver *
+run_solver (Resolver *r, Queue *install, Queue *targets, gboolean exact)
 {
   Queue job;
   queue_init (&job);
@@ -1164,12 +1463,49 @@ solve (Resolver *r, Queue *install, Queue *targets, GPtrArray **out_result, Queu
     queue_push2 (&job, SOLVER_INSTALL | SOLVER_SOLVABLE, install->elements[i]);
   for (int i = 0; targets != NULL && i < targets->count; i++)
     queue_push2 (&job, SOLVER_INSTALL | SOLVER_SOLVABLE, targets->elements[i]);
-  for (int i = 0; i < r->mark_order.count; i++)
-    queue_push2 (&job, SOLVER_FAVOR | SOLVER_SOLVABLE, r->mark_order.elements[i]);
+  Queue marked;
+  queue_init (&marked);
+  marked_packages (r, &marked);
+  for (int i = 0; i < marked.count; i++)
+    queue_push2 (&job, (exact ? SOLVER_INSTALL : SOLVER_FAVOR) | SOLVER_SOLVABLE,
+                 marked.elements[i]);
+  queue_free (&marked);
 
   Solver *solv = solver_create (r->pool);
-  solver_set_flag (solv, SOLVER_FLAG_IGNORE_RECOMMENDED, !r->recommends);
-  gboolean ok = solver_solve (solv, &job) == 0;
+  /* In the exact run the walk has already followed Recommends. */
+  solver_set_flag (solv, SOLVER_FLAG_IGNORE_RECOMMENDED, exact || !r->recommends);
+  solver_solve (solv, &job);
+  queue_free (&job);
+  return solv;
+}
+
+/* One apt run's packages.  What apt's walk chose is installed as it is:
+ * apt never takes back a package it marked, even when a package marked
+ * later would have met the same dependency (lsb-base stays next to the
+ * sysvinit-utils that provides it).  Only when the walk got stuck, or its
+ * choices do not hold together, does libsolv choose, with the walk's
+ * choices as favors, and report the problems if there is no solution.
+ * On success either the installed packages go to OUT_INSTALLED or the
+ * ordered packages to OUT_RESULT. */
+static gboolean
+solve (Resolver *r, Queue *install, Queue *targets, GPtrArray **out_result, Queue *out_installed,
+       GError **error)
+{
+  Solver *solv = NULL;
+  if (!r->walk_failed)
+    {
+      solv = run_solver (r, install, targets, TRUE);
+      if (solver_problem_count (solv) != 0)
+        {
+          g_debug ("resolve: the apt walk's choices do not hold together; libsolv chooses");
+          solver_free (solv);
+          solv = NULL;
+        }
+    }
+  if (solv == NULL)
+    solv = run_solver (r, install, targets, FALSE);
+
+  gboolean ok = solver_problem_count (solv) == 0;
   if (!ok)
     report_problems (r, solv, error);
   else if (out_result != NULL)
@@ -1182,7 +1518,6 @@ solve (Resolver *r, Queue *install, Queue *targets, GPtrArray **out_result, Queu
       transaction_free (trans);
     }
   solver_free (solv);
-  queue_free (&job);
   return ok;
 }
 
@@ -1217,6 +1552,8 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
   r->store = packages_store_new (r->pool);
   r->recommends = request->recommends;
   r->budget = WALK_BUDGET;
+  r->dep_lists = g_hash_table_new_full (NULL, NULL, NULL, (GDestroyNotify) dep_lists_free);
+  r->trace = g_getenv ("A2O_RESOLVE_TRACE") != NULL;
   if (!load_sources (r, sources, request->cache_dir, error))
     return NULL;
   r->arch = pool_str2id (r->pool, request->arch, 1);
@@ -1238,7 +1575,9 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
            (g_get_monotonic_time () - start) / 1e6);
 
   map_init (&r->marked, r->pool->nsolvables);
-  queue_init (&r->mark_order);
+  map_init (&r->requested, r->pool->nsolvables);
+  map_init (&r->in_progress, r->pool->nsolvables);
+  queue_init (&r->log);
   r->forbidden = g_new0 (int, r->pool->nsolvables);
 
   /* mmdebstrap's first apt run, then its second. */
@@ -1248,7 +1587,7 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
   g_autoptr(GPtrArray) extra_items = g_ptr_array_new_with_free_func ((GDestroyNotify) request_item_free);
   int max_rank;
   request_targets (r, request, &first, extra_items, &max_rank);
-  walk_phase (r, &first);
+  walk_phase (r, &first, NULL);
 
   /* The first run ends with its packages installed; the second run cannot
    * take them back (a first-run choice such as usrmerge stays even when a
@@ -1273,7 +1612,7 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
       queue_free (&second);
       return NULL;
     }
-  walk_phase (r, &second);
+  walk_phase (r, &second, &installed);
   g_debug ("resolve: apt walk done at %.3f s", (g_get_monotonic_time () - start) / 1e6);
 
   GPtrArray *result = NULL;

@@ -18,6 +18,9 @@
  *   ## expect-error      <- the request fails, the one-line message holds each line
  *   is not in any source
  *
+ * Each case runs three times: parsing the indices, writing the parsed-index
+ * cache, and reading it; all three must agree.
+ *
  * The directory is $TOP_SRCDIR/tests/resolve, or the first argument. */
 
 #include "config.h"
@@ -252,37 +255,11 @@ sorted_lines (GPtrArray *lines)
   return g_strjoinv ("\n", (char **) copy->pdata);
 }
 
-static void
-run_case (gconstpointer data)
+/* The result against the case's expectations; returns the install order
+ * (or the error) as one string. */
+static char *
+check_result (Case *c, GPtrArray *result, GError *error)
 {
-  const char *path = data;
-  g_autoptr(Case) c = parse_case (path);
-  g_autoptr(GError) error = NULL;
-  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
-  g_assert_no_error (error);
-
-  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
-  for (guint i = 0; i < c->sources->len; i++)
-    {
-      CaseSource *cs = c->sources->pdata[i];
-      g_autofree char *sub = g_build_filename (dir, cs->name, NULL);
-      g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
-      ResolveSource *source = resolve_source_new (cs->name, cs->priority);
-      g_ptr_array_add (source->index_paths, write_index (sub, cs));
-      g_ptr_array_add (sources, source);
-    }
-  g_ptr_array_add (c->packages, NULL);
-  ResolveRequest request = {
-    .packages = (char **) c->packages->pdata,
-    .variant = c->variant,
-    .arch = c->arch,
-    .recommends = c->recommends,
-  };
-  g_autoptr(GPtrArray) result = resolve_request (sources, &request, &error);
-
-  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
-  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
-
   if (c->errors != NULL)
     {
       g_assert_null (result);
@@ -293,7 +270,7 @@ run_case (gconstpointer data)
         if (strstr (error->message, c->errors->pdata[i]) == NULL)
           g_error ("error \"%s\" does not contain \"%s\"", error->message,
                    (char *) c->errors->pdata[i]);
-      return;
+      return g_strdup (error->message);
     }
 
   g_assert_no_error (error);
@@ -317,6 +294,59 @@ run_case (gconstpointer data)
       if (a > b)
         g_error ("%s is installed after %s (positions %d and %d)", pair[0], pair[1], a, b);
     }
+  g_ptr_array_add (got, NULL);
+  return g_strjoinv (" ", (char **) got->pdata);
+}
+
+static void
+run_case (gconstpointer data)
+{
+  const char *path = data;
+  g_autoptr(Case) c = parse_case (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
+  g_assert_no_error (error);
+
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
+  for (guint i = 0; i < c->sources->len; i++)
+    {
+      CaseSource *cs = c->sources->pdata[i];
+      g_autofree char *sub = g_build_filename (dir, cs->name, NULL);
+      g_assert_cmpint (g_mkdir (sub, 0755), ==, 0);
+      ResolveSource *source = resolve_source_new (cs->name, cs->priority);
+      g_ptr_array_add (source->index_paths, write_index (sub, cs));
+      g_ptr_array_add (sources, source);
+    }
+  g_ptr_array_add (c->packages, NULL);
+
+  /* Three runs: parsing the indices, parsing and writing the cache, and
+   * from the cache; all must give the expected answer and the same order. */
+  g_autofree char *cache_dir = g_build_filename (dir, "cache", NULL);
+  const char *caches[] = { NULL, cache_dir, cache_dir };
+  g_autofree char *first_order = NULL;
+  for (guint run = 0; run < G_N_ELEMENTS (caches); run++)
+    {
+      ResolveRequest request = {
+        .packages = (char **) c->packages->pdata,
+        .variant = c->variant,
+        .arch = c->arch,
+        .recommends = c->recommends,
+        .cache_dir = caches[run],
+      };
+      g_autoptr(GError) run_error = NULL;
+      g_autoptr(GPtrArray) result = resolve_request (sources, &request, &run_error);
+      char *order = check_result (c, result, run_error);
+      if (run == 0)
+        first_order = order;
+      else
+        {
+          g_assert_cmpstr (order, ==, first_order);
+          g_free (order);
+        }
+    }
+
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
 /* --- the parsed-index cache --- */
@@ -429,7 +459,7 @@ test_cache_corrupt (void)
   g_autofree char *want = resolve_one (index, cache);
 
   const char *suffixes[] = { ".fields", ".solv" };
-  const char *junk[] = { "", "a2o-packages-fields-2\n\x05\x00", "\xff\xff\xff\xff garbage" };
+  const char *junk[] = { "", "a2o-packages-fields-3\n\x05\x00", "\xff\xff\xff\xff garbage" };
   for (guint s = 0; s < G_N_ELEMENTS (suffixes); s++)
     for (guint j = 0; j < G_N_ELEMENTS (junk); j++)
       {
