@@ -195,6 +195,8 @@ append_regen_command (GString *out, const NinjaOptions *options)
 static void
 append_rules (GString *out, const NinjaOptions *options, const char *pool)
 {
+  /* The commands print the commit they wrote; ninja's own progress line
+   * says the same, so their standard output goes away (errors stay). */
   g_string_append_printf (out, "pool %s\n  depth = %d\n\n", pool, options->download_jobs);
   g_string_append_printf (out,
       "rule a2o_init\n"
@@ -202,17 +204,17 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
       "  description = init $repo\n\n"
       "rule a2o_unpack\n"
       "  command = $a2o --repo $repo unpack-deb --ref $ref --sha256 $sha256 --size $size "
-      "--cache $cache $merged_usr $url\n"
+      "--cache $cache $merged_usr $url > /dev/null\n"
       "  description = fetch+unpack $package $version\n"
       "  pool = %s\n"
       "  restat = 1\n\n"
       "rule a2o_stage1\n"
-      "  command = $a2o --repo $repo stage1 --ref $ref --arch $arch $packages\n"
+      "  command = $a2o --repo $repo stage1 --ref $ref --arch $arch $packages > /dev/null\n"
       "  description = stage1 $ref\n"
       "  restat = 1\n\n"
       "rule a2o_configure\n"
       "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
-      "$a2o --repo $repo configure --ref $ref $stage1\n"
+      "$a2o --repo $repo configure --ref $ref $stage1 > /dev/null\n"
       "  description = configure $ref (dpkg --configure -a)\n"
       "  restat = 1\n\n"
       "rule a2o_lock_update\n"
