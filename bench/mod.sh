@@ -30,6 +30,7 @@ ostree --repo=repo commit -b in --tree=dir=tree --owner-uid=0 --owner-gid=0 --no
 export SOURCE_DATE_EPOCH=0
 
 now () { date +%s.%N; }
+calc () { awk "BEGIN { printf \"%.6f\\n\", $1 }"; }
 median () { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 
 for r in $(seq "$RUNS"); do
@@ -39,7 +40,7 @@ for r in $(seq "$RUNS"); do
     t0=$(now)
     "$A2O" --repo repo mod --ref out in -- touch /work/one-file > /dev/null
     t1=$(now)
-    echo "$t1 - $t0" | bc >> mod.total
+    calc "$t1 - $t0" >> mod.total
 
     # ostree: checkout by hardlinks, the same change, commit reusing the
     # checkout's devino cache
@@ -54,7 +55,7 @@ for r in $(seq "$RUNS"); do
     t3=$(now)
     rm -rf co
     t4=$(now)
-    echo "$(echo "$t1 - $t0" | bc) $(echo "$t3 - $t2" | bc) $(echo "$t4 - $t3" | bc)" >> ostree.times
+    echo "$(calc "$t1 - $t0") $(calc "$t3 - $t2") $(calc "$t4 - $t3")" >> ostree.times
 done
 
 m_checkout=$(awk '{ print $1 }' mod.times | median)
@@ -65,7 +66,7 @@ m_total=$(median < mod.total)
 o_checkout=$(awk '{ print $1 }' ostree.times | median)
 o_commit=$(awk '{ print $2 }' ostree.times | median)
 o_cleanup=$(awk '{ print $3 }' ostree.times | median)
-o_total=$(echo "$o_checkout + $o_commit + $o_cleanup" | bc)
+o_total=$(calc "$o_checkout + $o_commit + $o_cleanup")
 
 echo "# $N files, median of $RUNS runs, seconds ($(id -un), $(ostree --version | sed -n 's/^ Version: //p' | tr -d "'") ostree)"
 printf "apt2ostree mod:   checkout %.3f  command %.3f  commit %.3f  cleanup %.3f  total (wall) %.3f\n" \
@@ -73,4 +74,4 @@ printf "apt2ostree mod:   checkout %.3f  command %.3f  commit %.3f  cleanup %.3f
 printf "ostree checkout+commit --link-checkout-speedup: checkout %.3f  commit %.3f  rm %.3f  total %.3f\n" \
     "$o_checkout" "$o_commit" "$o_cleanup" "$o_total"
 printf "ratio mod/ostree (total): %.2f   commit step alone: %.2f\n" \
-    "$(echo "$m_total / $o_total" | bc -l)" "$(echo "$m_commit / $o_commit" | bc -l)"
+    "$(calc "$m_total / $o_total")" "$(calc "$m_commit / $o_commit")"

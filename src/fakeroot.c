@@ -316,6 +316,19 @@ read_save_file (Fakeroot *fr, GError **error)
   return TRUE;
 }
 
+/* Running, and not a zombie waiting for some init to reap it (the daemon
+ * detached itself: it is not our child). */
+static gboolean
+process_alive (pid_t pid)
+{
+  g_autofree char *path = g_strdup_printf ("/proc/%d/stat", (int) pid);
+  g_autofree char *stat = NULL;
+  if (!g_file_get_contents (path, &stat, NULL, NULL))
+    return FALSE;
+  const char *end = strrchr (stat, ')');
+  return end != NULL && end[1] == ' ' && end[2] != 'Z' && end[2] != 'X';
+}
+
 gboolean
 fakeroot_finish (Fakeroot *fr, GError **error)
 {
@@ -324,9 +337,10 @@ fakeroot_finish (Fakeroot *fr, GError **error)
   /* faked writes its database when it gets SIGTERM; it is not our child. */
   pid_t pid = fr->faked_pid;
   fr->faked_pid = 0;
-  for (int i = 0; i < 600 && kill (pid, SIGTERM) == 0; i++)
-    g_usleep (10000);
-  if (kill (pid, 0) == 0)
+  (void) kill (pid, SIGTERM);
+  for (int i = 0; i < 1000 && process_alive (pid); i++)
+    g_usleep (2000);
+  if (process_alive (pid))
     return util_fail (error, "fakeroot's daemon (pid %d) does not stop", (int) pid);
   return read_save_file (fr, error);
 }
@@ -427,8 +441,9 @@ fakeroot_upper_meta (const char *path, const char *upper_path, struct stat *st,
       ssize_t len = lgetxattr (upper_path, "user.ostreemeta", buf, sizeof buf);
       if (len > 0)
         {
-          ostreemeta = g_variant_ref_sink (g_variant_new_from_data (
-              G_VARIANT_TYPE ("(uuua(ayay))"), g_memdup2 (buf, len), len, FALSE, g_free, NULL));
+          g_autoptr(GBytes) bytes = g_bytes_new (buf, len);
+          ostreemeta = g_variant_ref_sink (
+              g_variant_new_from_bytes (G_VARIANT_TYPE ("(uuua(ayay))"), bytes, FALSE));
           guint32 m;
           g_variant_get (ostreemeta, "(uuu@a(ayay))", &uid, &gid, &m, &owned_xattrs);
           uid = GUINT32_FROM_BE (uid);

@@ -209,9 +209,9 @@ file_kind (mode_t mode)
   return "a character device";
 }
 
-static gboolean apply_dir (Apply *apply, OstreeMutableTree *dir, gboolean dir_is_new,
-                           GString *path, GString *host_path, guint *out_n_kept,
-                           guint *out_n_skipped, GError **error);
+static gboolean apply_dir (Apply *apply, OstreeMutableTree *dir, GString *path,
+                           GString *host_path, guint *out_n_kept, guint *out_n_skipped,
+                           GError **error);
 
 /* One entry NAME of an upper directory onto DIR.  *OUT_SKIPPED when it was
  * left out (a mount point, or scaffolding for one). */
@@ -329,7 +329,7 @@ apply_entry (Apply *apply, OstreeMutableTree *dir, const char *name, GString *pa
       }
 
     guint n_kept = 0, n_skipped = 0;
-    if (!apply_dir (apply, subdir, is_new, path, host_path, &n_kept, &n_skipped, error))
+    if (!apply_dir (apply, subdir, path, host_path, &n_kept, &n_skipped, error))
       goto out;
 
     /* A new directory that holds nothing but mount points was made by the
@@ -352,8 +352,8 @@ out:
 }
 
 static gboolean
-apply_dir (Apply *apply, OstreeMutableTree *dir, gboolean dir_is_new, GString *path,
-           GString *host_path, guint *out_n_kept, guint *out_n_skipped, GError **error)
+apply_dir (Apply *apply, OstreeMutableTree *dir, GString *path, GString *host_path,
+           guint *out_n_kept, guint *out_n_skipped, GError **error)
 {
   DIR *d = opendir (host_path->str);
   if (d == NULL)
@@ -427,7 +427,7 @@ upper_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *upper_path,
   g_autoptr(GString) path = g_string_new ("");
   g_autoptr(GString) host_path = g_string_new (upper_path);
   guint n_kept = 0, n_skipped = 0;
-  return apply_dir (&apply, root, FALSE, path, host_path, &n_kept, &n_skipped, error);
+  return apply_dir (&apply, root, path, host_path, &n_kept, &n_skipped, error);
 }
 
 gboolean

@@ -96,6 +96,15 @@ test_expect_success 'the command sees the owners and modes OSTree stores' '
     assert_streq "$(ostree --repo="$R" cat t6 /seen | tr "\n" ,)" "640 0 42 /etc/shadow,2775 0 8 /var/mail,755 0 0 /usr/bin/tool,0,"
 '
 
+test_expect_success 'owners survive a rename, and a chown alone (no copy-up) of files and directories lands in OUT' '
+    m --ref t6b base --chroot -- sh -c "mv /etc/shadow /etc/shadow-; chgrp 50 /var; chown 3:4 /data/dir/sub/file; chmod 711 /data/dir/sub" > /dev/null
+    assert_streq "$(mod_ls "$R" t6b /etc/shadow-)" "-00640 0 42"
+    assert_streq "$(mod_ls "$R" t6b /var)" "d00755 0 50"
+    assert_streq "$(mod_ls "$R" t6b /data/dir/sub/file)" "-00644 3 4"
+    assert_streq "$(mod_ls "$R" t6b /data/dir/sub)" "d00711 0 0"
+    assert_streq "$(ostree --repo="$R" cat t6b /data/dir/sub/file)" "deep"
+'
+
 if [ "$MODE" = root ] && command -v setcap > /dev/null; then
 test_expect_success 'a security.capability set by setcap lands in OUT' '
     m --ref t7 base -- setcap cap_net_raw+ep /work/usr/bin/tool > /dev/null
