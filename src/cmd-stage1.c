@@ -81,14 +81,10 @@ CMD (stage1)
   if (!cmd_edit_begin (inv, out_ref, NULL, &edit, cancellable, error))
     return FALSE;
 
-  g_autoptr(GPtrArray) revs = g_ptr_array_new_with_free_func ((GDestroyNotify) repo_rev_free);
-  for (int i = 1; i < argc; i++)
-    {
-      RepoRev *rev = repo_resolve (edit.repo, argv[i], error);
-      if (rev == NULL)
-        return FALSE;
-      g_ptr_array_add (revs, rev);
-    }
+  g_autoptr(GPtrArray) revs = repo_resolve_all (edit.repo, (const char *const *) argv + 1,
+                                                argc - 1, error);
+  if (revs == NULL)
+    return FALSE;
 
   DpkgdbOptions options = { arch, TRUE };
   g_autoptr(GPtrArray) dpkg_names = g_ptr_array_new_with_free_func (g_free);

@@ -155,6 +155,20 @@ repo_resolve (OstreeRepo *repo, const char *name, GError **error)
   return rev;
 }
 
+GPtrArray *
+repo_resolve_all (OstreeRepo *repo, const char *const *names, int n, GError **error)
+{
+  g_autoptr(GPtrArray) revs = g_ptr_array_new_with_free_func ((GDestroyNotify) repo_rev_free);
+  for (int i = 0; i < n; i++)
+    {
+      RepoRev *rev = repo_resolve (repo, names[i], error);
+      if (rev == NULL)
+        return NULL;
+      g_ptr_array_add (revs, rev);
+    }
+  return g_steal_pointer (&revs);
+}
+
 gboolean
 repo_check_ref_name (const char *ref, GError **error)
 {

@@ -31,6 +31,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoRev, repo_rev_free)
 
 RepoRev *repo_resolve (OstreeRepo *repo, const char *name, GError **error);
 
+/* The N revisions NAMES, each resolved (RepoRev*, in order). */
+GPtrArray *repo_resolve_all (OstreeRepo *repo, const char *const *names, int n, GError **error);
+
 /* The ref name must be valid before any work starts. */
 gboolean repo_check_ref_name (const char *ref, GError **error);
 
