@@ -4,7 +4,7 @@
 # libraries they load: dynamically linked, as in a real image, so that
 # fakeroot's preload works on them (unprivileged mode).
 MOD_PROGRAMS="dash true cat chmod chown chgrp rm mv ln mkdir env touch ls stat id cp tr head
-  tail wc sort truncate"
+  tail wc sort truncate mkfifo"
 
 # make_base_tar OUT: a small root filesystem as a tar archive (any owner can
 # be written into a tar, so the same tree serves root and non-root runs).

@@ -105,6 +105,22 @@ test_expect_success 'owners survive a rename, and a chown alone (no copy-up) of 
     assert_streq "$(ostree --repo="$R" cat t6b /data/dir/sub/file)" "deep"
 '
 
+test_expect_success 'a directory replaced by a file and a file replaced by a directory land in OUT' '
+    m --ref t6c base --chroot -- sh -c "rm -r /data/dir && echo now-a-file > /data/dir; rm /etc/motd && mkdir /etc/motd && echo inside > /etc/motd/f" > /dev/null
+    assert_streq "$(mod_ls "$R" t6c /data/dir)" "-00644 0 0"
+    assert_streq "$(ostree --repo="$R" cat t6c /data/dir)" "now-a-file"
+    assert_streq "$(mod_ls "$R" t6c /etc/motd)" "d00755 0 0"
+    assert_streq "$(ostree --repo="$R" cat t6c /etc/motd/f)" "inside"
+'
+
+test_expect_success 'a fifo left in the tree is a one-line error naming it, and OUT is not written' '
+    expect_failure err m --ref t6d base --chroot -- mkfifo /data/pipe
+    assert_one_line err
+    assert_file_has_content err "/data/pipe: the command left a fifo here"
+    assert_not_has_file "$R/refs/heads/t6d"
+    no_scratch_left "$R"
+'
+
 if [ "$MODE" = root ] && command -v setcap > /dev/null; then
 test_expect_success 'a security.capability set by setcap lands in OUT' '
     m --ref t7 base -- setcap cap_net_raw+ep /work/usr/bin/tool > /dev/null
