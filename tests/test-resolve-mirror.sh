@@ -145,6 +145,43 @@ else
         'mmdebstrap needs root and must be installed'
 fi
 
+# apt_simulate PACKAGE...: what "apt-get install PACKAGE..." would install
+# on an empty system from this index, as name=version lines, sorted.  A
+# private apt directory holds the index we resolve from, so both answers
+# come from the same data.
+apt_simulate () {
+    local root="$SCRATCH/apt" list
+    if [ ! -d "$root" ]; then
+        mkdir -p "$root/etc/apt/apt.conf.d" "$root/etc/apt/preferences.d" \
+            "$root/etc/apt/sources.list.d" "$root/var/lib/apt/lists/partial" \
+            "$root/var/lib/dpkg" "$root/var/cache/apt/archives/partial"
+        : > "$root/var/lib/dpkg/status"
+        echo "deb [trusted=yes] $MIRROR $SUITE main" > "$root/etc/apt/sources.list"
+        list="$root/var/lib/apt/lists/$(echo "$MIRROR" | sed 's|^[a-z]*://||; s|/*$||; s|/|_|g')_dists_${SUITE}"
+        xz -dc "$PACKAGES" > "${list}_main_binary-${ARCH}_Packages"
+        cp "$SCRATCH/InRelease.$SUITE" "${list}_InRelease"
+    fi
+    apt-get -s -o Dir="$root" -o Dir::State::status="$root/var/lib/dpkg/status" \
+        -o Debug::NoLocking=1 -o APT::Architecture="$ARCH" -o APT::Architectures::="$ARCH" \
+        -o APT::Install-Recommends=false -o Dir::Etc::Trusted=/dev/null \
+        -o Dir::Etc::TrustedParts=/nonexistent install "$@" \
+        | awk '/^Inst / { v = $3; sub(/^\(/, "", v); print $2 "=" v }' | sort -u
+}
+
+if command -v apt-get >/dev/null; then
+    test_expect_success 'big custom requests from the real archive resolve to exactly what apt-get installs' '
+        for request in nginx postgresql gnome libreoffice kde-standard "texlive-full openssh-server"; do
+            apt_simulate $request > apt.txt
+            [ -s apt.txt ] || fail "apt-get -s install $request installs nothing"
+            "$RESOLVE_TOOL" --arch "$ARCH" --variant custom --source "$SUITE=$PACKAGES" $request | sort > mine.txt
+            say "$request: apt-get installs $(wc -l < apt.txt), resolved $(wc -l < mine.txt)"
+            diff -u apt.txt mine.txt || fail "$request differs from apt-get"
+        done
+    '
+else
+    test_skip 'big custom requests from the real archive resolve to exactly what apt-get installs' 'apt-get is not installed'
+fi
+
 test_expect_success 'every package of the real minbase set has a pool filename, size and sha256' '
     "$RESOLVE_TOOL" --fields --arch "$ARCH" --variant minbase --source "$SUITE=$PACKAGES" > fields.txt
     [ "$(wc -l < fields.txt)" -gt 50 ]
