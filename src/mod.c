@@ -11,6 +11,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "checkout.h"
 #include "fakeroot.h"
 #include "mod.h"
 #include "repo.h"
@@ -148,10 +149,10 @@ make_scratch (Mod *mod, GError **error)
 /* --- checkout --- */
 
 static gboolean
-checkout_lower (Mod *mod, const char *commit, GCancellable *cancellable, GError **error)
+checkout_user (Mod *mod, const char *commit, GCancellable *cancellable, GError **error)
 {
   OstreeRepoCheckoutAtOptions opts = { 0, };
-  opts.mode = mod->unprivileged ? OSTREE_REPO_CHECKOUT_MODE_USER : OSTREE_REPO_CHECKOUT_MODE_NONE;
+  opts.mode = OSTREE_REPO_CHECKOUT_MODE_USER;
   opts.overwrite_mode = OSTREE_REPO_CHECKOUT_OVERWRITE_NONE;
   opts.no_copy_fallback = TRUE;  /* a copy would be slow, and hide a wrong workdir */
   g_autoptr(GError) local_error = NULL;
@@ -159,6 +160,23 @@ checkout_lower (Mod *mod, const char *commit, GCancellable *cancellable, GError 
                                 &local_error))
     return util_fail (error, "cannot check out %s by hardlinks into %s: %s", mod->options->in,
                       mod->lower, local_error->message);
+  return TRUE;
+}
+
+static gboolean
+checkout_lower (Mod *mod, RepoRev *rev, GCancellable *cancellable, GError **error)
+{
+  if (!mod->unprivileged)
+    {
+      /* As root from a bare repository, a hardlink is all a file needs. */
+      g_autoptr(GError) local_error = NULL;
+      if (!checkout_bare_hardlinks (mod->repo, rev->root_contents, rev->root_meta, mod->lower,
+                                    cancellable, &local_error))
+        return util_fail (error, "cannot check out %s by hardlinks into %s: %s",
+                          mod->options->in, mod->lower, local_error->message);
+    }
+  else if (!checkout_user (mod, rev->commit, cancellable, error))
+    return FALSE;
 
   /* The upper directory is the merged root: give it the root's owner, mode
    * and xattrs, so "/" looks like IN's and only a real change shows. */
@@ -458,7 +476,7 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
 {
   ModTimings *t = mod->options->timings;
   gint64 since = g_get_monotonic_time ();
-  if (!checkout_lower (mod, rev->commit, cancellable, error))
+  if (!checkout_lower (mod, rev, cancellable, error))
     return FALSE;
   lap (t ? &t->checkout : NULL, &since);
 

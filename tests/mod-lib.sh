@@ -43,6 +43,10 @@ for p in progs:
 for l in libs:
     add(l.lstrip("/"), "f", 0o755, data=open(os.path.realpath(l), "rb").read())
 add("etc/hello", "f", 0o644, data=b"hello\n")
+ti = tarfile.TarInfo("etc/labelled")
+ti.mode, ti.size = 0o644, 6
+ti.pax_headers = {"SCHILY.xattr.user.mod-test": "file-label"}
+tar.addfile(ti, io.BytesIO(b"label\n"))
 add("etc/motd", "f", 0o644, data=b"motd\n")
 add("etc/owned", "f", 0o644, data=b"owned\n")
 add("etc/a", "f", 0o644, data=b"a\n")

@@ -96,6 +96,19 @@ test_expect_success 'the command sees the owners and modes OSTree stores' '
     assert_streq "$(ostree --repo="$R" cat t6 /seen | tr "\n" ,)" "640 0 42 /etc/shadow,2775 0 8 /var/mail,755 0 0 /usr/bin/tool,0,"
 '
 
+if [ "$MODE" = root ] && command -v getfattr > /dev/null; then
+test_expect_success 'the checkout carries the xattrs OSTree stores, and a changed file keeps them' '
+    ostree --repo="$R" ls -X base /etc/labelled | grep -q "mod-test" || fail "import lost the xattr"
+    m --ref t6e base -- sh -c "getfattr --only-values -n user.mod-test /work/etc/labelled > /work/seen; echo more >> /work/etc/labelled" > /dev/null
+    assert_streq "$(ostree --repo="$R" cat t6e /seen)" "file-label"
+    ostree --repo="$R" ls -X t6e /etc/labelled > x.out
+    assert_file_has_content x.out "mod-test"
+'
+else
+test_skip 'the checkout carries the xattrs OSTree stores, and a changed file keeps them' \
+    "bare-user checkouts keep xattrs in OSTree's metadata only (covered by the root run), or getfattr (attr) is missing"
+fi
+
 test_expect_success 'owners survive a rename, and a chown alone (no copy-up) of files and directories lands in OUT' '
     m --ref t6b base --chroot -- sh -c "mv /etc/shadow /etc/shadow-; chgrp 50 /var; chown 3:4 /data/dir/sub/file; chmod 711 /data/dir/sub" > /dev/null
     assert_streq "$(mod_ls "$R" t6b /etc/shadow-)" "-00640 0 42"
