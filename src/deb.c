@@ -210,6 +210,8 @@ conffile_free (Conffile *c)
   g_free (c);
 }
 
+#define DEB_BUF_SIZE (128 * 1024)
+
 typedef struct {
   OstreeRepo *repo;
   const char *name;                 /* the .deb, for messages */
@@ -217,6 +219,7 @@ typedef struct {
   GCancellable *cancellable;
   OstreeMutableTree *root;
   const char *member;               /* the ar member being read, for messages */
+  guint8 *buf;                      /* DEB_BUF_SIZE bytes for file content */
 
   char *default_dirmeta;            /* 0755 root:root */
   GHashTable *dirmeta_cache;        /* "uid:gid:mode" -> checksum */
@@ -238,6 +241,7 @@ static void
 deb_unpack_clear (DebUnpack *u)
 {
   g_free (u->default_dirmeta);
+  g_free (u->buf);
   g_clear_pointer (&u->dirmeta_cache, g_hash_table_unref);
   g_clear_pointer (&u->control, g_hash_table_unref);
   g_clear_pointer (&u->fields, g_ptr_array_unref);
@@ -564,6 +568,52 @@ unpack_hardlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *shipped, 
   return place_file (u, final, pathname, copy, error);
 }
 
+/* A regular file's content object, streamed from the archive.  Bare and
+ * bare-user repositories take the data through an OstreeContentWriter (one
+ * copy less, and a faster checksum than the content-stream path); archive
+ * repositories, which the writer does not support, through a stream. */
+static gboolean
+write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GChecksum *md5,
+               char **out_checksum, GError **error)
+{
+  guint32 uid = archive_entry_uid (entry), gid = archive_entry_gid (entry);
+  guint32 mode = S_IFREG | archive_entry_perm (entry);
+  gint64 size = archive_entry_size (entry);
+  g_autoptr(GVariant) xattrs = entry_xattrs (entry);
+
+  if (ostree_repo_get_mode (u->repo) == OSTREE_REPO_MODE_ARCHIVE)
+    {
+      g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_REGULAR, uid, gid, mode, size);
+      g_autoptr(GInputStream) input = deb_entry_stream_new (a, md5);
+      return write_content (u, info, xattrs, input, out_checksum, error);
+    }
+
+  g_autoptr(OstreeContentWriter) writer = ostree_repo_write_regfile (u->repo, NULL, uid, gid, mode,
+                                                                     size, xattrs, error);
+  if (writer == NULL)
+    return FALSE;
+  gint64 done = 0;
+  for (;;)
+    {
+      la_ssize_t n = archive_read_data (a, u->buf, DEB_BUF_SIZE);
+      if (n < 0)
+        return util_fail (error, "%s", archive_error_string (a));
+      if (n == 0)
+        break;
+      if (md5 != NULL)
+        g_checksum_update (md5, u->buf, n);
+      if (!g_output_stream_write_all (G_OUTPUT_STREAM (writer), u->buf, n, NULL, u->cancellable,
+                                      error))
+        return FALSE;
+      done += n;
+    }
+  if (done != size)
+    return util_fail (error, "truncated (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " bytes)",
+                      done, size);
+  *out_checksum = ostree_content_writer_finish (writer, u->cancellable, error);
+  return *out_checksum != NULL;
+}
+
 static gboolean
 unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GPtrArray *shipped,
                 GPtrArray *final, const char *pathname, GError **error)
@@ -572,15 +622,9 @@ unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GP
   Conffile *conffile = g_hash_table_lookup (u->conffiles, shipped_path);
   g_autoptr(GChecksum) md5 = conffile != NULL ? g_checksum_new (G_CHECKSUM_MD5) : NULL;
 
-  g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_REGULAR, archive_entry_uid (entry),
-                                             archive_entry_gid (entry),
-                                             S_IFREG | archive_entry_perm (entry),
-                                             archive_entry_size (entry));
-  g_autoptr(GVariant) xattrs = entry_xattrs (entry);
-  g_autoptr(GInputStream) input = deb_entry_stream_new (a, md5);
   g_autofree char *checksum = NULL;
   g_autoptr(GError) local_error = NULL;
-  if (!write_content (u, info, xattrs, input, &checksum, &local_error))
+  if (!write_regular (u, a, entry, md5, &checksum, &local_error))
     return deb_fail (u, error, "%s: \"%s\": %s", u->member, pathname, local_error->message);
 
   if (conffile != NULL)
@@ -1085,6 +1129,7 @@ deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions 
     .explicit_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .skipped_paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .skipped = g_ptr_array_new_with_free_func (g_free),
+    .buf = g_malloc (DEB_BUF_SIZE),
   };
 
   DebInfo *result = NULL;
