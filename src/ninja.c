@@ -201,7 +201,8 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
   g_string_append_printf (out,
       "rule a2o_init\n"
       "  command = $a2o --repo $repo init\n"
-      "  description = init $repo\n\n"
+      "  description = init $repo\n"
+      "  restat = 1\n\n"
       "rule a2o_unpack\n"
       "  command = $a2o --repo $repo unpack-deb --ref $ref --sha256 $sha256 --size $size "
       "--cache $cache $merged_usr $url > /dev/null\n"
@@ -219,12 +220,16 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
       "  restat = 1\n\n"
       "rule a2o_lock_update\n"
       "  command = $a2o lock --update $lockfile\n"
-      "  description = lock --update $lockfile\n\n"
+      "  description = lock --update $lockfile\n"
+      "  restat = 1\n\n"
       "rule a2o_regen\n"
       "  command = ",
       pool);
   append_regen_command (out, options);
-  g_string_append (out, "\n  description = regenerate $out\n  generator = 1\n\n");
+  /* restat: an unchanged file is not rewritten, so without it a touched
+   * lockfile would leave the manifest older than its input for ever
+   * ("manifest still dirty after 100 tries"). */
+  g_string_append (out, "\n  description = regenerate $out\n  generator = 1\n  restat = 1\n\n");
 }
 
 char *

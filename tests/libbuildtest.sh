@@ -1,0 +1,83 @@
+# libbuildtest.sh — a small real Debian base for hermetic image builds.
+# Source it after libtest.sh and librepo.sh.
+#
+#   base_repo "$SRV/debian"      # real bookworm .debs + Packages, Release, InRelease
+#
+# The .debs are Debian bookworm's own (dpkg, dash, coreutils, libc6... the
+# least that "dpkg --configure -a" and stage 2 need), copied into a
+# repository made and signed at test time, so builds run the real maintainer
+# scripts offline.  They are fetched once from the mirror the host's apt
+# configuration names into a cache keyed by sha256 that survives the tests
+# (/var/cache/apt2ostree-tests/debs, else $TMPDIR), with a manifest of which
+# file is which package; later runs need no network.
+
+BASE_PACKAGES="base-files base-passwd coreutils dash debianutils diffutils dpkg gcc-12-base grep
+libacl1 libattr1 libbz2-1.0 libc-bin libc6 libdebconfclient0 libgcc-s1 libgmp10 liblzma5 libmd0
+libpcre2-8-0 libselinux1 libzstd1 mawk sed tar zlib1g"
+# What a user would ask for; the rest are their dependencies.
+BASE_REQUEST="base-files base-passwd coreutils dash diffutils dpkg grep libc-bin mawk sed"
+
+BASE_CACHE=/var/cache/apt2ostree-tests
+mkdir -p "$BASE_CACHE/debs" 2>/dev/null && [ -w "$BASE_CACHE/debs" ] \
+    || BASE_CACHE="${TMPDIR:-/tmp}/apt2ostree-tests"
+mkdir -p "$BASE_CACHE/debs"
+BASE_MANIFEST="$BASE_CACHE/build-test-base-amd64.list"
+
+# _base_manifest_ok: every package of BASE_PACKAGES is in the manifest
+# ("NAME SHA256 FILENAME" lines) and its file is in the cache.
+_base_manifest_ok () {
+    [ -f "$BASE_MANIFEST" ] || return 1
+    local p sha
+    for p in $BASE_PACKAGES; do
+        sha=$(awk -v p="$p" '$1 == p { print $2 }' "$BASE_MANIFEST")
+        [ -n "$sha" ] && [ -f "$BASE_CACHE/debs/$sha" ] || return 1
+    done
+}
+
+# _base_fetch: the manifest and the .debs, from the host's mirror; skips the
+# whole test file, saying why, when that cannot be done.
+_base_fetch () {
+    local mirror
+    mirror=$(host_debian_mirror)
+    [ -n "$mirror" ] || skip_all "no cached base .debs ($BASE_MANIFEST) and the host's apt configuration names no Debian bookworm mirror"
+    curl -fsS --max-time 120 -o "$SCRATCH/Packages.xz" \
+        "$mirror/dists/bookworm/main/binary-amd64/Packages.xz" \
+        || skip_all "no cached base .debs ($BASE_MANIFEST) and the mirror $mirror (from the host's apt configuration) does not answer"
+    xz -dc "$SCRATCH/Packages.xz" | awk -v want=" $(echo $BASE_PACKAGES) " '
+        BEGIN { RS = ""; FS = "\n" }
+        { name = ""; sha = ""; file = ""
+          for (i = 1; i <= NF; i++) {
+            if ($i ~ /^Package: /) name = substr($i, 10)
+            if ($i ~ /^SHA256: /) sha = substr($i, 9)
+            if ($i ~ /^Filename: /) file = substr($i, 11)
+          }
+          if (index(want, " " name " ") && !(name in seen)) { seen[name] = 1; print name, sha, file } }' \
+        > "$SCRATCH/base.list"
+    local p sha file
+    for p in $BASE_PACKAGES; do
+        grep -q "^$p " "$SCRATCH/base.list" || skip_all "$p is not in the mirror's bookworm main amd64 Packages"
+    done
+    while read -r p sha file; do
+        [ -f "$BASE_CACHE/debs/$sha" ] && continue
+        curl -fsS --max-time 300 -o "$BASE_CACHE/debs/$sha.part" "$mirror/$file" \
+            || skip_all "cannot fetch $file from $mirror"
+        [ "$(sha256sum < "$BASE_CACHE/debs/$sha.part" | cut -d' ' -f1)" = "$sha" ] \
+            || skip_all "$mirror/$file does not match its index's SHA256 (the mirror is syncing?)"
+        mv "$BASE_CACHE/debs/$sha.part" "$BASE_CACHE/debs/$sha"
+    done < "$SCRATCH/base.list"
+    mv "$SCRATCH/base.list" "$BASE_MANIFEST"
+}
+
+# base_repo ROOT: ROOT/pool/main/ holds the base .debs under their pool
+# names (add more with make_deb or repo_deb, then repo_dists and repo_sign).
+base_repo () {
+    local root=$1
+    [ "$(dpkg --print-architecture)" = amd64 ] || skip_all "the real base .debs used here are amd64's"
+    _base_manifest_ok || _base_fetch
+    mkdir -p "$root/pool/main"
+    local p sha file
+    while read -r p sha file; do
+        case " $(echo $BASE_PACKAGES) " in *" $p "*) ;; *) continue ;; esac
+        cp "$BASE_CACHE/debs/$sha" "$root/pool/main/$(basename "$file")"
+    done < "$BASE_MANIFEST"
+}
