@@ -213,8 +213,143 @@ static gboolean apply_dir (Apply *apply, OstreeMutableTree *dir, GString *path,
                            GString *host_path, guint *out_n_kept, guint *out_n_skipped,
                            GError **error);
 
-/* One entry NAME of an upper directory onto DIR.  *OUT_SKIPPED when it was
- * left out (a mount point, or scaffolding for one). */
+/* Give DIR the metadata DIRMETA, unless what it has says the same: a
+ * directory copied up only because something inside changed keeps its
+ * dirmeta object. */
+static gboolean
+update_dirmeta (Apply *apply, OstreeMutableTree *dir, GVariant *dirmeta, GError **error)
+{
+  const char *old_meta = ostree_mutable_tree_get_metadata_checksum (dir);
+  if (old_meta != NULL)
+    {
+      g_autoptr(GVariant) old = NULL;
+      if (!ostree_repo_load_variant (apply->repo, OSTREE_OBJECT_TYPE_DIR_META, old_meta, &old,
+                                     error))
+        return FALSE;
+      if (dirmeta_equal (old, dirmeta))
+        return TRUE;
+    }
+  g_autofree char *meta_csum = NULL;
+  if (!write_dirmeta (apply, dirmeta, &meta_csum, error))
+    return FALSE;
+  ostree_mutable_tree_set_metadata_checksum (dir, meta_csum);
+  return TRUE;
+}
+
+/* A file or symlink of the upper directory replaces whatever DIR has at
+ * NAME. */
+static gboolean
+apply_leaf (Apply *apply, OstreeMutableTree *dir, const char *name, const char *host_path,
+            const struct stat *st, GVariant *xattrs, OstreeMutableTree *lower_subdir,
+            GError **error)
+{
+  g_autofree char *csum = NULL;
+  if (!write_leaf (apply, host_path, st, xattrs, &csum, error))
+    return FALSE;
+  if (lower_subdir != NULL && !ostree_mutable_tree_remove (dir, name, FALSE, error))
+    return FALSE;
+  return ostree_mutable_tree_replace_file (dir, name, csum, error);
+}
+
+/* A directory of the upper directory: merged into the lower one, or, when
+ * opaque or new, replacing whatever DIR has at NAME. */
+static gboolean
+apply_subdir (Apply *apply, OstreeMutableTree *dir, const char *name, GString *path,
+              GString *host_path, const struct stat *st, GVariant *xattrs, gboolean exists,
+              OstreeMutableTree *lower_subdir, gboolean *out_kept, gboolean *out_skipped,
+              GError **error)
+{
+  if (lgetxattr (host_path->str, apply->redirect_xattr, NULL, 0) >= 0)
+    return util_fail (error, "%s: the overlay recorded a directory rename (%s), which "
+                      "apt2ostree does not read; mount the overlay with redirect_dir=off",
+                      path->str, apply->redirect_xattr);
+
+  gboolean opaque = xattr_present (host_path->str, apply->opaque_xattr, "y");
+  gboolean is_new = opaque || lower_subdir == NULL;
+  g_autoptr(OstreeMutableTree) subdir = NULL;
+  if (is_new)
+    {
+      if (exists && !ostree_mutable_tree_remove (dir, name, FALSE, error))
+        return FALSE;
+      if (!ostree_mutable_tree_ensure_dir (dir, name, &subdir, error))
+        return FALSE;
+    }
+  else
+    subdir = g_object_ref (lower_subdir);
+
+  g_autoptr(GVariant) dirmeta = dirmeta_new (st, xattrs);
+  if (!update_dirmeta (apply, subdir, dirmeta, error))
+    return FALSE;
+
+  guint n_kept = 0, n_skipped = 0;
+  if (!apply_dir (apply, subdir, path, host_path, &n_kept, &n_skipped, error))
+    return FALSE;
+
+  /* A new directory that holds nothing but mount points was made by the
+   * sandbox to mount them: it is not the command's. */
+  if (is_new && !exists && n_kept == 0 && n_skipped > 0)
+    {
+      *out_skipped = TRUE;
+      return ostree_mutable_tree_remove (dir, name, FALSE, error);
+    }
+  *out_kept = TRUE;
+  return TRUE;
+}
+
+/* The entry of the upper directory at PATH (HOST_PATH on the host), named
+ * NAME in DIR.  *OUT_SKIPPED when it was left out (a mount point, or
+ * scaffolding for one). */
+static gboolean
+apply_entry_at (Apply *apply, OstreeMutableTree *dir, const char *name, GString *path,
+                GString *host_path, gboolean *out_kept, gboolean *out_skipped, GError **error)
+{
+  if (g_hash_table_contains (apply->skip, path->str))
+    {
+      *out_skipped = TRUE;
+      return TRUE;
+    }
+  struct stat st;
+  if (lstat (host_path->str, &st) < 0)
+    return util_fail (error, "%s: %s", host_path->str, g_strerror (errno));
+
+  if (S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0))
+    {
+      *out_kept = TRUE;  /* a whiteout: a deletion */
+      return ostree_mutable_tree_remove (dir, name, TRUE, error);
+    }
+  if (!S_ISREG (st.st_mode) && !S_ISLNK (st.st_mode) && !S_ISDIR (st.st_mode))
+    return util_fail (error, "%s: the command left %s here, which an OSTree tree cannot "
+                      "hold; remove it in the command (or put it under a mount point such as "
+                      "/run)", path->str, file_kind (st.st_mode));
+
+  g_autoptr(GVariant) xattrs = upper_read_xattrs (host_path->str, error);
+  if (xattrs == NULL)
+    return FALSE;
+  if (apply->options->meta_func != NULL
+      && !apply->options->meta_func (path->str, host_path->str, &st, &xattrs,
+                                     apply->options->meta_data, error))
+    return FALSE;
+
+  g_autofree char *file_csum = NULL;
+  g_autoptr(OstreeMutableTree) lower_subdir = NULL;
+  g_autoptr(GError) lookup_error = NULL;
+  gboolean exists = ostree_mutable_tree_lookup (dir, name, &file_csum, &lower_subdir,
+                                                &lookup_error);
+  if (!exists && !g_error_matches (lookup_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    {
+      g_propagate_error (error, g_steal_pointer (&lookup_error));
+      return FALSE;
+    }
+
+  if (!S_ISDIR (st.st_mode))
+    {
+      *out_kept = TRUE;
+      return apply_leaf (apply, dir, name, host_path->str, &st, xattrs, lower_subdir, error);
+    }
+  return apply_subdir (apply, dir, name, path, host_path, &st, xattrs, exists, lower_subdir,
+                       out_kept, out_skipped, error);
+}
+
 static gboolean
 apply_entry (Apply *apply, OstreeMutableTree *dir, const char *name, GString *path,
              GString *host_path, gboolean *out_kept, gboolean *out_skipped, GError **error)
@@ -222,130 +357,8 @@ apply_entry (Apply *apply, OstreeMutableTree *dir, const char *name, GString *pa
   gsize path_len = path->len, host_len = host_path->len;
   g_string_append_printf (path, "/%s", name);
   g_string_append_printf (host_path, "/%s", name);
-  gboolean ok = FALSE;
   *out_kept = *out_skipped = FALSE;
-
-  struct stat st;
-  g_autoptr(GVariant) xattrs = NULL;
-  g_autofree char *file_csum = NULL;
-  OstreeMutableTree *lower_subdir = NULL;
-  g_autoptr(GError) lookup_error = NULL;
-  gboolean exists;
-
-  if (g_hash_table_contains (apply->skip, path->str))
-    {
-      *out_skipped = TRUE;
-      ok = TRUE;
-      goto out;
-    }
-  if (lstat (host_path->str, &st) < 0)
-    {
-      util_fail (error, "%s: %s", host_path->str, g_strerror (errno));
-      goto out;
-    }
-
-  if (S_ISCHR (st.st_mode) && st.st_rdev == makedev (0, 0))
-    {
-      ok = ostree_mutable_tree_remove (dir, name, TRUE, error);  /* whiteout */
-      *out_kept = ok;
-      goto out;
-    }
-  if (!S_ISREG (st.st_mode) && !S_ISLNK (st.st_mode) && !S_ISDIR (st.st_mode))
-    {
-      util_fail (error, "%s: the command left %s here, which an OSTree tree cannot hold; "
-                 "remove it in the command (or put it under a mount point such as /run)",
-                 path->str, file_kind (st.st_mode));
-      goto out;
-    }
-
-  xattrs = upper_read_xattrs (host_path->str, error);
-  if (xattrs == NULL)
-    goto out;
-  if (apply->options->meta_func != NULL
-      && !apply->options->meta_func (path->str, host_path->str, &st, &xattrs,
-                                     apply->options->meta_data, error))
-    goto out;
-
-  exists = ostree_mutable_tree_lookup (dir, name, &file_csum, &lower_subdir, &lookup_error);
-  if (!exists && !g_error_matches (lookup_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    {
-      g_propagate_error (error, g_steal_pointer (&lookup_error));
-      goto out;
-    }
-
-  if (!S_ISDIR (st.st_mode))
-    {
-      g_autofree char *csum = NULL;
-      if (!write_leaf (apply, host_path->str, &st, xattrs, &csum, error))
-        goto out;
-      if (lower_subdir != NULL && !ostree_mutable_tree_remove (dir, name, FALSE, error))
-        goto out;
-      ok = ostree_mutable_tree_replace_file (dir, name, csum, error);
-      *out_kept = ok;
-      goto out;
-    }
-
-  if (lgetxattr (host_path->str, apply->redirect_xattr, NULL, 0) >= 0)
-    {
-      util_fail (error, "%s: the overlay recorded a directory rename (%s), which apt2ostree "
-                 "does not read; mount the overlay with redirect_dir=off", path->str,
-                 apply->redirect_xattr);
-      goto out;
-    }
-
-  {
-    gboolean opaque = xattr_present (host_path->str, apply->opaque_xattr, "y");
-    g_autoptr(GVariant) dirmeta = dirmeta_new (&st, xattrs);
-    g_autoptr(OstreeMutableTree) subdir = NULL;
-    gboolean is_new = opaque || lower_subdir == NULL;
-    if (is_new)
-      {
-        if (exists && !ostree_mutable_tree_remove (dir, name, FALSE, error))
-          goto out;
-        if (!ostree_mutable_tree_ensure_dir (dir, name, &subdir, error))
-          goto out;
-      }
-    else
-      subdir = g_object_ref (lower_subdir);
-
-    /* A directory copied up only because something inside changed keeps
-     * its dirmeta object; only a real change writes a new one. */
-    const char *old_meta = is_new ? NULL : ostree_mutable_tree_get_metadata_checksum (subdir);
-    gboolean same = FALSE;
-    if (old_meta != NULL)
-      {
-        g_autoptr(GVariant) old = NULL;
-        if (!ostree_repo_load_variant (apply->repo, OSTREE_OBJECT_TYPE_DIR_META, old_meta, &old,
-                                       error))
-          goto out;
-        same = dirmeta_equal (old, dirmeta);
-      }
-    if (!same)
-      {
-        g_autofree char *meta_csum = NULL;
-        if (!write_dirmeta (apply, dirmeta, &meta_csum, error))
-          goto out;
-        ostree_mutable_tree_set_metadata_checksum (subdir, meta_csum);
-      }
-
-    guint n_kept = 0, n_skipped = 0;
-    if (!apply_dir (apply, subdir, path, host_path, &n_kept, &n_skipped, error))
-      goto out;
-
-    /* A new directory that holds nothing but mount points was made by the
-     * sandbox to mount them: it is not the command's. */
-    if (is_new && !exists && n_kept == 0 && n_skipped > 0)
-      {
-        if (!ostree_mutable_tree_remove (dir, name, FALSE, error))
-          goto out;
-        *out_skipped = TRUE;
-      }
-    else
-      *out_kept = TRUE;
-  }
-  ok = TRUE;
-
-out:
+  gboolean ok = apply_entry_at (apply, dir, name, path, host_path, out_kept, out_skipped, error);
   g_string_truncate (path, path_len);
   g_string_truncate (host_path, host_len);
   return ok;
@@ -412,17 +425,8 @@ upper_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *upper_path,
       && !options->meta_func ("/", upper_path, &st, &xattrs, options->meta_data, error))
     return FALSE;
   g_autoptr(GVariant) dirmeta = dirmeta_new (&st, xattrs);
-  const char *old_meta = ostree_mutable_tree_get_metadata_checksum (root);
-  g_autoptr(GVariant) old = NULL;
-  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_DIR_META, old_meta, &old, error))
+  if (!update_dirmeta (&apply, root, dirmeta, error))
     return FALSE;
-  if (!dirmeta_equal (old, dirmeta))
-    {
-      g_autofree char *meta_csum = NULL;
-      if (!write_dirmeta (&apply, dirmeta, &meta_csum, error))
-        return FALSE;
-      ostree_mutable_tree_set_metadata_checksum (root, meta_csum);
-    }
 
   g_autoptr(GString) path = g_string_new ("");
   g_autoptr(GString) host_path = g_string_new (upper_path);
