@@ -213,6 +213,41 @@ test_expect_success 'Multi-Arch: same packages name their info files PKG:ARCH.*'
     assert_not_file_has_content tree "info/libsame1\."
 '
 
+# dpkg_unpack ROOT DEB: what dpkg itself records for DEB, unpacked (not
+# configured) into an empty ROOT.  Maintainer scripts run outside a chroot
+# (they only echo).
+dpkg_unpack () {
+    mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates" "$1/var/lib/dpkg/triggers"
+    : > "$1/var/lib/dpkg/status"
+    : > "$1/var/lib/dpkg/available"
+    dpkg --root="$(realpath "$1")" --force-script-chrootless --force-depends --unpack "$2" > /dev/null
+}
+
+# stanza_without_conffile_sums: a status stanza with the hash of each
+# Conffiles line left out (dpkg writes "newconffile" until it configures).
+stanza_without_conffile_sums () { sed -E "s#^ (/[^ ]*) [^ ]+( .*)?\$# \\1\\2#"; }
+
+for pkg in everything libsame1; do
+    test_expect_success "dpkg --unpack of $pkg records the same info files, .list and status stanza as unpack-deb" '
+        deb=$([ '$pkg' = everything ] && echo "$EVERYTHING" || echo "$FIX/libsame1.deb")
+        dpkg_unpack root "$deb"
+        new_repo
+        a2o --repo repo unpack-deb --ref pkg "$deb" > /dev/null 2>&1
+        ostree --repo=repo checkout pkg co
+        (cd root/var/lib/dpkg/info && ls | grep -v "^format\$") > dpkg.files
+        (cd co/var/lib/dpkg/info && ls) > ours.files
+        diff -u dpkg.files ours.files
+        for f in $(cat ours.files); do
+            cmp "root/var/lib/dpkg/info/$f" "co/var/lib/dpkg/info/$f"
+            assert_streq "$(stat -c %a "co/var/lib/dpkg/info/$f")" "$(stat -c %a "root/var/lib/dpkg/info/$f")"
+        done
+        # (a status file ends each stanza with a blank line; the stanza file does not)
+        stanza_without_conffile_sums < root/var/lib/dpkg/status | sed "/^\$/d" > dpkg.stanza
+        stanza_without_conffile_sums < co/var/lib/apt2ostree/status/*:amd64 > ours.stanza
+        diff -u dpkg.stanza ours.stanza
+    '
+done
+
 test_expect_success 'the commit records the package name, version, architecture and the .deb sha256' '
     new_repo
     a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
