@@ -508,6 +508,70 @@ overlay_options (Sandbox *sandbox, const SandboxOp *op, char **out_options, GErr
   return TRUE;
 }
 
+/* The overlays the child mounts: mount points and mount options, with and
+ * without "volatile". */
+static gboolean
+premount_plan (Sandbox *sandbox, GPtrArray *targets, GPtrArray *options,
+               GPtrArray *volatile_options, GError **error)
+{
+  for (guint i = 0; i < sandbox->ops->len; i++)
+    {
+      const SandboxOp *op = sandbox->ops->pdata[i];
+      if (op->type != SANDBOX_OP_OVERLAY)
+        continue;
+      char *opts = NULL;
+      if (!overlay_options (sandbox, op, &opts, error))
+        return FALSE;
+      g_ptr_array_add (targets, op->merged);
+      g_ptr_array_add (options, opts);
+      g_ptr_array_add (volatile_options, g_strconcat (opts, ",volatile", NULL));
+    }
+  return TRUE;
+}
+
+/* Environment variables added since the child was forked (by the mounted
+ * callback) go to bubblewrap's --args: "--setenv NAME VALUE", NUL-separated,
+ * so they reach the command and not bubblewrap itself. */
+static gboolean
+send_late_env (Sandbox *sandbox, guint n_env, int args_fd, GError **error)
+{
+  g_autoptr(GString) extra = g_string_new ("");
+  for (guint i = n_env; i < sandbox->env->len; i++)
+    {
+      const char *var = sandbox->env->pdata[i];
+      const char *eq = strchr (var, '=');
+      g_string_append_len (extra, "--setenv", sizeof "--setenv");
+      g_string_append_len (extra, var, eq - var);
+      g_string_append_c (extra, '\0');
+      g_string_append_len (extra, eq + 1, strlen (eq + 1) + 1);
+    }
+  if (extra->len > 0 && write (args_fd, extra->str, extra->len) != (ssize_t) extra->len)
+    return util_fail (error, "cannot start the sandbox: %s", g_strerror (errno));
+  return TRUE;
+}
+
+/* The command's output until it ends: to the log, to stderr when echoing,
+ * and its tail kept.  Write errors (a full disk) must not hide the
+ * command's own status, so they are ignored. */
+static void
+collect_output (Sandbox *sandbox, int output_fd, int log_fd, GString *tail)
+{
+  char buf[8192];
+  for (;;)
+    {
+      ssize_t r = read (output_fd, buf, sizeof buf);
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        break;
+      tail_append (tail, buf, r);
+      if (log_fd >= 0)
+        (void) !write (log_fd, buf, r);
+      if (sandbox->echo)
+        (void) !write (STDERR_FILENO, buf, r);
+    }
+}
+
 gboolean
 sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable *cancellable,
              GError **error)
@@ -528,18 +592,8 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
   g_autoptr(GPtrArray) targets = g_ptr_array_new ();
   g_autoptr(GPtrArray) options = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) volatile_options = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i < sandbox->ops->len; i++)
-    {
-      const SandboxOp *op = sandbox->ops->pdata[i];
-      if (op->type != SANDBOX_OP_OVERLAY || !premount)
-        continue;
-      char *opts = NULL;
-      if (!overlay_options (sandbox, op, &opts, error))
-        return FALSE;
-      g_ptr_array_add (targets, op->merged);
-      g_ptr_array_add (options, opts);
-      g_ptr_array_add (volatile_options, g_strconcat (opts, ",volatile", NULL));
-    }
+  if (premount && !premount_plan (sandbox, targets, options, volatile_options, error))
+    return FALSE;
 
   int status_pipe[2], args_pipe[2], output_pipe[2];
   if (pipe2 (status_pipe, O_CLOEXEC) < 0)
@@ -611,23 +665,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     ok = sandbox->mounted_func (sandbox, msg.dev, sandbox->mounted_data, error);
 
   if (ok)
-    {
-      /* Environment variables the mounted callback added, for the command
-       * only: "--setenv NAME VALUE", NUL-separated. */
-      GString *extra = g_string_new ("");
-      for (guint i = n_env; i < sandbox->env->len; i++)
-        {
-          const char *var = sandbox->env->pdata[i];
-          const char *eq = strchr (var, '=');
-          g_string_append_len (extra, "--setenv", sizeof "--setenv");
-          g_string_append_len (extra, var, eq - var);
-          g_string_append_c (extra, '\0');
-          g_string_append_len (extra, eq + 1, strlen (eq + 1) + 1);
-        }
-      if (extra->len > 0 && write (args_fd, extra->str, extra->len) != (ssize_t) extra->len)
-        ok = util_fail (error, "cannot start the sandbox: %s", g_strerror (errno));
-      g_string_free (extra, TRUE);
-    }
+    ok = send_late_env (sandbox, n_env, args_fd, error);
   if (!ok)
     (void) kill (pid, SIGKILL);  /* before bubblewrap reads an incomplete --args */
   fd_close (&args_fd);
@@ -636,23 +674,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     ok = child_error (sandbox, bwrap, &msg, error);
 
   g_autoptr(GString) tail = g_string_new ("");
-  char buf[8192];
-  for (;;)
-    {
-      ssize_t r = read (output_fd, buf, sizeof buf);
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r <= 0)
-        break;
-      tail_append (tail, buf, r);
-      if (log_fd >= 0 && write (log_fd, buf, r) != r)
-        {
-          /* a full disk must not hide the command's own status */
-        }
-      if (sandbox->echo && write (STDERR_FILENO, buf, r) != r)
-        {
-        }
-    }
+  collect_output (sandbox, output_fd, log_fd, tail);
 
   int wstatus;
   while (waitpid (pid, &wstatus, 0) < 0)
