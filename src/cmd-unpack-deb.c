@@ -54,7 +54,7 @@ CMD (unpack_deb)
       "Keep the paths as the package ships them", NULL },
     { NULL }
   };
-  if (!cmd_parse (inv, "--ref REF [OPTION...] (FILE.deb | URL)",
+  if (!cmd_parse (inv, "--ref REF (FILE.deb | URL)",
                   "Unpack one Debian package into an OSTree commit at REF.\n"
                   "URL may be http://, https:// or file://; downloads are cached by sha256.",
                   entries, &argc, &argv, error))
