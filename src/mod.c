@@ -223,7 +223,7 @@ tree_path_of (const ModOptions *options, const char *dest)
   guint skip = 0;
   if (!options->chroot)
     {
-      if (parts->len < 1 || !g_str_equal (parts->pdata[0], MOD_TREE_DIR + 1))
+      if (parts->len < 1 || !g_str_equal (parts->pdata[0], &MOD_TREE_DIR[1]))
         return NULL;
       skip = 1;
     }
