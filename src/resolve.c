@@ -1521,19 +1521,18 @@ solve (Resolver *r, Queue *install, Queue *targets, GPtrArray **out_result, Queu
   return ok;
 }
 
-GPtrArray *
-resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **error)
+/* The request's own checks, before any index is read. */
+static gboolean
+check_request (const ResolveRequest *request, GPtrArray *items, GError **error)
 {
   if (!check_variant (request->variant, error))
-    return NULL;
+    return FALSE;
   if (request->arch == NULL || *request->arch == '\0')
-    return util_fail (error, "no architecture given for the resolution"), NULL;
+    return util_fail (error, "no architecture given for the resolution");
   if (g_str_equal (request->arch, "all") || g_str_equal (request->arch, "any"))
-    return util_fail (error, "\"%s\" is not an image architecture", request->arch), NULL;
-
-  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) request_item_free);
+    return util_fail (error, "\"%s\" is not an image architecture", request->arch);
   if (!parse_items (request->packages, items, error))
-    return NULL;
+    return FALSE;
   for (guint i = 0; i < items->len; i++)
     {
       RequestItem *item = items->pdata[i];
@@ -1541,9 +1540,17 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
           && !g_str_equal (item->arch, "all"))
         return util_fail (error, "package \"%s\": architecture %s is not the image's (%s); "
                           "multiarch images are not supported", item->spec, item->arch,
-                          request->arch), NULL;
+                          request->arch);
     }
+  return TRUE;
+}
 
+/* A pool holding the sources' indices, in which only the candidates exist
+ * (pool->considered), ready for the walk. */
+static Resolver *
+resolver_new (GPtrArray *sources, const ResolveRequest *request, GPtrArray *items,
+              GError **error)
+{
   gint64 start = g_get_monotonic_time ();
   g_autoptr(Resolver) r = g_new0 (Resolver, 1);
   r->pool = pool_create ();
@@ -1571,53 +1578,54 @@ resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **err
       MAPSET (&r->considered, r->candidate[name]);
   r->pool->considered = &r->considered;
   pool_createwhatprovides (r->pool);
-  g_debug ("resolve: %u packages loaded, indexed in %.3f s", r->pool->nsolvables - 2,
-           (g_get_monotonic_time () - start) / 1e6);
 
   map_init (&r->marked, r->pool->nsolvables);
   map_init (&r->requested, r->pool->nsolvables);
   map_init (&r->in_progress, r->pool->nsolvables);
   queue_init (&r->log);
   r->forbidden = g_new0 (int, r->pool->nsolvables);
+  g_debug ("resolve: %u packages loaded and indexed in %.3f s", r->pool->nsolvables - 2,
+           (g_get_monotonic_time () - start) / 1e6);
+  return g_steal_pointer (&r);
+}
 
-  /* mmdebstrap's first apt run, then its second. */
-  Queue first, second;
+GPtrArray *
+resolve_request (GPtrArray *sources, const ResolveRequest *request, GError **error)
+{
+  g_autoptr(GPtrArray) items = g_ptr_array_new_with_free_func ((GDestroyNotify) request_item_free);
+  if (!check_request (request, items, error))
+    return NULL;
+  g_autoptr(Resolver) r = resolver_new (sources, request, items, error);
+  if (r == NULL)
+    return NULL;
+
+  /* mmdebstrap's first apt run (the Essential set)... */
+  Queue first, installed, second;
   queue_init (&first);
+  queue_init (&installed);
   queue_init (&second);
   g_autoptr(GPtrArray) extra_items = g_ptr_array_new_with_free_func ((GDestroyNotify) request_item_free);
   int max_rank;
   request_targets (r, request, &first, extra_items, &max_rank);
   walk_phase (r, &first, NULL);
 
-  /* The first run ends with its packages installed; the second run cannot
-   * take them back (a first-run choice such as usrmerge stays even when a
-   * second-run package would have met the same dependency). */
-  Queue installed;
-  queue_init (&installed);
-  if (first.count > 0 && !solve (r, &first, NULL, NULL, &installed, error))
-    {
-      queue_free (&first);
-      queue_free (&installed);
-      return NULL;
-    }
-  queue_free (&first);
+  /* ...ends with its packages installed: the second run cannot take them
+   * back (a first-run choice such as usrmerge stays even when a second-run
+   * package would have met the same dependency). */
+  gboolean ok = first.count == 0 || solve (r, &first, NULL, NULL, &installed, error);
 
-  gboolean ok = resolve_items (r, items, &second, error)
-                && resolve_items (r, extra_items, &second, error);
+  /* The second run: the listed packages, build-essential, the Priority set. */
+  ok = ok && resolve_items (r, items, &second, error)
+       && resolve_items (r, extra_items, &second, error);
   if (ok && max_rank > 0)
     select_candidates (r, FALSE, max_rank, &second);
-  if (!ok)
-    {
-      queue_free (&installed);
-      queue_free (&second);
-      return NULL;
-    }
-  walk_phase (r, &second, &installed);
-  g_debug ("resolve: apt walk done at %.3f s", (g_get_monotonic_time () - start) / 1e6);
-
   GPtrArray *result = NULL;
-  solve (r, &installed, &second, &result, NULL, error);
-  g_debug ("resolve: solved at %.3f s", (g_get_monotonic_time () - start) / 1e6);
+  if (ok)
+    {
+      walk_phase (r, &second, &installed);
+      solve (r, &installed, &second, &result, NULL, error);
+    }
+  queue_free (&first);
   queue_free (&installed);
   queue_free (&second);
   return result;
