@@ -79,4 +79,10 @@ test_expect_success 'building again does no work' '
     assert_file_has_content again.out "no work to do"
 '
 
+test_expect_success 'the same lockfile built in a fresh build directory gives the same image commit' '
+    cd "$W"
+    a2o build minbase.lock.json --ref minbase --builddir build2 > build2.out
+    assert_streq "$(cat build2/ostree/refs/heads/minbase)" "$(cat build/ostree/refs/heads/minbase)"
+'
+
 test_done
