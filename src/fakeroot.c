@@ -88,6 +88,41 @@ ino_key (ino_t ino)
   return key;
 }
 
+/* What OSTree stores for a file of the checkout.  A regular file is the
+ * bare-user object itself, whose user.ostreemeta xattr says it all; a
+ * symlink was made by the checkout, so its object is read. */
+static gboolean
+read_object_meta (Fakeroot *fr, const char *host_path, GVariant *csum_v, LowerEntry *e,
+                  GError **error)
+{
+  char buf[4096];
+  ssize_t len = lgetxattr (host_path, "user.ostreemeta", buf, sizeof buf);
+  if (len > 0)
+    {
+      g_autoptr(GBytes) bytes = g_bytes_new (buf, len);
+      g_autoptr(GVariant) meta = g_variant_ref_sink (
+          g_variant_new_from_bytes (G_VARIANT_TYPE ("(uuua(ayay))"), bytes, FALSE));
+      g_variant_get (meta, "(uuu@a(ayay))", &e->uid, &e->gid, &e->mode, &e->xattrs);
+      e->uid = GUINT32_FROM_BE (e->uid);
+      e->gid = GUINT32_FROM_BE (e->gid);
+      e->mode = GUINT32_FROM_BE (e->mode);
+      return TRUE;
+    }
+
+  g_autofree char *csum = ostree_checksum_from_bytes_v (csum_v);
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GVariant) xattrs = NULL;
+  if (!ostree_repo_load_file (fr->repo, csum, NULL, &info, &xattrs, NULL, error))
+    return FALSE;
+  e->uid = g_file_info_get_attribute_uint32 (info, "unix::uid");
+  e->gid = g_file_info_get_attribute_uint32 (info, "unix::gid");
+  e->mode = g_file_info_get_attribute_uint32 (info, "unix::mode");
+  e->xattrs = xattrs != NULL ? g_variant_ref_sink (g_steal_pointer (&xattrs))
+                             : g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("(ayay)"),
+                                                                        NULL, 0));
+  return TRUE;
+}
+
 /* Walk the dirtree of the checkout and record, by inode, what OSTree says
  * of each entry.  One content object is one inode of the checkout. */
 static gboolean
@@ -131,21 +166,12 @@ scan_tree (Fakeroot *fr, const char *contents, const char *meta, GString *path, 
       LowerEntry *e = g_hash_table_lookup (fr->lower_by_ino, &(guint64) { st.st_ino });
       if (e == NULL)
         {
-          g_autofree char *csum = ostree_checksum_from_bytes_v (csum_v);
-          g_autoptr(GFileInfo) info = NULL;
-          g_autoptr(GVariant) xattrs = NULL;
-          if (!ostree_repo_load_file (fr->repo, csum, NULL, &info, &xattrs, NULL, error))
-            return FALSE;
           e = g_new0 (LowerEntry, 1);
-          e->uid = g_file_info_get_attribute_uint32 (info, "unix::uid");
-          e->gid = g_file_info_get_attribute_uint32 (info, "unix::gid");
-          e->mode = g_file_info_get_attribute_uint32 (info, "unix::mode");
           e->real_mode = st.st_mode;
-          e->xattrs = xattrs ? g_variant_ref_sink (g_steal_pointer (&xattrs))
-                             : g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("(ayay)"),
-                                                                        NULL, 0));
           e->paths = g_ptr_array_new_with_free_func (g_free);
           g_hash_table_replace (fr->lower_by_ino, ino_key (st.st_ino), e);
+          if (!read_object_meta (fr, file_host, csum_v, e, error))
+            return FALSE;
         }
       g_ptr_array_add (e->paths, g_strdup (path->str));
       g_string_truncate (path, len);

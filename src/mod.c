@@ -427,6 +427,12 @@ commit_result (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancella
   else
     out_tree = g_object_ref (root);
 
+  /* The checkout is done with: remove it before the transaction's syncfs,
+   * which would otherwise write out its directories only to see them
+   * deleted. */
+  if (!rm_rf (mod->lower, error))
+    return FALSE;
+
   g_autofree char *cmd = command_line (options->argv);
   g_autofree char *subject = g_strdup_printf ("apt2ostree mod %s%s%s: %s", rev->commit,
                                               options->chroot ? " --chroot" : "",
@@ -499,13 +505,6 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
   lap (t ? &t->command : NULL, &since);
   if (result.not_found || result.exit_status != 0)
     return command_failed (mod, &result, error);
-
-  /* The checkout is done with (root mode reads only the upper directory and
-   * the repository): remove it before the transaction's syncfs, which
-   * would otherwise write out its directories only to see them deleted. */
-  if (mod->fakeroot == NULL && !rm_rf (mod->lower, error))
-    return FALSE;
-  lap (t ? &t->cleanup : NULL, &since);
 
   if (!commit_result (mod, rev, out_commit, cancellable, error))
     return FALSE;
