@@ -2,20 +2,26 @@
 # bench/unpack.sh [DEBS_DIR] — unpack-deb versus dpkg-deb -x on the same
 # .debs, two processes each, in the same run.
 #
-# FSYNC=0 turns the repository's fsync off (core.fsync=false) for a
-# comparison on equal terms: dpkg-deb -x does not wait for the disk either.
-#
 # DEBS_DIR defaults to the cache tests/test-unpack-deb-mirror.sh fills
 # (/var/cache/apt2ostree-tests/debs, about a hundred minbase .debs); run
-# that test first.  APT2OSTREE names the binary (default: ./apt2ostree).
-# Prints the wall-clock time of each side and the ratio; the goal is a
-# ratio of at most 1 (dpkg-deb -x writes plain files and hashes nothing,
-# unpack-deb checksums every file into a bare repository).
+# that test first.  Environment:
+#   APT2OSTREE        the binary (default: ./apt2ostree)
+#   JOBS              processes on each side (default 2)
+#   ROUNDS            repeat both sides and keep each side's best (default 1)
+#   FSYNC=0           turn the repository's fsync off (core.fsync=false), for a
+#                     comparison on equal terms: dpkg-deb -x does not wait for
+#                     the disk; with fsync on, every unpack-deb ends in syncfs
+#   PER_OBJECT_FSYNC=1  fsync each object instead (core.per-object-fsync)
+# Prints wall-clock and CPU (user + system) seconds of each side and their
+# ratios; the goal is a wall-clock ratio of at most 1 (dpkg-deb -x writes
+# plain files and hashes nothing; unpack-deb checksums every file into a
+# bare repository).  Both sides include a final sync.
 set -eu
 
 DEBS=${1:-/var/cache/apt2ostree-tests/debs}
 APT2OSTREE=${APT2OSTREE:-./apt2ostree}
 JOBS=${JOBS:-2}
+ROUNDS=${ROUNDS:-1}
 [ -d "$DEBS" ] || { echo "bench/unpack.sh: $DEBS does not exist; run tests/test-unpack-deb-mirror.sh first" >&2; exit 1; }
 APT2OSTREE=$(realpath "$APT2OSTREE")
 
@@ -26,35 +32,52 @@ n=$(wc -l < "$WORK/debs")
 bytes=$(xargs cat < "$WORK/debs" | wc -c)
 xargs cat < "$WORK/debs" > /dev/null   # both sides read from the page cache
 
-now () { date +%s.%N; }
+# timed OUT CMD...: run CMD then sync; OUT gets "wall user+system".
+timed () {
+    local out=$1
+    shift
+    sync
+    /usr/bin/time -f "%e %U %S" -o "$out.t" "$@"
+    local t0 t1
+    t0=$(date +%s.%N); sync; t1=$(date +%s.%N)
+    awk -v s="$t1 - $t0" '{ split(s, p, " - "); print $1 + (p[1] - p[2]), $2 + $3 }' "$out.t" > "$out"
+}
 
-mkdir "$WORK/x"
-sync
-t0=$(now)
-xargs -P "$JOBS" -I{} sh -c 'd=$(mktemp -d "$0/x.XXXXXX") && dpkg-deb -x "$1" "$d"' "$WORK/x" {} < "$WORK/debs"
-sync
-t1=$(now)
+dpkg_side () {
+    rm -rf "$WORK/x" && mkdir "$WORK/x"
+    timed "$WORK/dpkg.$1" xargs -P "$JOBS" -I{} sh -c 'd=$(mktemp -d "$0/x.XXXXXX") && dpkg-deb -x "$1" "$d"' "$WORK/x" {} < "$WORK/debs"
+}
 
-"$APT2OSTREE" --repo "$WORK/repo" init > /dev/null
-# FSYNC=0: like dpkg-deb -x, do not wait for the disk (ostree's core.fsync).
-[ "${FSYNC:-1}" = 1 ] || ostree --repo="$WORK/repo" config set core.fsync false
-# PER_OBJECT_FSYNC=1: fsync each object instead of one syncfs per commit.
-[ "${PER_OBJECT_FSYNC:-0}" = 0 ] || ostree --repo="$WORK/repo" config set core.per-object-fsync true
-sync
-t2=$(now)
-xargs -P "$JOBS" -I{} sh -c '"$0" --repo "$1" unpack-deb --ref "bench/$(basename "$2")" "$2" > /dev/null 2>&1' \
-    "$APT2OSTREE" "$WORK/repo" {} < "$WORK/debs"
-sync
-t3=$(now)
+a2o_side () {
+    rm -rf "$WORK/repo"
+    "$APT2OSTREE" --repo "$WORK/repo" init > /dev/null
+    [ "${FSYNC:-1}" = 1 ] || ostree --repo="$WORK/repo" config set core.fsync false
+    [ "${PER_OBJECT_FSYNC:-0}" = 0 ] || ostree --repo="$WORK/repo" config set core.per-object-fsync true
+    timed "$WORK/a2o.$1" xargs -P "$JOBS" -I{} sh -c \
+        '"$0" --repo "$1" unpack-deb --ref "bench/$(basename "$2")" "$2" > /dev/null 2>&1' \
+        "$APT2OSTREE" "$WORK/repo" {} < "$WORK/debs"
+    local refs
+    refs=$(find "$WORK/repo/refs/heads/bench" -type f | wc -l)
+    [ "$refs" = "$n" ] || { echo "bench/unpack.sh: only $refs of $n packages unpacked" >&2; exit 1; }
+}
 
-refs=$(find "$WORK/repo/refs/heads/bench" -type f | wc -l)
-[ "$refs" = "$n" ] || { echo "bench/unpack.sh: only $refs of $n packages unpacked" >&2; exit 1; }
+for r in $(seq "$ROUNDS"); do
+    dpkg_side "$r"
+    a2o_side "$r"
+done
 
-awk -v fsync="$([ "${FSYNC:-1}" = 1 ] && echo on || echo off)" -v n="$n" -v bytes="$bytes" -v j="$JOBS" \
-    -v t0="$t0" -v t1="$t1" -v t2="$t2" -v t3="$t3" 'BEGIN {
-    mb = bytes / 1048576; dpkg = t1 - t0; a2o = t3 - t2
-    printf "%d .debs, %.1f MiB, %d processes each, repository fsync %s\n", n, mb, j, fsync
-    printf "dpkg-deb -x            %7.2f s\n", dpkg
-    printf "apt2ostree unpack-deb  %7.2f s\n", a2o
-    printf "ratio unpack-deb / dpkg-deb -x: %.2f\n", a2o / dpkg
+best () { sort -n "$WORK"/$1.* | head -n 1; }
+fsync=on
+[ "${FSYNC:-1}" = 1 ] || fsync=off
+[ "${PER_OBJECT_FSYNC:-0}" = 0 ] || fsync="on, per object"
+read -r dw dc <<< "$(best dpkg)"
+read -r aw ac <<< "$(best a2o)"
+awk -v n="$n" -v bytes="$bytes" -v j="$JOBS" -v rounds="$ROUNDS" -v fsync="$fsync" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
+    -v dw="$dw" -v dc="$dc" -v aw="$aw" -v ac="$ac" 'BEGIN {
+    printf "%d .debs, %.1f MiB, %d processes each, best of %d, repository fsync %s, load %s\n",
+        n, bytes / 1048576, j, rounds, fsync, load
+    printf "                        wall s   cpu s\n"
+    printf "dpkg-deb -x            %7.2f %7.2f\n", dw, dc
+    printf "apt2ostree unpack-deb  %7.2f %7.2f\n", aw, ac
+    printf "ratio unpack-deb / dpkg-deb -x: wall %.2f, cpu %.2f\n", aw / dw, ac / dc
 }'
