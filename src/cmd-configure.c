@@ -39,7 +39,7 @@ CMD (configure)
   if (in == NULL)
     return FALSE;
 
-  Stage2Options options = { in->commit, out_ref, (const char *const *) hooks, verbose };
+  Stage2Options options = { argv[1], out_ref, (const char *const *) hooks, verbose };
   g_autofree char *commit = NULL;
   if (!stage2_configure (repo, &options, &commit, cancellable, error))
     return FALSE;

@@ -25,8 +25,11 @@
  * removed: minbase creates none. */
 #include "config.h"
 
+#include "foreign.h"
 #include "mod.h"
+#include "repo.h"
 #include "stage2.h"
+#include "tree.h"
 #include "util.h"
 
 static const char stage2_script[] =
@@ -144,6 +147,32 @@ stage1_packages (OstreeRepo *repo, const char *rev, GError **error)
   return g_steal_pointer (&packages);
 }
 
+/* The image's dpkg architecture: the first line of var/lib/dpkg/arch, which
+ * stage 1 writes. */
+static char *
+stage1_arch (OstreeRepo *repo, const char *rev, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(RepoRev) in = repo_resolve (repo, rev, error);
+  if (in == NULL)
+    return NULL;
+  g_autofree char *checksum = NULL, *contents = NULL, *meta = NULL;
+  if (!tree_find (repo, in, "var/lib/dpkg/arch", &checksum, &contents, &meta, error))
+    return g_prefix_error (error, "\"%s\": ", rev), NULL;
+  if (checksum == NULL)
+    return util_fail (error, "\"%s\": var/lib/dpkg/arch is a directory", rev), NULL;
+  g_autoptr(GBytes) data = repo_read_file (repo, checksum, cancellable, error);
+  if (data == NULL)
+    return NULL;
+  gsize len;
+  const char *text = g_bytes_get_data (data, &len);
+  g_autofree char *all = g_strndup (text, len);
+  g_auto(GStrv) lines = g_strsplit (all, "\n", 2);
+  g_strstrip (lines[0]);
+  if (lines[0][0] == '\0')
+    return util_fail (error, "\"%s\": var/lib/dpkg/arch is empty", rev), NULL;
+  return g_strdup (lines[0]);
+}
+
 gboolean
 stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
                   GCancellable *cancellable, GError **error)
@@ -151,6 +180,16 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
   g_autoptr(GPtrArray) packages = stage1_packages (repo, options->in, error);
   if (packages == NULL)
     return FALSE;
+  /* Everything below runs the image's own programs: say now, in one line,
+   * when this machine cannot. */
+  g_autofree char *arch = stage1_arch (repo, options->in, cancellable, error);
+  if (arch == NULL)
+    return FALSE;
+  if (!foreign_check_arch (arch, error))
+    {
+      g_prefix_error (error, "configure %s: ", options->in);
+      return FALSE;
+    }
 
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_ptr_array_add (argv, "/bin/sh");
