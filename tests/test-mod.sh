@@ -241,6 +241,17 @@ test_expect_success 'a missing bubblewrap is a one-line error naming the package
     no_scratch_left "$R"
 '
 
+test_expect_success '--workdir on the repository'"'"'s filesystem holds the scratch, and -v shows the output and the time of each step' '
+    mkdir wd
+    m --ref t16b base --chroot --workdir "$PWD/wd" -v -- sh -c "echo visible-output; echo x > /x" > out 2> err
+    assert_file_has_content err "visible-output"
+    assert_file_has_content err "^apt2ostree mod: checkout [0-9.]* s, command [0-9.]* s, commit [0-9.]* s, cleanup [0-9.]* s$"
+    assert_streq "$(cat out)" "$(ref_commit "$R" t16b)"
+    assert_streq "$(ls -A wd)" ""
+    m --ref t16c base --chroot -- sh -c "echo quiet-output; echo x > /x" > out 2> err
+    assert_not_file_has_content err "quiet-output"
+'
+
 test_expect_success 'a work directory on another filesystem than the repository is refused' '
     other=$(mktemp -d /dev/shm/a2o-mod.XXXXXX)
     expect_failure err m --ref t17 base --workdir "$other" -- true
