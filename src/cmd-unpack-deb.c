@@ -35,6 +35,23 @@ check_local_deb (const char *path, const char *want_sha256, gint64 want_size, GE
   return g_steal_pointer (&sha256);
 }
 
+/* Does REF already hold this package unpacked the way it would be now?
+ * (Another image's build got there first, or Ninja lost its log.)  Sets
+ * *OUT_COMMIT to that commit, or to NULL. */
+static gboolean
+ref_holding (OstreeRepo *repo, const char *ref, const char *sha256, gboolean merged_usr,
+             char **out_commit, GError **error)
+{
+  guint64 epoch;
+  g_autofree char *commit = NULL;
+  if (!util_source_date_epoch (&epoch, error)
+      || !ostree_repo_resolve_rev (repo, ref, TRUE, &commit, error))
+    return FALSE;
+  if (commit != NULL && deb_commit_is_unpack_of (repo, commit, sha256, merged_usr, epoch))
+    *out_commit = g_steal_pointer (&commit);
+  return TRUE;
+}
+
 CMD (unpack_deb)
 {
   g_autofree char *ref = NULL;
@@ -76,10 +93,24 @@ CMD (unpack_deb)
   if (repo == NULL)
     return FALSE;
 
+  /* A URL with a known sha256 need not even be downloaded when REF holds
+   * it; a local file is always checked first. */
+  gboolean from_cache = fetch_is_url (source);
+  g_autofree char *held = NULL;
+  if (from_cache && sha256 != NULL)
+    {
+      if (!ref_holding (repo, ref, sha256, !no_merged_usr, &held, error))
+        return FALSE;
+      if (held != NULL)
+        {
+          printf ("%s\n", held);
+          return TRUE;
+        }
+    }
+
   /* Verified before anything is written to the repository. */
   g_autofree char *path = NULL;
   g_autofree char *actual_sha256 = NULL;
-  gboolean from_cache = fetch_is_url (source);
   if (from_cache)
     {
       path = fetch_cached (source, cache ? cache : DEFAULT_CACHE, sha256, size, cancellable, error);
@@ -93,6 +124,13 @@ CMD (unpack_deb)
       actual_sha256 = check_local_deb (path, sha256, size, error);
       if (actual_sha256 == NULL)
         return FALSE;
+      if (!ref_holding (repo, ref, actual_sha256, !no_merged_usr, &held, error))
+        return FALSE;
+      if (held != NULL)
+        {
+          printf ("%s\n", held);
+          return TRUE;
+        }
     }
 
   g_autoptr(RepoTxn) txn = repo_txn_begin (repo, cancellable, error);

@@ -1181,7 +1181,30 @@ deb_commit_metadata (const DebInfo *info)
   for (guint i = 0; info->skipped != NULL && i + 1 < info->skipped->len; i += 2)
     g_variant_builder_add (&skipped, "(ss)", info->skipped->pdata[i], info->skipped->pdata[i + 1]);
   g_variant_builder_add (&builder, "{sv}", DEB_META_SKIPPED, g_variant_builder_end (&skipped));
+  g_variant_builder_add (&builder, "{sv}", DEB_META_FORMAT, g_variant_new_uint32 (DEB_FORMAT_VERSION));
   return g_variant_builder_end (&builder);
+}
+
+gboolean
+deb_commit_is_unpack_of (OstreeRepo *repo, const char *commit, const char *sha256,
+                         gboolean merged_usr, guint64 timestamp)
+{
+  g_autoptr(GVariant) commit_v = NULL;
+  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_COMMIT, commit, &commit_v, NULL))
+    return FALSE;
+  if (ostree_commit_get_timestamp (commit_v) != timestamp)
+    return FALSE;
+  g_autoptr(GVariant) metadata = g_variant_get_child_value (commit_v, 0);
+  g_autoptr(GVariantDict) dict = g_variant_dict_new (metadata);
+  const char *have_sha256;
+  gboolean have_merged_usr;
+  guint32 format;
+  return g_variant_dict_lookup (dict, DEB_META_SHA256, "&s", &have_sha256)
+         && g_ascii_strcasecmp (have_sha256, sha256) == 0
+         && g_variant_dict_lookup (dict, DEB_META_MERGED_USR, "b", &have_merged_usr)
+         && !have_merged_usr == !merged_usr
+         && g_variant_dict_lookup (dict, DEB_META_FORMAT, "u", &format)
+         && format == DEB_FORMAT_VERSION;
 }
 
 static void

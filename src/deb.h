@@ -24,6 +24,10 @@ G_BEGIN_DECLS
 #define DEB_META_SIZE "apt2ostree.deb-size"
 #define DEB_META_MERGED_USR "apt2ostree.merged-usr"
 #define DEB_META_SKIPPED "apt2ostree.skipped"
+/* The version of the rules deb_unpack_to_mtree() follows (a uint32): it
+ * changes when the same .deb would give another tree. */
+#define DEB_META_FORMAT "apt2ostree.deb-format"
+#define DEB_FORMAT_VERSION 1
 
 typedef struct {
   /* Rewrite bin, sbin, lib, lib32, lib64 and libx32 into usr/ (the .list
@@ -61,6 +65,12 @@ DebInfo *deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpac
 
 /* The commit metadata (a{sv}, floating) recording what was unpacked. */
 GVariant *deb_commit_metadata (const DebInfo *info);
+
+/* Is COMMIT exactly what unpacking the .deb with this SHA256 and these
+ * options now would make (same rules, same merged-/usr choice, dated
+ * TIMESTAMP)?  Then a caller can keep it without reading the .deb. */
+gboolean deb_commit_is_unpack_of (OstreeRepo *repo, const char *commit, const char *sha256,
+                                  gboolean merged_usr, guint64 timestamp);
 
 /* The ref a package's tree gets: deb/NAME/VERSION/ARCH/SHA256, each of
  * NAME, VERSION and ARCH escaped so that any Debian version is a valid ref

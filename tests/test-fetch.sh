@@ -53,6 +53,17 @@ test_expect_success 'a second run with the same sha256 does not ask the server a
     assert_streq "$(cat c2)" "$(cat c1)"
 '
 
+test_expect_success 'a ref that already holds the package is kept: no download, not even from the cache' '
+    new_repo
+    a2o --repo repo unpack-deb --cache cache --ref pkg --sha256 $SHA "$HTTPD_URL/pool/hello.deb?held" > c1
+    before=$(mtime repo/refs/heads/pkg)
+    a2o --repo repo unpack-deb --cache other-cache --ref pkg --sha256 $SHA "$HTTPD_URL/pool/hello.deb?held" > c2
+    assert_streq "$(cat c2)" "$(cat c1)"
+    assert_streq "$(requests "/pool/hello.deb?held")" 1
+    assert_not_has_file other-cache
+    assert_streq "$(mtime repo/refs/heads/pkg)" "$before"
+'
+
 test_expect_success 'without --sha256 the download is stored under the sha256 it has' '
     new_repo
     a2o --repo repo unpack-deb --cache cache --ref pkg "$HTTPD_URL/pool/hello.deb" > /dev/null

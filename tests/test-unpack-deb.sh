@@ -286,6 +286,28 @@ test_expect_success 'unpacking again onto a ref that holds the result leaves the
     assert_streq "$(mtime repo/refs/heads/pkg)" "$before"
 '
 
+test_expect_success 'a ref holding the package is redone when SOURCE_DATE_EPOCH or --no-merged-usr changes the result' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > c1 2>/dev/null
+    SOURCE_DATE_EPOCH=1000000000 a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > c2 2>/dev/null
+    [ "$(cat c2)" != "$(cat c1)" ]
+    ostree --repo=repo show pkg > show
+    assert_file_has_content show "^Date:  2001-09-09"
+    a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > c3 2>/dev/null
+    assert_streq "$(cat c3)" "$(cat c1)"
+    a2o --repo repo unpack-deb --no-merged-usr --ref pkg "$EVERYTHING" > c4 2>/dev/null
+    [ "$(cat c4)" != "$(cat c1)" ]
+    assert_streq "$(ostree --repo=repo show pkg --print-metadata-key=apt2ostree.merged-usr)" false
+'
+
+test_expect_success 'a ref holding the package does not excuse a local file with the wrong sha256' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg --sha256 "$EVERYTHING_SHA" "$EVERYTHING" > /dev/null 2>&1
+    expect_failure err a2o --repo repo unpack-deb --ref pkg --sha256 "$EVERYTHING_SHA" "$FIX/libsame1.deb"
+    assert_one_line err
+    assert_file_has_content err "libsame1.deb: sha256 mismatch"
+'
+
 test_expect_success 'pax extended attributes on files and directories are kept' '
     new_repo
     deb_from_spec x.deb xattrs "d|./|755
