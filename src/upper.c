@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -21,6 +22,8 @@ typedef struct {
   GHashTable *skip;         /* tree paths */
   const char *opaque_xattr;
   const char *redirect_xattr;
+  OstreeMutableTree *pristine;   /* the lower tree as it was, for redirects */
+  GString *lower_path;           /* where the entry at hand is in the lower tree */
   GCancellable *cancellable;
 } Apply;
 
@@ -251,6 +254,51 @@ apply_leaf (Apply *apply, OstreeMutableTree *dir, const char *name, const char *
   return ostree_mutable_tree_replace_file (dir, name, csum, error);
 }
 
+/* The overlay's redirect xattr of a directory, or NULL. */
+static gboolean
+read_redirect (Apply *apply, const char *host_path, char **out_redirect, GError **error)
+{
+  char buf[PATH_MAX];
+  ssize_t len = lgetxattr (host_path, apply->redirect_xattr, buf, sizeof buf - 1);
+  if (len < 0)
+    {
+      if (errno == ENODATA || errno == ENOTSUP)
+        return TRUE;
+      return util_fail (error, "%s: cannot read %s: %s", host_path, apply->redirect_xattr,
+                        g_strerror (errno));
+    }
+  buf[len] = '\0';
+  *out_redirect = g_strdup (buf);
+  return TRUE;
+}
+
+/* Fill the new directory SUBDIR (at PATH) with the directory LOWER_PATH of
+ * the lower tree as it was: metadata only, lazily. */
+static gboolean
+fill_from_pristine (Apply *apply, OstreeMutableTree *subdir, const char *lower_path,
+                    const char *path, GError **error)
+{
+  g_autoptr(GPtrArray) parts = util_split_tree_path (lower_path, error);
+  if (parts == NULL)
+    return FALSE;
+  g_autoptr(OstreeMutableTree) from = g_object_ref (apply->pristine);
+  for (guint i = 0; i < parts->len; i++)
+    {
+      g_autofree char *file = NULL;
+      g_autoptr(OstreeMutableTree) next = NULL;
+      if (!ostree_mutable_tree_lookup (from, parts->pdata[i], &file, &next, NULL) || next == NULL)
+        return util_fail (error, "%s: the overlay says it was renamed from %s, which the tree "
+                          "does not have as a directory", path, lower_path);
+      g_set_object (&from, next);
+    }
+  const char *contents = ostree_mutable_tree_get_contents_checksum (from);
+  const char *meta = ostree_mutable_tree_get_metadata_checksum (from);
+  if (contents == NULL || meta == NULL)
+    return util_fail (error, "%s: the directory it was renamed from (%s) has no checksum",
+                      path, lower_path);
+  return ostree_mutable_tree_fill_empty_from_dirtree (subdir, apply->repo, contents, meta);
+}
+
 /* A directory of the upper directory: merged into the lower one, or, when
  * opaque or new, replacing whatever DIR has at NAME. */
 static gboolean
@@ -259,13 +307,11 @@ apply_subdir (Apply *apply, OstreeMutableTree *dir, const char *name, GString *p
               OstreeMutableTree *lower_subdir, gboolean *out_kept, gboolean *out_skipped,
               GError **error)
 {
-  if (lgetxattr (host_path->str, apply->redirect_xattr, NULL, 0) >= 0)
-    return util_fail (error, "%s: the overlay recorded a directory rename (%s), which "
-                      "apt2ostree does not read; mount the overlay with redirect_dir=off",
-                      path->str, apply->redirect_xattr);
-
+  g_autofree char *redirect = NULL;
+  if (!read_redirect (apply, host_path->str, &redirect, error))
+    return FALSE;
   gboolean opaque = xattr_present (host_path->str, apply->opaque_xattr, "y");
-  gboolean is_new = opaque || lower_subdir == NULL;
+  gboolean is_new = opaque || redirect != NULL || lower_subdir == NULL;
   g_autoptr(OstreeMutableTree) subdir = NULL;
   if (is_new)
     {
@@ -276,6 +322,22 @@ apply_subdir (Apply *apply, OstreeMutableTree *dir, const char *name, GString *p
     }
   else
     subdir = g_object_ref (lower_subdir);
+
+  /* A directory renamed with redirect_dir=on: its lower contents are those
+   * of the directory it came from, as IN has them. */
+  if (redirect != NULL && !opaque)
+    {
+      if (redirect[0] == '/')
+        g_string_assign (apply->lower_path, redirect);
+      else
+        {
+          char *slash = strrchr (apply->lower_path->str, '/');
+          g_string_truncate (apply->lower_path, slash - apply->lower_path->str + 1);
+          g_string_append (apply->lower_path, redirect);
+        }
+      if (!fill_from_pristine (apply, subdir, apply->lower_path->str, path->str, error))
+        return FALSE;
+    }
 
   g_autoptr(GVariant) dirmeta = dirmeta_new (st, xattrs);
   if (!update_dirmeta (apply, subdir, dirmeta, error))
@@ -355,12 +417,15 @@ apply_entry (Apply *apply, OstreeMutableTree *dir, const char *name, GString *pa
              GString *host_path, gboolean *out_kept, gboolean *out_skipped, GError **error)
 {
   gsize path_len = path->len, host_len = host_path->len;
+  g_autofree char *lower_path = g_strdup (apply->lower_path->str);
   g_string_append_printf (path, "/%s", name);
   g_string_append_printf (host_path, "/%s", name);
+  g_string_append_printf (apply->lower_path, "/%s", name);
   *out_kept = *out_skipped = FALSE;
   gboolean ok = apply_entry_at (apply, dir, name, path, host_path, out_kept, out_skipped, error);
   g_string_truncate (path, path_len);
   g_string_truncate (host_path, host_len);
+  g_string_assign (apply->lower_path, lower_path);
   return ok;
 }
 
@@ -404,8 +469,15 @@ upper_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *upper_path,
   for (const char *const *p = options->skip_paths; p != NULL && *p != NULL; p++)
     g_hash_table_add (skip, (char *) *p);
 
+  /* ROOT is IN, not yet modified: keep a pristine copy for redirects. */
+  g_autoptr(OstreeMutableTree) pristine = ostree_mutable_tree_new_from_checksum (
+      repo, ostree_mutable_tree_get_contents_checksum (root),
+      ostree_mutable_tree_get_metadata_checksum (root));
+  g_autoptr(GString) lower_path = g_string_new ("");
   Apply apply = {
     .repo = repo,
+    .pristine = pristine,
+    .lower_path = lower_path,
     .options = options,
     .skip = skip,
     .opaque_xattr = options->userxattr ? "user.overlay.opaque" : "trusted.overlay.opaque",

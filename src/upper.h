@@ -2,8 +2,9 @@
  *
  * The result is the lower tree plus what the upper directory holds: new and
  * changed files and symlinks, whiteouts (character device 0/0) as deletions,
- * opaque directories as replaced directories, and changed owners, modes and
- * extended attributes.  Only the upper directory is read; the lower tree is
+ * opaque directories as replaced directories, directories renamed with
+ * redirect_dir=on (their lower contents taken from where they were), and
+ * changed owners, modes and extended attributes.  Only the upper directory is read; the lower tree is
  * an OstreeMutableTree loaded lazily, so the cost follows what changed. */
 #pragma once
 
