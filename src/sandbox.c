@@ -508,6 +508,17 @@ overlay_options (Sandbox *sandbox, const SandboxOp *op, char **out_options, GErr
   return TRUE;
 }
 
+static gboolean
+make_pipe (int *out_read, int *out_write, GError **error)
+{
+  int fds[2];
+  if (pipe2 (fds, O_CLOEXEC) < 0)
+    return util_fail (error, "pipe: %s", g_strerror (errno));
+  *out_read = fds[0];
+  *out_write = fds[1];
+  return TRUE;
+}
+
 /* The overlays the child mounts: mount points and mount options, with and
  * without "volatile". */
 static gboolean
@@ -595,18 +606,17 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
   if (premount && !premount_plan (sandbox, targets, options, volatile_options, error))
     return FALSE;
 
-  int status_pipe[2], args_pipe[2], output_pipe[2];
-  if (pipe2 (status_pipe, O_CLOEXEC) < 0)
-    return util_fail (error, "pipe: %s", g_strerror (errno));
-  if (pipe2 (args_pipe, O_CLOEXEC) < 0)
-    return util_fail (error, "pipe: %s", g_strerror (errno));
-  if (pipe2 (output_pipe, O_CLOEXEC) < 0)
-    return util_fail (error, "pipe: %s", g_strerror (errno));
+  /* Each pipe: [0] read end, [1] write end. */
+  autofd int status_r = -1, status_w = -1, args_r = -1, args_w = -1, output_r = -1,
+             output_w = -1;
+  if (!make_pipe (&status_r, &status_w, error) || !make_pipe (&args_r, &args_w, error)
+      || !make_pipe (&output_r, &output_w, error))
+    return FALSE;
 
   g_autoptr(GPtrArray) args = sandbox_bwrap_args (sandbox, premount, argv);
   g_ptr_array_insert (args, 0, g_strdup (bwrap));
   g_ptr_array_insert (args, 1, g_strdup ("--args"));
-  g_ptr_array_insert (args, 2, g_strdup_printf ("%d", args_pipe[0]));
+  g_ptr_array_insert (args, 2, g_strdup_printf ("%d", args_r));
   g_ptr_array_add (args, NULL);
 
   g_autoptr(GPtrArray) envp = g_ptr_array_new ();
@@ -633,10 +643,10 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     .bwrap = bwrap,
     .bwrap_argv = (char **) args->pdata,
     .envp = (char **) envp->pdata,
-    .status_fd = status_pipe[1],
-    .args_fd = args_pipe[0],
-    .output_fd = output_pipe[1],
-    .parent_fds = { status_pipe[0], args_pipe[1], output_pipe[0] },
+    .status_fd = status_w,
+    .args_fd = args_r,
+    .output_fd = output_w,
+    .parent_fds = { status_r, args_w, output_r },
   };
   g_snprintf (plan.uid_map, sizeof plan.uid_map, "0 %u 1\n", (guint) getuid ());
   g_snprintf (plan.gid_map, sizeof plan.gid_map, "0 %u 1\n", (guint) getgid ());
@@ -647,17 +657,14 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
   if (pid == 0)
     child_main (&plan);
 
-  close (status_pipe[1]);
-  close (args_pipe[0]);
-  close (output_pipe[1]);
-  autofd int status_fd = status_pipe[0];
-  autofd int args_fd = args_pipe[1];
-  autofd int output_fd = output_pipe[0];
+  fd_close (&status_w);
+  fd_close (&args_r);
+  fd_close (&output_w);
 
   gboolean ok = TRUE;
   ChildMessage msg;
   gboolean eof;
-  if (!read_message (status_fd, &msg, &eof))
+  if (!read_message (status_r, &msg, &eof))
     ok = util_fail (error, "the sandbox's setup process died unexpectedly");
   else if (msg.step != STEP_MOUNTED)
     ok = child_error (sandbox, bwrap, &msg, error);
@@ -665,16 +672,16 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     ok = sandbox->mounted_func (sandbox, msg.dev, sandbox->mounted_data, error);
 
   if (ok)
-    ok = send_late_env (sandbox, n_env, args_fd, error);
+    ok = send_late_env (sandbox, n_env, args_w, error);
   if (!ok)
     (void) kill (pid, SIGKILL);  /* before bubblewrap reads an incomplete --args */
-  fd_close (&args_fd);
+  fd_close (&args_w);
 
-  if (ok && read_message (status_fd, &msg, &eof))
+  if (ok && read_message (status_r, &msg, &eof))
     ok = child_error (sandbox, bwrap, &msg, error);
 
   g_autoptr(GString) tail = g_string_new ("");
-  collect_output (sandbox, output_fd, log_fd, tail);
+  collect_output (sandbox, output_r, log_fd, tail);
 
   int wstatus;
   while (waitpid (pid, &wstatus, 0) < 0)
