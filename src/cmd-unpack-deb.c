@@ -43,12 +43,15 @@ ref_holding (OstreeRepo *repo, const char *ref, const char *sha256, gboolean mer
              char **out_commit, GError **error)
 {
   guint64 epoch;
-  g_autofree char *commit = NULL;
+  g_autoptr(GHashTable) refs = NULL;
+  /* The ref itself: resolving REF as a revision could read a short name
+   * such as "abc" as a commit checksum prefix. */
   if (!util_source_date_epoch (&epoch, error)
-      || !ostree_repo_resolve_rev (repo, ref, TRUE, &commit, error))
+      || !ostree_repo_list_refs_ext (repo, ref, &refs, OSTREE_REPO_LIST_REFS_EXT_NONE, NULL, error))
     return FALSE;
+  const char *commit = g_hash_table_lookup (refs, ref);
   if (commit != NULL && deb_commit_is_unpack_of (repo, commit, sha256, merged_usr, epoch))
-    *out_commit = g_steal_pointer (&commit);
+    *out_commit = g_strdup (commit);
   return TRUE;
 }
 
