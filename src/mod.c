@@ -349,6 +349,15 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
                       "it in %s or give its full path; %s", options->argv[0], DEFAULT_PATH,
                       options->chroot ? ", in the tree" : ", from the host", options->in, kept);
 
+  /* Unprivileged, the tree's programs must load the host's libfakeroot. */
+  const char *hint = "";
+  g_autofree char *log_path = g_build_filename (mod->scratch, "output.log", NULL);
+  g_autofree char *log = NULL;
+  if (mod->fakeroot != NULL && g_file_get_contents (log_path, &log, NULL, NULL)
+      && strstr (log, "libfakeroot") != NULL && strstr (log, "cannot be preloaded") != NULL)
+    hint = " (fakeroot could not be preloaded into the tree's programs: their C library is "
+           "older than the host's, or they are static; run as root with a bare repository)";
+
   g_autofree char *how = NULL;
   int status = result->exit_status;
   if (status > 128 && status < 128 + 65)
@@ -356,8 +365,8 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
                            g_strsignal (status - 128));
   else
     how = g_strdup_printf ("exited with status %d", status);
-  return util_fail (error, "\"%s\" %s over %s; OUT %s not written; last lines of output: %s; %s",
-                    cmd, how, options->in, options->out_ref,
+  return util_fail (error, "\"%s\" %s over %s%s; OUT %s not written; last lines of output: %s; %s",
+                    cmd, how, options->in, hint, options->out_ref,
                     *result->output_tail ? result->output_tail : "(none)", kept);
 }
 
