@@ -163,6 +163,18 @@ test_expect_success 'a second image in the same build directory shares package t
     assert_streq "$(sort -u st)" "install ok installed"
 '
 
+# repo_txn_commit reads the current ref with ostree_repo_resolve_rev, which
+# tries checksum prefixes first: "a" is "not unique" once the repository
+# holds several objects starting with a.
+test_expect_todo 'an image may have a name that is also a checksum prefix ("a")' \
+    'repo_txn_commit resolves the ref as a checksum prefix first' '
+    cd "$W"
+    cp one.lock.json a.lock.json
+    a2o build a.lock.json > build.out
+    assert_file_has_content build.out "^image a: commit [0-9a-f]\{64\}\$"
+    rm -f build/a.ninja
+'
+
 test_expect_success 'the Ninja file is stable: the same lockfile gives the same bytes, and an unchanged file keeps its mtime' '
     cd "$W"
     cp build/one.ninja one.ninja.saved

@@ -1,0 +1,147 @@
+#!/bin/bash
+# bench/build.sh — apt2ostree lock + build against mmdebstrap, in the same run
+# on the same machine, from the mirror(s) the host's apt configuration names:
+#
+#   1. cold: Debian bookworm minbase from an empty build directory (no
+#      repository, no index or .deb cache: lock + build) against
+#      `mmdebstrap --variant=minbase` (which fetches the indices and every
+#      .deb from the mirror itself, through apt, on each run);
+#   2. no-op: the same build again (`apt2ostree build`, and ninja alone);
+#   3. a second image, minbase plus one package (less), in the same build
+#      directory, against mmdebstrap --include=less;
+#   4. a one-package version change: the minbase lockfile with one package
+#      at another version the sources offer (an older liblzma5, libzstd1...),
+#      built as the same image, against a cold mmdebstrap minbase (it has no
+#      way to rebuild less);
+#   5. disk: the repository holding both images (and every package tree and
+#      stage-1 tree) against the two mmdebstrap tarballs; and the repository
+#      with one image against it with two;
+#   6. stage 2 (dpkg --configure -a) on its own, from ninja's log, and the
+#      sandbox's own cost (checkout + commit around a command that does
+#      nothing) beside it.
+#
+# Run it as root from a build directory (it uses ./apt2ostree unless
+# $APT2OSTREE is set).  It needs the network; it writes under $TMPDIR
+# (default /var/tmp) and removes what it wrote.
+set -eu
+A2O=${APT2OSTREE:-$PWD/apt2ostree}
+TOP_SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(id -u)" = 0 ] || { echo "bench/build.sh: run as root (stage 2 and mmdebstrap --mode=root)" >&2; exit 1; }
+command -v mmdebstrap > /dev/null || { echo "bench/build.sh: mmdebstrap is not installed" >&2; exit 1; }
+
+# The host's sources, as mmdebstrap takes them (each file as a MIRROR
+# argument); apt2ostree reads the same files itself.
+MM_SOURCES=()
+for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] && grep -q '^[^#]' "$f" && MM_SOURCES+=("$f")
+done
+[ ${#MM_SOURCES[@]} -gt 0 ] || { echo "bench/build.sh: the host's apt configuration names no source" >&2; exit 1; }
+
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-build.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+unset SOURCE_DATE_EPOCH
+
+now () { date +%s.%N; }
+calc () { awk "BEGIN { printf \"%.2f\\n\", $1 }"; }
+# timed NAME CMD...: run CMD, its output in NAME.log, its wall time in NAME.
+timed () {
+    local name=$1; shift
+    local t0 t1
+    t0=$(now)
+    "$@" > "$name.log" 2>&1 || { tail -n 20 "$name.log" >&2; echo "bench/build.sh: $* failed" >&2; exit 1; }
+    t1=$(now)
+    calc "$t1 - $t0" > "$name"
+}
+# kib PATH...: disk used, in KiB.
+kib () { du -sk "$@" | awk '{ s += $1 } END { print s }'; }
+# edge_seconds LOG OUTPUT-REGEX: total time ninja's log gives the edges
+# whose output matches (the last run of each).
+edge_seconds () {
+    awk -v re="$2" 'NR > 1 && $4 ~ re { t[$4] = ($2 - $1) / 1000 } END { s = 0; for (o in t) s += t[o]; printf "%.2f\n", s }' "$1"
+}
+# steps LOG: the steps ninja ran.
+steps () { grep -c -E '^\[[0-9]+/[0-9]+\] ' "$1" || true; }
+
+echo "# $(nproc) cores; sources: ${MM_SOURCES[*]}"
+
+# --- 1. cold ---------------------------------------------------------------
+: > min.txt
+timed cold.lock "$A2O" lock min.txt --variant minbase -o min.lock.json
+timed cold.build "$A2O" build min.lock.json --ref min
+cp build/.ninja_log cold.ninja_log
+n_min=$(grep -c '"sha256": ' min.lock.json)
+repo_one=$(kib build/ostree)
+timed mm.cold mmdebstrap --quiet --variant=minbase --mode=root bookworm mm-min.tar "${MM_SOURCES[@]}"
+
+# --- 2. no-op --------------------------------------------------------------
+timed noop.build "$A2O" build min.lock.json --ref min
+grep -q "no work to do" noop.build.log
+timed noop.ninja ninja -f build/min.ninja min
+
+# --- 3. a second image: minbase + less ---------------------------------------
+echo less > plus.txt
+timed plus.lock "$A2O" lock plus.txt --variant minbase -o plus.lock.json
+timed plus.build "$A2O" build plus.lock.json --ref plus
+plus_steps=$(steps plus.build.log)
+repo_two=$(kib build/ostree)
+timed mm.plus mmdebstrap --quiet --variant=minbase --mode=root --include=less bookworm mm-plus.tar "${MM_SOURCES[@]}"
+
+# --- 4. one package at another version ---------------------------------------
+# The first package of the lockfile for which the sources offer another
+# version; lock it pinned (name=version), build it as the same image.
+changed=
+for p in liblzma5 libzstd1 libpcre2-8-0 libc-bin; do
+    current=$(sed -n "s/.*{\"name\": \"$p\", \"version\": \"\([^\"]*\)\".*/\1/p" min.lock.json)
+    [ -n "$current" ] || continue
+    other=$(apt-cache madison "$p" | awk -v c="$current" '$3 != c { print $3; exit }')
+    if [ -n "$other" ]; then changed="$p $current -> $other"; break; fi
+done
+[ -n "$changed" ] || { echo "bench/build.sh: no package of the lockfile has another version in the sources" >&2; exit 1; }
+set -- $changed
+echo "$1=$4" > change.txt
+timed change.lock "$A2O" lock change.txt --variant minbase -o change.lock.json
+timed change.build "$A2O" build change.lock.json --ref min
+change_steps=$(grep -E '^\[[0-9]+/[0-9]+\] ' change.build.log | sed 's/^\[[0-9]*\/[0-9]*\] //' | paste -sd, -)
+cp build/.ninja_log change.ninja_log
+
+# --- 6. stage 2 on its own -----------------------------------------------------
+stage2_cold=$(edge_seconds cold.ninja_log 'refs/heads/min$')
+stage1_cold=$(edge_seconds cold.ninja_log 'refs/heads/stage1/min$')
+unpack_cold=$(edge_seconds cold.ninja_log 'refs/heads/deb/')
+stage2_change=$(edge_seconds change.ninja_log 'refs/heads/min$')
+stage1_change=$(edge_seconds change.ninja_log 'refs/heads/stage1/min$')
+timed sandbox "$A2O" --repo build/ostree mod -v --chroot --ref bench-noop stage1/min -- true
+sandbox_split=$(sed -n 's/^apt2ostree mod: //p' sandbox.log)
+
+# --- report --------------------------------------------------------------------
+cold_total=$(calc "$(cat cold.lock) + $(cat cold.build)")
+plus_total=$(calc "$(cat plus.lock) + $(cat plus.build)")
+change_total=$(calc "$(cat change.lock) + $(cat change.build)")
+mm_one=$(kib mm-min.tar)
+mm_two=$(kib mm-min.tar mm-plus.tar)
+ratio () { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
+
+cat <<EOF
+
+bookworm minbase: $n_min packages                        seconds      ratio (goal)
+ 1 cold         apt2ostree lock + build          $cold_total (lock $(cat cold.lock), build $(cat cold.build))
+                mmdebstrap                       $(cat mm.cold)       $(ratio "$cold_total" "$(cat mm.cold)")x  (<= 0.8)
+                  apt2ostree build: unpack edges $unpack_cold s summed over parallel jobs, stage 1 $stage1_cold s, stage 2 $stage2_cold s
+ 2 no-op        apt2ostree build                 $(cat noop.build)       (<= 0.3)
+                ninja alone                      $(cat noop.ninja)
+ 3 + less       apt2ostree lock + build          $plus_total (lock $(cat plus.lock), build $(cat plus.build), $plus_steps steps)
+                mmdebstrap --include=less        $(cat mm.plus)       $(ratio "$plus_total" "$(cat mm.plus)")x
+ 4 one version  $changed
+                apt2ostree lock + build          $change_total (lock $(cat change.lock), build $(cat change.build))
+                  steps: $change_steps
+                  stage 1 $stage1_change s, stage 2 $stage2_change s
+                mmdebstrap (cold, as it must)    $(cat mm.cold)       $(ratio "$change_total" "$(cat mm.cold)")x  (<= 0.25)
+ 5 disk (KiB)   repository, one image            $repo_one
+                repository, both images          $repo_two       $(ratio "$repo_two" "$repo_one")x of one  (<= 1.1)
+                mmdebstrap tarballs, one / both  $mm_one / $mm_two
+                repository / tarballs, both      $(ratio "$repo_two" "$mm_two")x
+ 6 stage 2      cold $stage2_cold s of build $(cat cold.build) s; after the change $stage2_change s
+                sandbox alone (mod --chroot true over stage 1): $sandbox_split
+(the repository figures leave out build/cache, the downloaded .debs: $(kib build/cache/debs) KiB)
+EOF
