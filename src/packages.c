@@ -118,7 +118,7 @@ read_index (const char *path, gsize *out_len, GError **error)
   if (fp == NULL)
     {
       close (fd);
-      util_fail (error, "%s: cannot decompress Packages index (%s)", path, kind);
+      util_fail (error, "%s: cannot decompress Packages index (%s data)", path, strrchr (kind, '.') + 1);
       return NULL;
     }
 
@@ -143,7 +143,8 @@ read_index (const char *path, gsize *out_len, GError **error)
   if (failed)
     {
       g_free (text);
-      util_fail (error, "%s: Packages index is corrupt (%s could not be decompressed)", path, kind);
+      util_fail (error, "%s: Packages index is corrupt: its %s data cannot be decompressed; "
+                 "fetch it again", path, strrchr (kind, '.') + 1);
       return NULL;
     }
   text[len] = '\0';

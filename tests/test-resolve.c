@@ -523,6 +523,65 @@ test_cache_pruned (void)
   g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
+/* --- unreadable indices --- */
+
+static void
+expect_index_error (const char *index, const char *message)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
+  ResolveSource *source = resolve_source_new ("main", 500);
+  g_ptr_array_add (source->index_paths, g_strdup (index));
+  g_ptr_array_add (sources, source);
+  char *packages[] = { "app", NULL };
+  ResolveRequest request = { .packages = packages, .variant = "custom", .arch = "amd64" };
+  g_autoptr(GPtrArray) result = resolve_request (sources, &request, &error);
+  g_assert_null (result);
+  g_assert_nonnull (error);
+  g_test_message ("error: %s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, index));
+  g_assert_nonnull (strstr (error->message, message));
+  g_assert_null (strchr (error->message, '\n'));
+}
+
+static void
+test_index_truncated (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autoptr(GString) text = g_string_new (NULL);
+  for (int i = 0; i < 2000; i++)
+    g_string_append_printf (text, "Package: p%d\nVersion: %d\nArchitecture: amd64\n"
+                            "Description: package number %d\n\n", i, i, i);
+  const char *tools[] = { "xz", "gzip" };
+  for (guint t = 0; t < G_N_ELEMENTS (tools); t++)
+    {
+      g_autofree char *plain = g_build_filename (dir, "Packages", NULL);
+      g_assert_true (g_file_set_contents (plain, text->str, text->len, &error));
+      const char *argv[] = { tools[t], plain, NULL };
+      int status;
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                   NULL, NULL, &status, &error));
+      g_assert_true (g_spawn_check_wait_status (status, &error));
+      g_autofree char *compressed = g_strconcat (plain, t == 0 ? ".xz" : ".gz", NULL);
+      g_autofree char *data = NULL;
+      gsize len;
+      g_assert_true (g_file_get_contents (compressed, &data, &len, &error));
+      g_assert_true (g_file_set_contents (compressed, data, len / 2, &error));
+      expect_index_error (compressed, "Packages index is corrupt");
+      g_assert_cmpint (g_unlink (compressed), ==, 0);
+    }
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
+static void
+test_index_missing (void)
+{
+  expect_index_error ("/nonexistent/Packages", "cannot open Packages index");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -553,6 +612,8 @@ main (int argc, char **argv)
       g_autofree char *test = g_strdup_printf ("/resolve/%.*s", (int) strlen (file) - 2, file);
       g_test_add_data_func_full (test, g_build_filename (dir, file, NULL), run_case, g_free);
     }
+  g_test_add_func ("/resolve-index/truncated-compressed-index-is-an-error", test_index_truncated);
+  g_test_add_func ("/resolve-index/missing-index-is-an-error", test_index_missing);
   g_test_add_func ("/resolve-cache/same-index-is-not-parsed-again", test_cache_reused);
   g_test_add_func ("/resolve-cache/replaced-index-is-parsed-again", test_cache_invalidated);
   g_test_add_func ("/resolve-cache/corrupt-cache-is-ignored", test_cache_corrupt);
