@@ -252,6 +252,46 @@ test_expect_success 'update-lockfiles re-locks without building' '
     grep -x -F "lock --update one.lock.json" <(ran again.out)
 '
 
+test_expect_success 'build and ninja refuse bad arguments and missing files with one line naming the fault' '
+    cd "$W"
+    set +e
+    a2o ninja one.lock.json 2> err; rc=$?
+    set -e
+    assert_streq "$rc" 2
+    assert_file_has_content err "-o FILE.ninja is required"
+    set +e
+    a2o build 2> err; rc=$?
+    set -e
+    assert_streq "$rc" 2
+    assert_file_has_content err "expected one LOCKFILE"
+    expect_failure err a2o build nosuch.lock.json
+    assert_one_line err
+    assert_file_has_content err "nosuch.lock.json"
+    expect_failure err a2o build one.lock.json --download-jobs -1
+    assert_one_line err
+    assert_file_has_content err "download-jobs"
+    expect_failure err a2o build one.lock.json --ref "no good"
+    assert_one_line err
+    assert_file_has_content err "no good"
+    expect_failure err a2o build one.lock.json --ninja "$W/no-such-ninja"
+    assert_one_line err
+    assert_file_has_content err "no-such-ninja.*--ninja PATH"
+'
+
+test_expect_success 'build --builddir and --repo put the Ninja file, caches and repository where they say; the same lockfile gives the same commit there' '
+    cd "$W"
+    a2o --repo elsewhere/repo build one.lock.json --builddir other > out
+    assert_has_file other/one.ninja
+    assert_file_has_content other/one.ninja "^repo = elsewhere/repo\$"
+    assert_has_file elsewhere/repo/refs/heads/one
+    assert_not_has_file other/ostree
+    [ -n "$(ls other/cache/debs)" ]
+    # The same lockfile, built in another repository: the same commit.
+    a2o build one.lock.json > /dev/null
+    assert_streq "$(cat elsewhere/repo/refs/heads/one)" "$(cat build/ostree/refs/heads/one)"
+    assert_file_has_content out "ostree --repo=elsewhere/repo ls -R"
+'
+
 test_expect_success 'a failing postinst stops the build, naming the package; the image ref is not written' '
     cd "$W"
     lock_image three failing
