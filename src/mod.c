@@ -439,8 +439,12 @@ commit_result (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancella
   /* The checkout is done with: remove it before the transaction's syncfs,
    * which would otherwise write out its directories only to see them
    * deleted. */
+  gint64 rm_start = g_get_monotonic_time ();
   if (!rm_rf (mod->lower, error))
     return FALSE;
+  double rm_seconds = (g_get_monotonic_time () - rm_start) / 1e6;
+  if (options->timings != NULL)
+    options->timings->cleanup += rm_seconds;
 
   g_autofree char *cmd = command_line (options->argv);
   g_autofree char *subject = g_strdup_printf ("apt2ostree mod %s%s%s: %s", rev->commit,
@@ -518,6 +522,8 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
   if (!commit_result (mod, rev, out_commit, cancellable, error))
     return FALSE;
   lap (t ? &t->commit : NULL, &since);
+  if (t != NULL)
+    t->commit -= t->cleanup;  /* the checkout's removal, counted as cleanup */
   return TRUE;
 }
 
