@@ -18,6 +18,9 @@ build_args_clear (BuildArgs *args)
   g_clear_pointer (&args->builddir, g_free);
   g_clear_pointer (&args->sources, g_free);
   g_clear_pointer (&args->mirrors, g_strfreev);
+  g_clear_pointer (&args->before_configure, g_strfreev);
+  g_clear_pointer (&args->after_configure, g_strfreev);
+  g_clear_pointer (&args->configure_hooks, g_strfreev);
 }
 
 gboolean
@@ -84,6 +87,9 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .mirrors = (const char *const *) args->mirrors,
     .subninja = subninja,
     .download_jobs = args->download_jobs,
+    .before_configure = (const char *const *) args->before_configure,
+    .after_configure = (const char *const *) args->after_configure,
+    .configure_hooks = (const char *const *) args->configure_hooks,
   };
   return ninja_generate (lock, sources, &options, error);
 }

@@ -14,6 +14,9 @@ typedef struct {
   char *sources;           /* --sources FILE; default: the lockfile's, else the host's */
   char **mirrors;          /* --mirror NAME=URI */
   int download_jobs;       /* --download-jobs N; default 4 */
+  char **before_configure; /* --before-configure DIR|REF */
+  char **after_configure;  /* --after-configure DIR|REF */
+  char **configure_hooks;  /* --configure-hook COMMAND */
 } BuildArgs;
 
 void build_args_clear (BuildArgs *args);
@@ -29,7 +32,13 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
   { "mirror", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(args).mirrors,                             \
     "Fetch the packages of source NAME from URI instead", "NAME=URI" },                     \
   { "download-jobs", 0, 0, G_OPTION_ARG_INT, &(args).download_jobs,                         \
-    "Downloads at once (default: 4)", "N" }
+    "Downloads at once (default: 4)", "N" },                                                \
+  { "before-configure", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(args).before_configure,           \
+    "Put a directory or tree over the image before dpkg --configure -a", "DIR|REF" },       \
+  { "after-configure", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(args).after_configure,             \
+    "Put a directory or tree over the image after dpkg --configure -a", "DIR|REF" },        \
+  { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(args).configure_hooks,              \
+    "A shell command run in the image just before dpkg --configure -a", "COMMAND" }
 
 /* Fill in the defaults (image name, build directory) and check them. */
 gboolean build_args_complete (BuildArgs *args, GError **error);

@@ -160,6 +160,17 @@ append_header (GString *out, Lockfile *lock, const NinjaOptions *options, const 
   g_string_append (out, "\n\n");
 }
 
+/* " OPTION VALUE" for each of VALUES. */
+static void
+append_options (GString *out, const char *option, const char *const *values)
+{
+  for (const char *const *v = values; v != NULL && *v != NULL; v++)
+    {
+      g_string_append_printf (out, " %s ", option);
+      append_word (out, *v);
+    }
+}
+
 /* "apt2ostree ninja …" again, with the options that made this file. */
 static void
 append_regen_command (GString *out, const NinjaOptions *options)
@@ -190,6 +201,9 @@ append_regen_command (GString *out, const NinjaOptions *options)
   if (options->subninja)
     g_string_append (out, " --subninja");
   g_string_append_printf (out, " --download-jobs %d", options->download_jobs);
+  append_options (out, "--before-configure", options->before_configure);
+  append_options (out, "--after-configure", options->after_configure);
+  append_options (out, "--configure-hook", options->configure_hooks);
 }
 
 static void
@@ -215,8 +229,16 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
       "  restat = 1\n\n"
       "rule a2o_configure\n"
       "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
-      "$a2o --repo $repo configure --ref $ref $stage1 > /dev/null\n"
+      "$a2o --repo $repo configure --ref $ref $hooks $stage1 > /dev/null\n"
       "  description = configure $ref (dpkg --configure -a)\n"
+      "  restat = 1\n\n"
+      "rule a2o_import\n"
+      "  command = $a2o --repo $repo import --ref $ref $dir > /dev/null\n"
+      "  description = import $dir\n"
+      "  restat = 1\n\n"
+      "rule a2o_combine\n"
+      "  command = $a2o --repo $repo combine --later-wins --ref $ref $trees > /dev/null\n"
+      "  description = combine $ref\n"
       "  restat = 1\n\n"
       "rule a2o_lock_update\n"
       "  command = $a2o lock --update $lockfile\n"
@@ -230,6 +252,40 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
    * lockfile would leave the manifest older than its input for ever
    * ("manifest still dirty after 100 tries"). */
   g_string_append (out, "\n  description = regenerate $out\n  generator = 1\n  restat = 1\n\n");
+}
+
+/* The trees of --before-configure or --after-configure (WHICH): a
+ * directory is imported by an edge of its own into hooks/NAME/WHICH-N, run
+ * every time (ninja cannot see into a directory) but with restat, so an
+ * unchanged directory changes nothing downstream; anything else is a ref of
+ * the repository.  Returns the refs, in order. */
+static GPtrArray *
+append_hook_trees (GString *out, const NinjaOptions *options, const char *which,
+                   const char *const *items, const char *always)
+{
+  g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
+  gboolean any_dir = FALSE;
+  for (guint i = 0; items != NULL && items[i] != NULL; i++)
+    {
+      if (!g_file_test (items[i], G_FILE_TEST_IS_DIR))
+        {
+          g_ptr_array_add (refs, g_strdup (items[i]));
+          continue;
+        }
+      char *ref = g_strdup_printf ("hooks/%s/%s-%u", options->image, which, i + 1);
+      g_ptr_array_add (refs, ref);
+      if (!any_dir)
+        g_string_append_printf (out, "\n# --%s directories, imported on every run.\n", which);
+      any_dir = TRUE;
+      g_string_append (out, "build ");
+      append_ref_path (out, ref);
+      g_string_append (out, ": a2o_import | ");
+      append_path (out, always);
+      g_string_append (out, " || $repo/config\n");
+      append_variable (out, "ref", ref);
+      append_variable (out, "dir", items[i]);
+    }
+  return g_steal_pointer (&refs);
 }
 
 char *
@@ -298,15 +354,79 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
       g_string_append (out, " $\n     ");
       append_word (out, refs->pdata[i]);
     }
-  g_string_append (out, "\n\n# Stage 2: dpkg --configure -a in a sandbox.\nbuild ");
-  append_ref_path (out, options->image);
+  g_string_append (out, "\n");
+
+  g_autofree char *always = g_strconcat (options->builddir, "/stamps/", options->image,
+                                         ".hook-dirs", NULL);
+  g_autoptr(GPtrArray) before = append_hook_trees (out, options, "before-configure",
+                                                   options->before_configure, always);
+  g_autoptr(GPtrArray) after = append_hook_trees (out, options, "after-configure",
+                                                  options->after_configure, always);
+  if (strstr (out->str, ": a2o_import ") != NULL)
+    {
+      /* Never made, so always out of date. */
+      g_string_append (out, "build ");
+      append_path (out, always);
+      g_string_append (out, ": phony\n");
+    }
+  /* With --after-configure, stage 2 writes configured/NAME and the trees
+   * are combined over it into NAME. */
+  g_autofree char *configured = after->len > 0 ? g_strconcat ("configured/", options->image, NULL)
+                                               : g_strdup (options->image);
+
+  g_string_append (out, "\n# Stage 2: dpkg --configure -a in a sandbox.\nbuild ");
+  append_ref_path (out, configured);
   g_string_append (out, ": a2o_configure ");
   append_ref_path (out, stage1);
+  for (guint i = 0; i < before->len; i++)
+    {
+      g_string_append (out, " ");
+      append_ref_path (out, before->pdata[i]);
+    }
   g_string_append_c (out, '\n');
-  append_variable (out, "ref", options->image);
+  append_variable (out, "ref", configured);
   append_variable (out, "stage1", stage1);
   g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, lockfile_epoch (lock));
   append_variable (out, "epoch", epoch);
+  if (before->len > 0 || (options->configure_hooks != NULL && options->configure_hooks[0] != NULL))
+    {
+      g_autoptr(GString) hooks = g_string_new ("");
+      for (guint i = 0; i < before->len; i++)
+        {
+          g_string_append (hooks, " --before-configure ");
+          append_word (hooks, before->pdata[i]);
+        }
+      for (const char *const *h = options->configure_hooks; h != NULL && *h != NULL; h++)
+        {
+          g_string_append (hooks, " --configure-hook ");
+          append_word (hooks, *h);
+        }
+      /* Already quoted for the shell and for ninja. */
+      g_string_append_printf (out, "  hooks = %s\n", hooks->str + 1);
+    }
+
+  if (after->len > 0)
+    {
+      g_string_append (out, "\n# The --after-configure trees over the configured image.\nbuild ");
+      append_ref_path (out, options->image);
+      g_string_append (out, ": a2o_combine ");
+      append_ref_path (out, configured);
+      for (guint i = 0; i < after->len; i++)
+        {
+          g_string_append_c (out, ' ');
+          append_ref_path (out, after->pdata[i]);
+        }
+      g_string_append_c (out, '\n');
+      append_variable (out, "ref", options->image);
+      g_string_append (out, "  trees = ");
+      append_word (out, configured);
+      for (guint i = 0; i < after->len; i++)
+        {
+          g_string_append_c (out, ' ');
+          append_word (out, after->pdata[i]);
+        }
+      g_string_append_c (out, '\n');
+    }
 
   g_string_append (out, "\nbuild ");
   append_path (out, options->image);

@@ -24,6 +24,9 @@ typedef struct {
   const char *const *mirrors;  /* --mirror NAME=URI as given, or NULL */
   gboolean subninja;           /* leave out names global to a Ninja build */
   int download_jobs;           /* depth of the download pool */
+  const char *const *before_configure;  /* --before-configure DIR|REF, or NULL */
+  const char *const *after_configure;   /* --after-configure DIR|REF, or NULL */
+  const char *const *configure_hooks;   /* --configure-hook COMMAND, or NULL */
 } NinjaOptions;
 
 /* The image name a lockfile gives by default: its file name without
