@@ -59,13 +59,13 @@ _base_fetch () {
     done
     while read -r p sha file; do
         [ -f "$BASE_CACHE/debs/$sha" ] && continue
-        curl -fsS --max-time 300 -o "$BASE_CACHE/debs/$sha.part" "$mirror/$file" \
+        curl -fsS --max-time 300 -o "$BASE_CACHE/debs/$sha.part.$$" "$mirror/$file" \
             || skip_all "cannot fetch $file from $mirror"
-        [ "$(sha256sum < "$BASE_CACHE/debs/$sha.part" | cut -d' ' -f1)" = "$sha" ] \
+        [ "$(sha256sum < "$BASE_CACHE/debs/$sha.part.$$" | cut -d' ' -f1)" = "$sha" ] \
             || skip_all "$mirror/$file does not match its index's SHA256 (the mirror is syncing?)"
-        mv "$BASE_CACHE/debs/$sha.part" "$BASE_CACHE/debs/$sha"
+        mv "$BASE_CACHE/debs/$sha.part.$$" "$BASE_CACHE/debs/$sha"
     done < "$SCRATCH/base.list"
-    mv "$SCRATCH/base.list" "$BASE_MANIFEST"
+    cp "$SCRATCH/base.list" "$BASE_MANIFEST.$$" && mv "$BASE_MANIFEST.$$" "$BASE_MANIFEST"
 }
 
 # base_repo ROOT: ROOT/pool/main/ holds the base .debs under their pool
