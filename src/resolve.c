@@ -13,10 +13,13 @@
  *   among the providers of one alternative the package of that name, then an
  *   Essential one, then the higher Priority.  A dependency that an already
  *   chosen package satisfies needs nothing new, and a package once chosen
- *   stays.  We walk the dependencies the way apt's MarkInstall does (depth
- *   first, Pre-Depends before Depends) and have libsolv install exactly what
- *   the walk chose; when the walk gets stuck, its choices become SOLVER_FAVOR
- *   jobs and libsolv finds the way (or the problems to report).
+ *   stays, unless a later choice conflicts with it: then the later one
+ *   takes its place, what depended on it is mended, and what only it needed
+ *   is dropped (apt's problem resolver and MarkAndSweep).  We walk the
+ *   dependencies the way apt's MarkInstall does (depth first, in the order
+ *   written, Pre-Depends before Depends) and have libsolv install exactly
+ *   what the walk chose; when the walk gets stuck, its choices become
+ *   SOLVER_FAVOR jobs and libsolv finds the way (or the problems to report).
  *
  * - Phases.  mmdebstrap installs the Essential set first and everything else
  *   (Priority sets, build-essential, the user's packages) in a second apt run
