@@ -414,6 +414,33 @@ f|./lib/x|644|x"
     fails_cleanly "evil.deb: entry \"./lib/x\" would land under the symlink \"/usr/lib\"" evil.deb
 '
 
+test_expect_success 'one path shipped twice with different content (bin/x and usr/bin/x) is refused' '
+    deb_from_spec evil.deb evil "d|./|755
+f|./bin/x|755|one
+f|./usr/bin/x|755|two"
+    fails_cleanly "evil.deb: entry \"./usr/bin/x\" lands on \"/usr/bin/x\", which an earlier entry of the package already holds with other content" evil.deb
+'
+
+test_expect_success 'the same file at bin/x and usr/bin/x is fine under merged /usr, and kept apart without it' '
+    deb_from_spec twice.deb twice "d|./|755
+f|./bin/x|755|same
+f|./usr/bin/x|755|same"
+    new_repo
+    a2o --repo repo unpack-deb --ref merged twice.deb > /dev/null
+    a2o --repo repo unpack-deb --no-merged-usr --ref split twice.deb > /dev/null
+    ls_tree repo merged > merged
+    assert_file_has_content merged " /usr/bin/x$"
+    ls_tree repo split > split
+    assert_file_has_content split " /bin/x$"
+'
+
+test_expect_success 'a directory where the package already has a file is refused' '
+    deb_from_spec evil.deb evil "d|./|755
+f|./etc|644|file
+d|./etc/|755"
+    fails_cleanly "evil.deb: entry \"./etc/\" is a directory, but the package also ships \"/etc\" as a file" evil.deb
+'
+
 test_expect_success 'a hard link to a path not earlier in the package is refused' '
     deb_from_spec evil.deb evil "d|./|755
 h|./usr/x|./etc/shadow"
