@@ -131,10 +131,14 @@ sink_write (char *data, size_t size, size_t nmemb, void *user_data)
   return n;
 }
 
+/* The one transfer whose progress line stderr shows, when several threads
+ * download at once (the others stay quiet until it is done). */
+static gpointer progress_line_owner = NULL;
+
 static void
 progress_clear (FetchSink *sink)
 {
-  if (sink->progress && sink->last_report_us != 0)
+  if (g_atomic_pointer_compare_and_exchange (&progress_line_owner, sink, NULL))
     fputs ("\r\033[K", stderr);
   sink->last_report_us = 0;
 }
@@ -147,6 +151,9 @@ sink_xferinfo (void *user_data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
   if (g_cancellable_is_cancelled (sink->cancellable))
     return 1;
   if (!sink->progress || dlnow == 0)
+    return 0;
+  if (g_atomic_pointer_get (&progress_line_owner) != sink
+      && !g_atomic_pointer_compare_and_exchange (&progress_line_owner, NULL, sink))
     return 0;
 
   gint64 now = g_get_monotonic_time ();
