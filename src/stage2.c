@@ -9,7 +9,10 @@
  *   3. every package's preinst ("install"), in install order, as dpkg runs
  *      it before unpacking: from var/lib/dpkg/tmp.ci beside the package's
  *      control files (debootstrap and mmdebstrap do the same through
- *      dpkg --install);
+ *      dpkg --install); then, for each diversion a preinst added
+ *      (dpkg-divert in a preinst, as NVIDIA's L4T packages do), another
+ *      package's file at the diverted path is moved to the diversion's name,
+ *      where dpkg would have unpacked it (--rename has done so already);
  *   4. the trigger database dpkg records at unpack: each package's
  *      "interest" lines into var/lib/dpkg/triggers/, and the file triggers
  *      whose directories the packages ship, activated;
@@ -52,6 +55,8 @@ static const char stage2_script[] =
   "# 3. preinst scripts, in install order, run the way dpkg runs them: from\n"
   "#    var/lib/dpkg/tmp.ci beside the package's control files (debconf reads\n"
   "#    the package's name and templates there)\n"
+  "[ -e /var/lib/dpkg/diversions ] || : > /var/lib/dpkg/diversions\n"
+  "cp /var/lib/dpkg/diversions /tmp/apt2ostree-diversions\n"
   "ci=/var/lib/dpkg/tmp.ci\n"
   "for p in \"$@\"; do\n"
   "  [ -e /var/lib/dpkg/info/$p.preinst ] || continue\n"
@@ -72,6 +77,30 @@ static const char stage2_script[] =
   "  fi\n"
   "done\n"
   "rm -rf $ci\n"
+  "\n"
+  "# 3b. diversions the preinsts added.  dpkg would have unpacked every other\n"
+  "#     package's copy of a diverted file under the diversion's name; here all\n"
+  "#     files were in place before any preinst ran.  \"dpkg-divert --rename\"\n"
+  "#     has already moved it; without --rename, move it now.\n"
+  "while read -r from && read -r to && read -r by; do\n"
+  "  was=\n"
+  "  while read -r f && read -r t && read -r b; do\n"
+  "    [ \"$f\" = \"$from\" ] && [ \"$t\" = \"$to\" ] && [ \"$b\" = \"$by\" ] && was=1\n"
+  "  done < /tmp/apt2ostree-diversions\n"
+  "  [ -z \"$was\" ] || continue\n"
+  "  { [ -e \"$from\" ] || [ -L \"$from\" ]; } || continue\n"
+  "  { [ -e \"$to\" ] || [ -L \"$to\" ]; } && continue\n"
+  "  for l in /var/lib/dpkg/info/*.list; do\n"
+  "    owner=$(basename \"$l\" .list)\n"
+  "    [ \"${owner%%:*}\" != \"$by\" ] || continue\n"
+  "    if grep -q -x -F \"$from\" \"$l\"; then\n"
+  "      step \"${owner%%:*}: $from diverted by $by, moved to $to\"\n"
+  "      mv \"$from\" \"$to\"\n"
+  "      break\n"
+  "    fi\n"
+  "  done\n"
+  "done < /var/lib/dpkg/diversions\n"
+  "rm -f /tmp/apt2ostree-diversions\n"
   "\n"
   "# 4. triggers: interests, then file triggers the unpacked files activate\n"
   "mkdir -p /var/lib/dpkg/triggers\n"
