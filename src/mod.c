@@ -336,7 +336,9 @@ static gboolean
 command_failed (Mod *mod, const SandboxResult *result, GError **error)
 {
   const ModOptions *options = mod->options;
-  g_autofree char *cmd = command_line (options->argv);
+  g_autofree char *line = command_line (options->argv);
+  g_autofree char *cmd = options->description != NULL ? g_strdup (options->description)
+                                                       : g_strdup_printf ("\"%s\"", line);
   g_autofree char *kept = NULL;
   if (options->keep_on_failure)
     kept = g_strdup_printf ("scratch kept in %s (the tree in lower/ and upper/, all output in "
@@ -365,7 +367,7 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
                            g_strsignal (status - 128));
   else
     how = g_strdup_printf ("exited with status %d", status);
-  return util_fail (error, "\"%s\" %s over %s%s; OUT %s not written; last lines of output: %s; %s",
+  return util_fail (error, "%s %s over %s%s; OUT %s not written; last lines of output: %s; %s",
                     cmd, how, options->in, hint, options->out_ref,
                     *result->output_tail ? result->output_tail : "(none)", kept);
 }

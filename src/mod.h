@@ -29,6 +29,7 @@ typedef struct {
   gboolean keep_on_failure;      /* keep the scratch directory when the command fails */
   gboolean verbose;              /* the command's output also goes to stderr */
   char **argv;                   /* the command */
+  const char *description;       /* how errors name the command; NULL: its command line */
   ModTimings *timings;           /* filled in when not NULL */
 } ModOptions;
 

@@ -98,6 +98,17 @@ repo_rev_free (RepoRev *rev)
   g_free (rev);
 }
 
+/* The commit the ref NAME (exactly that ref) points at, or NULL. */
+static char *
+lookup_ref (OstreeRepo *repo, const char *name)
+{
+  g_autoptr(GHashTable) refs = NULL;
+  if (!ostree_validate_rev (name, NULL)
+      || !ostree_repo_list_refs_ext (repo, name, &refs, OSTREE_REPO_LIST_REFS_EXT_NONE, NULL, NULL))
+    return NULL;
+  return g_strdup (g_hash_table_lookup (refs, name));
+}
+
 /* A full checksum, else a ref of that exact name, else a unique checksum
  * prefix.  libostree tries prefixes first, which would make a ref named "a"
  * mean some commit whose checksum starts with "a". */
@@ -109,18 +120,9 @@ resolve_commit (OstreeRepo *repo, const char *name, char **out_commit)
       *out_commit = g_strdup (name);
       return TRUE;
     }
-
-  g_autoptr(GHashTable) refs = NULL;
-  if (ostree_validate_rev (name, NULL)
-      && ostree_repo_list_refs_ext (repo, name, &refs, OSTREE_REPO_LIST_REFS_EXT_NONE, NULL, NULL))
-    {
-      const char *commit = g_hash_table_lookup (refs, name);
-      if (commit != NULL)
-        {
-          *out_commit = g_strdup (commit);
-          return TRUE;
-        }
-    }
+  *out_commit = lookup_ref (repo, name);
+  if (*out_commit != NULL)
+    return TRUE;
   return ostree_repo_resolve_rev (repo, name, TRUE, out_commit, NULL);
 }
 
@@ -231,9 +233,7 @@ repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const 
                                            cancellable, error))
     return FALSE;
 
-  g_autofree char *current = NULL;
-  if (!ostree_repo_resolve_rev (repo, ref, TRUE, &current, error))
-    return FALSE;
+  g_autofree char *current = lookup_ref (repo, ref);
   if (g_strcmp0 (current, commit) != 0)
     ostree_repo_transaction_set_ref (repo, NULL, ref, commit);
 
