@@ -30,7 +30,16 @@ struct PackagesStore {
   GPtrArray *texts;    /* index texts (char *) the fields point into */
   GPtrArray *maps;     /* GMappedFile: cached fields the fields point into */
   GArray *fields;      /* PackagesFields, indexed by solvable id */
+  /* Names in the order apt first meets them (see record_mentions()). */
+  GHashTable *mentioned;     /* name (owned) */
+  GPtrArray *mentions;       /* the same names, in order */
+  GArray *mention_rank;      /* guint, indexed by string id: position + 1 */
 };
+
+typedef struct {
+  GHashTable *seen;          /* name (owned) */
+  GPtrArray *order;          /* the same names, in order */
+} Mentions;
 
 void
 deb_package_free (DebPackage *p)
@@ -58,6 +67,9 @@ packages_store_new (Pool *pool)
   store->pool = pool;
   store->texts = g_ptr_array_new_with_free_func (g_free);
   store->maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_mapped_file_unref);
+  store->mentioned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  store->mentions = g_ptr_array_new ();
+  store->mention_rank = g_array_new (FALSE, TRUE, sizeof (guint));
   store->fields = g_array_new (FALSE, TRUE, sizeof (PackagesFields));
   return store;
 }
@@ -69,6 +81,9 @@ packages_store_free (PackagesStore *store)
     return;
   g_ptr_array_unref (store->texts);
   g_ptr_array_unref (store->maps);
+  g_ptr_array_unref (store->mentions);
+  g_hash_table_unref (store->mentioned);
+  g_array_unref (store->mention_rank);
   g_array_unref (store->fields);
   g_free (store);
 }
@@ -172,6 +187,8 @@ typedef enum {
   FIELD_ESSENTIAL,
   FIELD_IMPORTANT,
   FIELD_SOURCE,
+  FIELD_SUGGESTS,
+  FIELD_ENHANCES,
 } Field;
 
 #define KNOWN(tag, field, for_libsolv) { tag, sizeof (tag) - 1, field, for_libsolv }
@@ -200,6 +217,8 @@ static const struct {
   KNOWN ("Important", FIELD_IMPORTANT, FALSE),
   KNOWN ("Protected", FIELD_IMPORTANT, FALSE),
   KNOWN ("Source", FIELD_SOURCE, FALSE),
+  KNOWN ("Suggests", FIELD_SUGGESTS, FALSE),
+  KNOWN ("Enhances", FIELD_ENHANCES, FALSE),
 };
 #undef KNOWN
 
@@ -256,14 +275,113 @@ store_field (PackagesFields *f, Field field, const char *value, const char **nam
     }
 }
 
+/* --- the order apt first meets names in ---
+ *
+ * When apt has to choose between providers that are equal in every other
+ * way, it takes the package it created last, and it creates a package when
+ * it first meets its name in the indices: as a package, or as the target of
+ * a relationship (Pre-Depends, Depends, Conflicts, Breaks, Recommends,
+ * Suggests, Replaces, Enhances, then Provides; "name:any" names another
+ * package).  We note the same order. */
+
+enum { REL_PRE_DEPENDS, REL_DEPENDS, REL_CONFLICTS, REL_BREAKS, REL_RECOMMENDS, REL_SUGGESTS,
+       REL_REPLACES, REL_ENHANCES, REL_PROVIDES, N_RELS };
+
+static void
+mentions_init (Mentions *m)
+{
+  m->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  m->order = g_ptr_array_new ();
+}
+
+static void
+mentions_clear (Mentions *m)
+{
+  g_ptr_array_unref (m->order);
+  g_hash_table_unref (m->seen);
+}
+
+static void
+mention (Mentions *m, const char *name, gsize len)
+{
+  char buf[256];
+  if (len == 0 || len >= sizeof buf)
+    return;
+  memcpy (buf, name, len);
+  buf[len] = '\0';
+  if (g_hash_table_contains (m->seen, buf))
+    return;
+  char *copy = g_strdup (buf);
+  g_hash_table_add (m->seen, copy);
+  g_ptr_array_add (m->order, copy);
+}
+
+static void
+mention_field (Mentions *m, const char *p)
+{
+  while (p != NULL && *p)
+    {
+      p += strspn (p, " \t\n,|");
+      gsize n = strcspn (p, " \t\n,|(:");
+      if (p[n] != ':')
+        mention (m, p, n);
+      p += n;
+      p += strcspn (p, ",|");   /* past versions and qualifiers */
+    }
+}
+
+static void
+record_mentions (Mentions *m, const char *name, const char *const *rels)
+{
+  mention (m, name, strlen (name));
+  for (int i = 0; i < N_RELS; i++)
+    mention_field (m, rels[i]);
+}
+
+/* One index's names, in its order, after those of the indices before it;
+ * each new one gets its rank by string id. */
+static void
+rank_mentions (PackagesStore *store, GPtrArray *names)
+{
+  guint from = store->mentions->len;
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = names->pdata[i];
+      if (g_hash_table_contains (store->mentioned, name))
+        continue;
+      char *copy = g_strdup (name);
+      g_hash_table_add (store->mentioned, copy);
+      g_ptr_array_add (store->mentions, copy);
+    }
+  for (guint i = from; i < store->mentions->len; i++)
+    {
+      Id id = pool_str2id (store->pool, store->mentions->pdata[i], 1);
+      if ((guint) id >= store->mention_rank->len)
+        g_array_set_size (store->mention_rank, id + 1024);
+      guint *rank = &g_array_index (store->mention_rank, guint, id);
+      if (*rank == 0)
+        *rank = i + 1;
+    }
+}
+
+guint
+packages_store_mention_rank (PackagesStore *store, Id name)
+{
+  if (name <= 0 || (guint) name >= store->mention_rank->len)
+    return 0;
+  return g_array_index (store->mention_rank, guint, name);
+}
+
 /* The pass described at the top: fields into FIELDS (and each stanza's
  * package name into NAMES), relationship lines into COMPACT. */
 static void
-scan_stanzas (char *text, gsize len, GArray *fields, GPtrArray *names, GString *compact)
+scan_stanzas (Mentions *mentions, char *text, gsize len, GArray *fields, GPtrArray *names,
+              GString *compact)
 {
   char *p = text;
   char *end = text + len;
   PackagesFields cur = { 0 };
+  const char *rels[N_RELS] = { NULL, };
   const char *name = NULL;
   gsize stanza_start = compact->len;
 
@@ -278,10 +396,12 @@ scan_stanzas (char *text, gsize len, GArray *fields, GPtrArray *names, GString *
               g_string_append_c (compact, '\n');
               g_array_append_val (fields, cur);
               g_ptr_array_add (names, (gpointer) name);
+              record_mentions (mentions, name, rels);
             }
           else
             g_string_truncate (compact, stanza_start);
           memset (&cur, 0, sizeof cur);
+          memset (rels, 0, sizeof rels);
           name = NULL;
           stanza_start = compact->len;
           if (at_end)
@@ -319,7 +439,21 @@ scan_stanzas (char *text, gsize len, GArray *fields, GPtrArray *names, GString *
               g_string_append_len (compact, p, value_end - p);
               g_string_append_c (compact, '\n');
             }
-          store_field (&cur, field, terminate_value (colon + 1, value_end), &name);
+          const char *value = terminate_value (colon + 1, value_end);
+          store_field (&cur, field, value, &name);
+          switch (field)
+            {
+            case FIELD_PRE_DEPENDS: rels[REL_PRE_DEPENDS] = value; break;
+            case FIELD_DEPENDS: rels[REL_DEPENDS] = value; break;
+            case FIELD_CONFLICTS: rels[REL_CONFLICTS] = value; break;
+            case FIELD_BREAKS: rels[REL_BREAKS] = value; break;
+            case FIELD_RECOMMENDS: rels[REL_RECOMMENDS] = value; break;
+            case FIELD_SUGGESTS: rels[REL_SUGGESTS] = value; break;
+            case FIELD_REPLACES: rels[REL_REPLACES] = value; break;
+            case FIELD_ENHANCES: rels[REL_ENHANCES] = value; break;
+            case FIELD_PROVIDES: rels[REL_PROVIDES] = value; break;
+            default: break;
+            }
         }
       p = value_end + 1;
     }
@@ -339,7 +473,7 @@ store_fields (PackagesStore *store, Id first, const PackagesFields *fields, guin
  * milliseconds for a whole Debian archive. */
 static gboolean
 parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
-             guint *out_count, GError **error)
+             guint *out_count, GPtrArray **out_mentions, GError **error)
 {
   Pool *pool = store->pool;
   gsize len = 0;
@@ -351,7 +485,14 @@ parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
   g_autoptr(GArray) fields = g_array_new (FALSE, TRUE, sizeof (PackagesFields));
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   g_autoptr(GString) compact = g_string_sized_new (len / 3);
-  scan_stanzas (text, len, fields, names, compact);
+  Mentions mentions;
+  mentions_init (&mentions);
+  scan_stanzas (&mentions, text, len, fields, names, compact);
+  rank_mentions (store, mentions.order);
+  *out_mentions = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < mentions.order->len; i++)
+    g_ptr_array_add (*out_mentions, g_strdup (mentions.order->pdata[i]));
+  mentions_clear (&mentions);
 
   Id first = pool->nsolvables;
   FILE *fp = fmemopen (compact->str, compact->len ? compact->len : 1, "r");
@@ -390,7 +531,7 @@ parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
  * version), the index's path (so entries of indices that are gone can be
  * pruned) and the size of the .solv written with it. */
 
-#define FIELDS_MAGIC "a2o-packages-fields-3\n"
+#define FIELDS_MAGIC "a2o-packages-fields-4\n"
 #define NO_STRING G_MAXUINT32
 
 typedef struct {
@@ -404,7 +545,7 @@ typedef struct {
   guint32 count;
   guint32 blob_len;
   guint32 text_len;       /* stamp and index path, NUL-terminated, padded to 8 */
-  guint32 reserved;
+  guint32 mentions_len;   /* names in first-mention order, each NUL-terminated */
   guint64 solv_size;
 } CachedHeader;
 
@@ -480,11 +621,15 @@ load_cached (PackagesStore *store, Repo *repo, CachePaths *c)
   if (header == NULL || strcmp (stamp, c->stamp) != 0)
     return FALSE;
   gsize records = (gsize) header->count * sizeof (CachedFields);
-  if (len != sizeof *header + header->text_len + records + header->blob_len || header->blob_len == 0)
+  if (len != sizeof *header + header->text_len + records + header->blob_len + header->mentions_len
+      || header->blob_len == 0)
     return FALSE;
   const CachedFields *cached = (const CachedFields *) (data + sizeof *header + header->text_len);
   const char *blob = (const char *) cached + records;
   if (blob[header->blob_len - 1] != '\0')
+    return FALSE;
+  const char *mentions = blob + header->blob_len;
+  if (header->mentions_len > 0 && mentions[header->mentions_len - 1] != '\0')
     return FALSE;
   struct stat st;
   if (stat (c->solv_path, &st) != 0 || (guint64) st.st_size != header->solv_size)
@@ -522,14 +667,22 @@ load_cached (PackagesStore *store, Repo *repo, CachePaths *c)
       return FALSE;
     }
   store_fields (store, first, (PackagesFields *) fields->data, header->count);
+  g_autoptr(GPtrArray) names = g_ptr_array_new ();
+  for (const char *m = mentions; m < mentions + header->mentions_len; m += strlen (m) + 1)
+    g_ptr_array_add (names, (gpointer) m);
+  rank_mentions (store, names);
   g_ptr_array_add (store->maps, g_steal_pointer (&map));
   return TRUE;
 }
 
 static gboolean
-write_fields (PackagesStore *store, Id first, guint count, CachePaths *c, guint64 solv_size,
-              GError **error)
+write_fields (PackagesStore *store, Id first, guint count, GPtrArray *mentions, CachePaths *c,
+              guint64 solv_size, GError **error)
 {
+  g_autoptr(GString) names = g_string_new (NULL);
+  for (guint i = 0; i < mentions->len; i++)
+    g_string_append_len (names, mentions->pdata[i], strlen (mentions->pdata[i]) + 1);
+
   g_autoptr(GString) text = g_string_new (NULL);
   g_string_append_len (text, c->stamp, strlen (c->stamp) + 1);
   g_string_append_len (text, c->index_path, strlen (c->index_path) + 1);
@@ -564,7 +717,7 @@ write_fields (PackagesStore *store, Id first, guint count, CachePaths *c, guint6
   g_string_append_c (blob, '\0');
 
   CachedHeader header = { .count = count, .blob_len = blob->len, .text_len = text->len,
-                          .solv_size = solv_size };
+                          .mentions_len = names->len, .solv_size = solv_size };
   memcpy (header.magic, FIELDS_MAGIC, sizeof header.magic);
   g_autoptr(GString) out = g_string_sized_new (sizeof header + text->len
                                                + count * sizeof (CachedFields) + blob->len);
@@ -572,6 +725,7 @@ write_fields (PackagesStore *store, Id first, guint count, CachePaths *c, guint6
   g_string_append_len (out, text->str, text->len);
   g_string_append_len (out, (const char *) cached, count * sizeof (CachedFields));
   g_string_append_len (out, blob->str, blob->len);
+  g_string_append_len (out, names->str, names->len);
   return g_file_set_contents (c->fields_path, out->str, out->len, error);
 }
 
@@ -644,7 +798,8 @@ packages_store_load (PackagesStore *store, Repo *repo, const char *path, const c
 
   Id first = 0;
   guint count = 0;
-  if (!parse_index (store, repo, path, &first, &count, error))
+  g_autoptr(GPtrArray) mentions = NULL;
+  if (!parse_index (store, repo, path, &first, &count, &mentions, error))
     return FALSE;
 
   if (cache_dir != NULL)
@@ -656,7 +811,7 @@ packages_store_load (PackagesStore *store, Repo *repo, const char *path, const c
       if (g_mkdir_with_parents (cache_dir, 0755) != 0)
         g_debug ("%s: not caching: %s", cache_dir, g_strerror (errno));
       else if (!write_solv (repo, first, count, cache.solv_path, &solv_size, &local_error)
-               || !write_fields (store, first, count, &cache, solv_size, &local_error))
+               || !write_fields (store, first, count, mentions, &cache, solv_size, &local_error))
         g_debug ("%s: not cached: %s", path, local_error->message);
       else
         prune_cache (cache_dir);

@@ -54,6 +54,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PackagesStore, packages_store_free)
 gboolean packages_store_load (PackagesStore *store, Repo *repo, const char *path,
                               const char *cache_dir, GError **error);
 
+/* Where apt would number the package called NAME (a string id) among all
+ * it has met in the indices loaded so far: 1 for the first name met, 0 for
+ * one never met.  apt prefers the higher number when nothing else tells two
+ * providers apart. */
+guint packages_store_mention_rank (PackagesStore *store, Id name);
+
 /* The extra fields of solvable P, or NULL when P was not loaded here. */
 const PackagesFields *packages_store_lookup (PackagesStore *store, Id p);
 

@@ -505,8 +505,9 @@ typedef struct {
 
 /* apt's CompareProviders, for what matters on one architecture: the package
  * of the dependency's own name, then Essential, then Important/Protected,
- * then the more important Priority; otherwise the later package (apt prefers the higher package id,
- * which follows the index order). */
+ * then the more important Priority; otherwise the package apt created last
+ * (the higher package id: apt numbers names in the order it first meets
+ * them in the indices). */
 static int
 compare_providers (const void *pa, const void *pb, void *data)
 {
@@ -530,6 +531,10 @@ compare_providers (const void *pa, const void *pb, void *data)
   int rank_b = priority_rank (fb ? fb->priority : NULL);
   if (rank_a != rank_b)
     return rank_a - rank_b;
+  guint met_a = packages_store_mention_rank (r->store, sa->name);
+  guint met_b = packages_store_mention_rank (r->store, sb->name);
+  if (met_a != met_b)
+    return met_a > met_b ? -1 : 1;
   return b - a;
 }
 

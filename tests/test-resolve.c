@@ -459,7 +459,7 @@ test_cache_corrupt (void)
   g_autofree char *want = resolve_one (index, cache);
 
   const char *suffixes[] = { ".fields", ".solv" };
-  const char *junk[] = { "", "a2o-packages-fields-3\n\x05\x00", "\xff\xff\xff\xff garbage" };
+  const char *junk[] = { "", "a2o-packages-fields-4\n\x05\x00", "\xff\xff\xff\xff garbage" };
   for (guint s = 0; s < G_N_ELEMENTS (suffixes); s++)
     for (guint j = 0; j < G_N_ELEMENTS (junk); j++)
       {
