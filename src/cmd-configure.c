@@ -11,15 +11,11 @@ CMD (configure)
 {
   g_autofree char *out_ref = NULL;
   g_auto(GStrv) hooks = NULL;
-  g_auto(GStrv) before = NULL;
   gboolean verbose = FALSE;
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the configured image to this ref", "OUT" },
     { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &hooks,
       "A shell command run in the image just before dpkg --configure -a", "COMMAND" },
-    { "before-configure", 0, 0, G_OPTION_ARG_STRING_ARRAY, &before,
-      "A tree put over IN (metadata only, its files and directories winning) before stage 2 "
-      "runs; the combination is kept as the ref before-configure/OUT", "REF" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Show dpkg's output as it runs", NULL },
     { NULL }
   };
@@ -43,14 +39,9 @@ CMD (configure)
   if (in == NULL)
     return FALSE;
 
-  g_autofree char *before_ref = g_strconcat ("before-configure/", out_ref, NULL);
-  if (before != NULL && !repo_check_ref_name (before_ref, error))
-    return FALSE;
-
   Stage2Options options = {
     .in = argv[1],
     .out_ref = out_ref,
-    .before = (const char *const *) before,
     .hooks = (const char *const *) hooks,
     .verbose = verbose,
   };

@@ -72,5 +72,6 @@ CMD (build);
 CMD (unpack_deb);
 CMD (lock);
 CMD (mod);
+CMD (overlay);
 
 G_END_DECLS

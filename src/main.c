@@ -26,6 +26,7 @@ static const CmdEntry commands[] = {
   { "unpack-deb", cmd_unpack_deb, "unpack one .deb (file or URL) into a tree" },
   { "lock", cmd_lock, "resolve a package list against signed sources into a lockfile" },
   { "mod", cmd_mod, "run a command over a tree in a sandbox, commit what it changed" },
+  { "overlay", cmd_overlay, "put trees over a base tree, as files are copied into it (metadata only)" },
   { NULL }
 };
 

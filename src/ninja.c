@@ -236,9 +236,9 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
       "  command = $a2o --repo $repo import --ref $ref $dir > /dev/null\n"
       "  description = import $dir\n"
       "  restat = 1\n\n"
-      "rule a2o_combine\n"
-      "  command = $a2o --repo $repo combine --later-wins --ref $ref $trees > /dev/null\n"
-      "  description = combine $ref\n"
+      "rule a2o_overlay\n"
+      "  command = $a2o --repo $repo overlay --ref $ref $trees > /dev/null\n"
+      "  description = overlay $ref\n"
       "  restat = 1\n\n"
       "rule a2o_lock_update\n"
       "  command = $a2o lock --update $lockfile\n"
@@ -286,6 +286,33 @@ append_hook_trees (GString *out, const NinjaOptions *options, const char *which,
       append_variable (out, "dir", items[i]);
     }
   return g_steal_pointer (&refs);
+}
+
+/* An edge putting the trees REFS over BASE into OUT (see overlay.h). */
+static void
+append_overlay (GString *out, const char *comment, const char *out_ref, const char *base,
+                GPtrArray *refs)
+{
+  g_string_append (out, comment);
+  g_string_append (out, "build ");
+  append_ref_path (out, out_ref);
+  g_string_append (out, ": a2o_overlay ");
+  append_ref_path (out, base);
+  for (guint i = 0; i < refs->len; i++)
+    {
+      g_string_append_c (out, ' ');
+      append_ref_path (out, refs->pdata[i]);
+    }
+  g_string_append_c (out, '\n');
+  append_variable (out, "ref", out_ref);
+  g_string_append (out, "  trees = ");
+  append_word (out, base);
+  for (guint i = 0; i < refs->len; i++)
+    {
+      g_string_append_c (out, ' ');
+      append_word (out, refs->pdata[i]);
+    }
+  g_string_append_c (out, '\n');
 }
 
 char *
@@ -369,64 +396,37 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
       append_path (out, always);
       g_string_append (out, ": phony\n");
     }
-  /* With --after-configure, stage 2 writes configured/NAME and the trees
-   * are combined over it into NAME. */
+  /* With --before-configure, stage 2 runs over before-configure/NAME, the
+   * trees put over stage1/NAME; with --after-configure, it writes
+   * configured/NAME and the trees are put over that into NAME. */
+  g_autofree char *configure_in = before->len > 0 ? g_strconcat ("before-configure/", options->image, NULL)
+                                                  : g_strdup (stage1);
   g_autofree char *configured = after->len > 0 ? g_strconcat ("configured/", options->image, NULL)
                                                : g_strdup (options->image);
+  if (before->len > 0)
+    append_overlay (out, "\n# The --before-configure trees over stage 1.\n", configure_in, stage1,
+                    before);
 
   g_string_append (out, "\n# Stage 2: dpkg --configure -a in a sandbox.\nbuild ");
   append_ref_path (out, configured);
   g_string_append (out, ": a2o_configure ");
-  append_ref_path (out, stage1);
-  for (guint i = 0; i < before->len; i++)
-    {
-      g_string_append (out, " ");
-      append_ref_path (out, before->pdata[i]);
-    }
+  append_ref_path (out, configure_in);
   g_string_append_c (out, '\n');
   append_variable (out, "ref", configured);
-  append_variable (out, "stage1", stage1);
+  append_variable (out, "stage1", configure_in);
   g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, lockfile_epoch (lock));
   append_variable (out, "epoch", epoch);
-  if (before->len > 0 || (options->configure_hooks != NULL && options->configure_hooks[0] != NULL))
+  if (options->configure_hooks != NULL && options->configure_hooks[0] != NULL)
     {
       g_autoptr(GString) hooks = g_string_new ("");
-      for (guint i = 0; i < before->len; i++)
-        {
-          g_string_append (hooks, " --before-configure ");
-          append_word (hooks, before->pdata[i]);
-        }
-      for (const char *const *h = options->configure_hooks; h != NULL && *h != NULL; h++)
-        {
-          g_string_append (hooks, " --configure-hook ");
-          append_word (hooks, *h);
-        }
+      append_options (hooks, "--configure-hook", options->configure_hooks);
       /* Already quoted for the shell and for ninja. */
       g_string_append_printf (out, "  hooks = %s\n", hooks->str + 1);
     }
 
   if (after->len > 0)
-    {
-      g_string_append (out, "\n# The --after-configure trees over the configured image.\nbuild ");
-      append_ref_path (out, options->image);
-      g_string_append (out, ": a2o_combine ");
-      append_ref_path (out, configured);
-      for (guint i = 0; i < after->len; i++)
-        {
-          g_string_append_c (out, ' ');
-          append_ref_path (out, after->pdata[i]);
-        }
-      g_string_append_c (out, '\n');
-      append_variable (out, "ref", options->image);
-      g_string_append (out, "  trees = ");
-      append_word (out, configured);
-      for (guint i = 0; i < after->len; i++)
-        {
-          g_string_append_c (out, ' ');
-          append_word (out, after->pdata[i]);
-        }
-      g_string_append_c (out, '\n');
-    }
+    append_overlay (out, "\n# The --after-configure trees over the configured image.\n",
+                    options->image, configured, after);
 
   g_string_append (out, "\nbuild ");
   append_path (out, options->image);

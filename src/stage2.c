@@ -202,40 +202,6 @@ stage1_arch (OstreeRepo *repo, const char *rev, GCancellable *cancellable, GErro
   return g_strdup (lines[0]);
 }
 
-/* IN with the BEFORE trees on top (later wins), keeping IN's commit
- * metadata (the package list), committed to "before-configure/OUT_REF". */
-static char *
-combine_before (OstreeRepo *repo, const Stage2Options *options, GCancellable *cancellable,
-                GError **error)
-{
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  g_ptr_array_add (names, (char *) options->in);
-  for (const char *const *b = options->before; *b != NULL; b++)
-    g_ptr_array_add (names, (char *) *b);
-  g_autoptr(GPtrArray) revs = repo_resolve_all (repo, (const char *const *) names->pdata,
-                                                names->len, error);
-  if (revs == NULL)
-    return NULL;
-  g_autoptr(GVariant) commit_v = NULL;
-  if (!ostree_repo_load_commit (repo, ((RepoRev *) revs->pdata[0])->commit, &commit_v, NULL,
-                                error))
-    return NULL;
-  g_autoptr(GVariant) metadata = g_variant_get_child_value (commit_v, 0);
-
-  g_autofree char *ref = g_strconcat ("before-configure/", options->out_ref, NULL);
-  g_autoptr(RepoTxn) txn = repo_txn_begin (repo, cancellable, error);
-  if (txn == NULL)
-    return NULL;
-  g_autoptr(OstreeMutableTree) tree = tree_combine (repo, revs, TREE_COMBINE_LATER_WINS,
-                                                    cancellable, error);
-  if (tree == NULL)
-    return NULL;
-  g_autofree char *commit = NULL;
-  if (!repo_txn_commit (txn, tree, ref, "before-configure", metadata, &commit, cancellable, error))
-    return NULL;
-  return g_steal_pointer (&commit);
-}
-
 gboolean
 stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
                   GCancellable *cancellable, GError **error)
@@ -263,19 +229,11 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
     g_ptr_array_add (argv, packages->pdata[i]);
   g_ptr_array_add (argv, NULL);
 
-  g_autofree char *combined = NULL;
-  if (options->before != NULL && options->before[0] != NULL)
-    {
-      combined = combine_before (repo, options, cancellable, error);
-      if (combined == NULL)
-        return g_prefix_error (error, "configure %s: --before-configure: ", options->in), FALSE;
-    }
-
   g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
   const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
 
   ModOptions mod = {
-    .in = combined != NULL ? combined : options->in,
+    .in = options->in,
     .out_ref = options->out_ref,
     .chroot = TRUE,
     .setenv = setenv,

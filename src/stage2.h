@@ -13,15 +13,12 @@ G_BEGIN_DECLS
 typedef struct {
   const char *in;              /* the stage-1 tree */
   const char *out_ref;
-  const char *const *before;   /* trees combined over IN (later wins) before stage 2, or NULL */
   const char *const *hooks;    /* shell commands run before dpkg --configure -a, or NULL */
   gboolean verbose;            /* dpkg's output on stderr as it runs */
 } Stage2Options;
 
 /* Run the stage-2 script over IN (see stage2.c for each step) and commit the
- * configured image to OUT_REF.  With BEFORE, IN and the BEFORE trees are
- * first combined, by metadata only and later trees winning, into the ref
- * "before-configure/OUT_REF", and the script runs over that. */
+ * configured image to OUT_REF. */
 gboolean stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
                            GCancellable *cancellable, GError **error);
 

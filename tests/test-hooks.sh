@@ -76,11 +76,13 @@ test_expect_success 'build --before-configure DIR: the preinst finds the file, a
     ostree --repo=build/ostree ls -R "$(cat build/ostree/refs/heads/before-configure/img)" /etc/board_release
 '
 
-test_expect_success 'the Ninja file imports the directory into hooks/NAME/ and hands the tree to configure' '
+test_expect_success 'the Ninja file imports the directory into hooks/NAME/ and puts it over stage 1 for configure' '
     cd "$W"
-    assert_file_has_content build/img.ninja "a2o_import"
+    assert_file_has_content build/img.ninja ": a2o_import "
     assert_file_has_content build/img.ninja "dir = before"
-    assert_file_has_content build/img.ninja "hooks = --before-configure hooks/img/before-configure-1"
+    assert_file_has_content build/img.ninja "^build \$repo/refs/heads/before-configure/img: a2o_overlay "
+    assert_file_has_content build/img.ninja "trees = stage1/img hooks/img/before-configure-1"
+    assert_file_has_content build/img.ninja "^build \$repo/refs/heads/img: a2o_configure \$repo/refs/heads/before-configure/img"
     assert_file_has_content build/img.ninja "^  command = .* ninja img.lock.json .* --before-configure before"
     assert_has_file build/ostree/refs/heads/hooks/img/before-configure-1
 '
@@ -112,7 +114,7 @@ test_expect_success 'build --after-configure DIR: its files replace what the pos
     a2o build img.lock.json --before-configure before --after-configure after > out
     ran out > steps
     cat steps
-    grep -x "combine img" steps
+    grep -x "overlay img" steps
     a2o --repo build/ostree export img --dir rootfs3
     assert_streq "$(cat rootfs3/etc/stateful.conf)" "written by the user"
     a2o --repo build/ostree export configured/img --dir configured
@@ -130,7 +132,7 @@ test_expect_success 'build --before-configure REF: a tree of the repository, com
     a2o --repo build/ostree export img --dir rootfs4
     assert_streq "$(cat rootfs4/etc/board_release)" "board from a ref"
     assert_not_file_has_content build/img.ninja ": a2o_import"
-    assert_file_has_content build/img.ninja "hooks = --before-configure user/board"
+    assert_file_has_content build/img.ninja "trees = stage1/img user/board"
 '
 
 test_expect_success 'build --configure-hook COMMAND runs in the image just before dpkg --configure -a' '
@@ -139,7 +141,7 @@ test_expect_success 'build --configure-hook COMMAND runs in the image just befor
         --configure-hook "grep -A1 -x \"Package: stateful\" /var/lib/dpkg/status | tail -n 1 > /etc/hook-ran" > out
     a2o --repo build/ostree export img --dir rootfs5
     assert_streq "$(cat rootfs5/etc/hook-ran)" "Status: install ok unpacked"
-    assert_file_has_content build/img.ninja "hooks = --before-configure hooks/img/before-configure-1 --configure-hook "
+    assert_file_has_content build/img.ninja "hooks = --configure-hook "
 '
 
 test_expect_success 'a failing --configure-hook stops the build; the image ref keeps its commit' '
@@ -151,11 +153,65 @@ test_expect_success 'a failing --configure-hook stops the build; the image ref k
     assert_streq "$(cat build/ostree/refs/heads/img)" "$before"
 '
 
-test_expect_success 'configure --before-configure names a missing ref' '
-    cd "$W"
-    expect_failure err a2o --repo build/ostree configure --ref other --before-configure no/such/ref stage1/img
+# overlay, as the hooks use it, on small trees made with the ostree CLI.
+overlay_base () {
+    new_repo repo
+    mkdir -p base/etc base/usr/bin && ln -s usr/bin base/bin
+    echo image > base/etc/motd && echo tool > base/usr/bin/tool
+    chmod 0755 base base/etc base/usr base/usr/bin
+    commit_dir repo base base --owner-uid=0 --owner-gid=0 --add-metadata-string=origin=base
+}
+
+test_expect_success 'overlay: a hook directory made with mktemp -d (0700, not root'"'"'s) leaves the image'"'"'s / and /etc as they were' '
+    overlay_base
+    mkdir -p hook/etc/new && echo user > hook/etc/motd && echo x > hook/etc/new/file
+    chmod 0700 hook hook/etc && chmod 0750 hook/etc/new
+    commit_dir repo hook hook --owner-uid=1000 --owner-gid=1000
+    a2o --repo repo overlay --ref out base hook > /dev/null
+    ostree --repo=repo ls "$(rev_commit repo out)" -d / /etc /etc/new /etc/motd > ls
+    cat ls
+    assert_file_has_content ls "^d00755 0 0 .* /\$"
+    assert_file_has_content ls "^d00755 0 0 .* /etc\$"
+    assert_file_has_content ls "^d00750 1000 1000 .* /etc/new\$"
+    assert_streq "$(ostree --repo=repo cat "$(rev_commit repo out)" /etc/motd)" user
+    assert_streq "$(ostree --repo=repo cat "$(rev_commit repo out)" /usr/bin/tool)" tool
+'
+
+test_expect_success 'overlay keeps the base commit'"'"'s metadata (stage 1'"'"'s package list)' '
+    overlay_base
+    mkdir -p hook/etc && echo user > hook/etc/motd
+    commit_dir repo hook hook --owner-uid=0 --owner-gid=0
+    a2o --repo repo overlay --ref out base hook > /dev/null
+    ostree --repo=repo show --print-metadata-key=origin "$(rev_commit repo out)" > origin
+    assert_file_has_content origin "base"
+'
+
+test_expect_success 'overlay refuses a hook directory where the image has a symlink (bin in merged /usr), naming the path' '
+    overlay_base
+    mkdir -p hook/bin && echo mine > hook/bin/mine
+    commit_dir repo hook hook --owner-uid=0 --owner-gid=0
+    expect_failure err a2o --repo repo overlay --ref out base hook
     assert_one_line err
-    assert_file_has_content err "no/such/ref"
+    assert_file_has_content err "\"/bin\" is a directory in \"hook\" but a file or symlink in \"base\"; .*usr/bin rather than bin"
+    assert_not_has_file repo/refs/heads/out
+'
+
+test_expect_success 'overlay refuses a hook file where the image has a directory' '
+    overlay_base
+    mkdir -p hook && echo oops > hook/etc
+    commit_dir repo hook hook --owner-uid=0 --owner-gid=0
+    expect_failure err a2o --repo repo overlay --ref out base hook
+    assert_one_line err
+    assert_file_has_content err "\"/etc\" is a file in \"hook\" but a directory in \"base\""
+'
+
+test_expect_success 'overlay: later trees win over earlier ones' '
+    overlay_base
+    mkdir -p h1/etc h2/etc && echo one > h1/etc/motd && echo two > h2/etc/motd
+    commit_dir repo h1 h1 --owner-uid=0 --owner-gid=0
+    commit_dir repo h2 h2 --owner-uid=0 --owner-gid=0
+    a2o --repo repo overlay --ref out base h1 h2 > /dev/null
+    assert_streq "$(ostree --repo=repo cat "$(rev_commit repo out)" /etc/motd)" two
 '
 
 test_done

@@ -218,6 +218,21 @@ test_expect_success 'the Debian source is not accepted with NVIDIA'"'"'s key eit
     assert_file_has_content err "debian"
 '
 
+test_expect_success 'lockfiles/bionic-l4t/l4t.sources holds no host, and --mirror NAME=URI gives each of its five sources a location' '
+    cd "$W"
+    ex="$TOP_SRCDIR/lockfiles/bionic-l4t"
+    ! grep -E "^URIs:" "$ex/l4t.sources" | grep -v "\.invalid/"
+    for name in ubuntu-ports-bionic ubuntu-ports-bionic-updates ubuntu-ports-bionic-security nvidia-common nvidia-t194; do
+        set -- "$@" --mirror "$name=$HTTPD_URL/nowhere/$name"
+    done
+    expect_failure err a2o lock "$ex/packages.txt" --sources "$ex/l4t.sources" --variant minbase --arch arm64 "$@" -o ex.lock.json
+    assert_one_line err
+    assert_file_has_content err "source \"ubuntu-ports-bionic\": $HTTPD_URL/nowhere/ubuntu-ports-bionic/dists/bionic/InRelease"
+    for name in ubuntu-ports-bionic-updates ubuntu-ports-bionic-security nvidia-common nvidia-t194; do
+        grep -q "/nowhere/$name/dists/" "$HTTPD_LOG" || fail "no request for $name"
+    done
+'
+
 # A bionic-like archive: Ubuntu 18.04 predates merged /usr.
 ubuntu_archive () {
     local root=$SRV/ubuntu-$1

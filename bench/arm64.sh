@@ -1,0 +1,63 @@
+#!/bin/bash
+# bench/arm64.sh — Debian bookworm minbase for arm64, built on this (amd64)
+# machine with stage 2 under qemu-user: a cold build (empty repository and
+# download cache) and a one-package change (the same lockfile plus one
+# package, in the same build directory), against `mmdebstrap --arch=arm64
+# --variant=minbase` of the same package set, in the same run.  Both fetch
+# from the mirror the host's apt configuration names.
+#
+# Run it from a build directory (it uses ./apt2ostree unless $APT2OSTREE is
+# set), as root, with qemu-user-static registered (update-binfmts --enable
+# qemu-aarch64).  EXTRA (default: less) is the package of the change.
+set -eu
+A2O=${APT2OSTREE:-$PWD/apt2ostree}
+EXTRA=${EXTRA:-less}
+[ "$(id -u)" = 0 ] || { echo "bench/arm64.sh: run as root" >&2; exit 1; }
+grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null \
+    || { echo "bench/arm64.sh: qemu-aarch64 is not registered with binfmt_misc" >&2; exit 1; }
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-arm64.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+
+now () { date +%s.%N; }
+secs () { awk "BEGIN { printf \"%.1f\", $2 - $1 }"; }
+
+: > minbase.txt
+echo "$EXTRA" > changed.txt
+"$A2O" lock minbase.txt --variant minbase --arch arm64 -o minbase.lock.json > /dev/null
+"$A2O" lock changed.txt --variant minbase --arch arm64 -o changed.lock.json > /dev/null
+n=$(grep -c '"sha256": ' minbase.lock.json)
+m=$(grep -c '"sha256": ' changed.lock.json)
+echo "# bookworm minbase arm64: $n packages; with $EXTRA: $m"
+
+t0=$(now)
+"$A2O" build minbase.lock.json --ref img --builddir build > /dev/null
+t1=$(now)
+cold=$(secs "$t0" "$t1")
+
+t0=$(now)
+"$A2O" build minbase.lock.json --ref img --builddir build > /dev/null
+t1=$(now)
+noop=$(secs "$t0" "$t1")
+
+t0=$(now)
+"$A2O" build changed.lock.json --ref img --builddir build > change.out
+t1=$(now)
+change=$(secs "$t0" "$t1")
+
+t0=$(now)
+mmdebstrap --quiet --variant=minbase --mode=root --arch=arm64 bookworm mm.tar
+t1=$(now)
+mm=$(secs "$t0" "$t1")
+
+t0=$(now)
+mmdebstrap --quiet --variant=minbase --mode=root --arch=arm64 --include="$EXTRA" bookworm mm2.tar
+t1=$(now)
+mm2=$(secs "$t0" "$t1")
+
+printf '%-44s %10s\n' "step" "seconds"
+printf '%-44s %10s\n' "apt2ostree build, cold (downloads included)" "$cold"
+printf '%-44s %10s\n' "apt2ostree build, nothing changed" "$noop"
+printf '%-44s %10s\n' "apt2ostree build, + $EXTRA" "$change"
+printf '%-44s %10s\n' "mmdebstrap --arch=arm64 --variant=minbase" "$mm"
+printf '%-44s %10s\n' "mmdebstrap ... --include=$EXTRA" "$mm2"
