@@ -308,6 +308,33 @@ test_expect_success 'a ref holding the package does not excuse a local file with
     assert_file_has_content err "libsame1.deb: sha256 mismatch"
 '
 
+# as_user CMD...: CMD as an unprivileged user (nobody when the tests run as
+# root).
+as_user () {
+    if [ "$(id -u)" = 0 ]; then
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+    else
+        "$@"
+    fi
+}
+
+if [ "$(id -u)" != 0 ] || command -v setpriv > /dev/null; then
+    test_expect_success 'an unprivileged user unpacks into a bare-user repository with root ownership and setuid bits kept' '
+        chmod 755 "$SCRATCH" .
+        cp "$EVERYTHING" mine.deb && chmod 644 mine.deb
+        mkdir user && chmod 777 user
+        as_user "$APT2OSTREE" --repo user/repo init --mode bare-user
+        as_user "$APT2OSTREE" --repo user/repo unpack-deb --ref pkg mine.deb > c 2> /dev/null
+        ls_tree user/repo pkg > tree
+        assert_file_has_content tree "^-04755 0 0 5 /usr/bin/suid$"
+        new_repo r2 bare-user
+        a2o --repo r2 unpack-deb --ref pkg mine.deb > c2 2> /dev/null
+        assert_streq "$(cat c)" "$(cat c2)"
+    '
+else
+    test_skip 'an unprivileged user unpacks into a bare-user repository' 'setpriv is not installed'
+fi
+
 test_expect_success 'pax extended attributes on files and directories are kept' '
     new_repo
     deb_from_spec x.deb xattrs "d|./|755
