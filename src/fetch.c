@@ -463,6 +463,28 @@ cache_entry_is_valid (const char *path, const char *sha256, gint64 size)
   return actual != NULL && g_ascii_strcasecmp (actual, sha256) == 0;
 }
 
+/* Temporary files of downloads that were killed (Ctrl-C in Ninja) would
+ * stay forever: remove those untouched for an hour.  A live download writes
+ * more often than that, or curl gives up on it first. */
+static void
+sweep_stale_temporaries (const char *dir)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  if (d == NULL)
+    return;
+  gint64 cutoff = g_get_real_time () / G_USEC_PER_SEC - 3600;
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      if (!g_str_has_prefix (name, ".fetch-"))
+        continue;
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      struct stat st;
+      if (lstat (path, &st) == 0 && S_ISREG (st.st_mode) && st.st_mtime < cutoff)
+        (void) unlink (path);
+    }
+}
+
 char *
 fetch_cached (const char *url, const char *cache_dir, const char *sha256, gint64 size,
               GCancellable *cancellable, GError **error)
@@ -488,6 +510,8 @@ fetch_cached (const char *url, const char *cache_dir, const char *sha256, gint64
       util_fail (error, "%s: cannot create the cache directory: %s", cache_dir, g_strerror (errno));
       return NULL;
     }
+
+  sweep_stale_temporaries (cache_dir);
 
   FetchOptions opts = { want, size, TRUE };
   g_autofree char *tmp_path = NULL;

@@ -78,6 +78,16 @@ test_expect_success 'a damaged file in the cache under the sha256 is replaced by
     cmp cache/$SHA "$DEB"
 '
 
+test_expect_success 'temporary files of killed downloads are swept after an hour, fresh ones are left' '
+    new_repo
+    mkdir cache
+    echo partial > cache/.fetch-OLD123 && touch -d "2 hours ago" cache/.fetch-OLD123
+    echo partial > cache/.fetch-NEW123
+    a2o --repo repo unpack-deb --cache cache --ref pkg --sha256 $SHA "$HTTPD_URL/pool/hello.deb" > /dev/null
+    assert_not_has_file cache/.fetch-OLD123
+    assert_has_file cache/.fetch-NEW123
+'
+
 test_expect_success 'a file:// URL works like HTTP' '
     new_repo
     a2o --repo repo unpack-deb --cache cache --ref pkg --sha256 $SHA "file://$DEB" > /dev/null
