@@ -15,6 +15,8 @@ EXTRA=${EXTRA:-less}
 [ "$(id -u)" = 0 ] || { echo "bench/arm64.sh: run as root" >&2; exit 1; }
 grep -qx enabled /proc/sys/fs/binfmt_misc/qemu-aarch64 2>/dev/null \
     || { echo "bench/arm64.sh: qemu-aarch64 is not registered with binfmt_misc" >&2; exit 1; }
+command -v arch-test > /dev/null \
+    || { echo "bench/arm64.sh: mmdebstrap needs arch-test for a foreign architecture (apt-get install arch-test)" >&2; exit 1; }
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-arm64.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 cd "$dir"

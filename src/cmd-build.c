@@ -6,6 +6,8 @@
 
 #include "build.h"
 #include "cmd.h"
+#include "foreign.h"
+#include "lockfile.h"
 #include "ninja.h"
 #include "repo.h"
 #include "util.h"
@@ -59,6 +61,14 @@ CMD (build)
   args.repo = inv->repo_path;
   if (!build_args_complete (&args, error))
     return FALSE;
+  /* Stage 2 runs the image's programs: say so before the downloads when
+   * this machine cannot (configure checks again, for "ninja" users). */
+  g_autoptr(Lockfile) lock = lockfile_load (args.lockfile, error);
+  if (lock == NULL)
+    return FALSE;
+  if (!foreign_check_arch (lock->request.architecture, error))
+    return FALSE;
+
   g_autofree char *ninja_file = build_ninja_path (&args);
   g_autofree char *text = build_generate_ninja (&args, ninja_file, FALSE, error);
   if (text == NULL || !ninja_write_if_changed (ninja_file, text, error))

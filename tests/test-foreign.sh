@@ -4,6 +4,7 @@
 # as the kernel uses them (a fake binfmt_misc directory stands for the
 # host's, so every case is tried without touching the machine's own).
 . "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
 
 [ "$(uname -m)" = x86_64 ] || skip_all "the cases are written for an x86_64 host"
@@ -99,6 +100,23 @@ test_expect_success 'an amd64 image needs no handler at all' '
     mkdir binfmt
     APT2OSTREE_BINFMT_DIR=$PWD/binfmt expect_failure err a2o --repo repo configure --ref out img/stage1
     assert_not_file_has_content err "binfmt"
+'
+
+test_expect_success 'build says it before downloading anything: one line, no .deb fetched' '
+    repo_key archive
+    repo_deb srv tool 1.0 arm64
+    repo_dists srv bookworm arm64
+    repo_sign srv bookworm archive
+    repo_serve srv
+    repo_sources_line "$HTTPD_URL" bookworm archive > sources.list
+    echo tool > tool.txt
+    a2o lock tool.txt --sources sources.list --variant custom --arch arm64 -o tool.lock.json > /dev/null
+    mkdir binfmt
+    APT2OSTREE_BINFMT_DIR=$PWD/binfmt expect_failure err a2o build tool.lock.json
+    assert_one_line err
+    assert_file_has_content err "^apt2ostree build: error: the image is arm64, .*binfmt_misc is not mounted"
+    assert_not_file_has_content "$HTTPD_LOG" "pool/"
+    assert_not_has_file build/ostree
 '
 
 test_done
