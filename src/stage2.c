@@ -137,7 +137,17 @@ static const char stage2_script[] =
   "\n"
   "# 6. configure\n"
   "step \"dpkg --configure -a\"\n"
-  "dpkg --configure -a\n"
+  "{ dpkg --configure -a 2>&1; echo $? > /tmp/dpkg.status; } | tee /tmp/dpkg.log\n"
+  "if [ \"$(cat /tmp/dpkg.status)\" != 0 ]; then\n"
+  "  # dpkg's own report scrolls away behind what it says next: say last which\n"
+  "  # package's script failed, and what that script printed.\n"
+  "  awk '/^Setting up / { name = $3; said = \"\"; next }\n"
+  "       /^dpkg: error processing package / { failed = $5; getline why; sub(/^ +/, \"\", why)\n"
+  "         if (why ~ /script/) printf \"apt2ostree configure: package %s: %s; it said: %s\\n\",\n"
+  "           failed, why, (failed == name && said != \"\") ? said : \"(nothing)\"; next }\n"
+  "       name != \"\" { said = (said == \"\") ? $0 : said \" / \" $0 }' /tmp/dpkg.log >&2\n"
+  "  exit 1\n"
+  "fi\n"
   "dpkg --audit\n"
   "\n"
   "# 7. clean\n"
@@ -239,6 +249,7 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
     .setenv = setenv,
     .verbose = options->verbose,
     .argv = (char **) argv->pdata,
+    .description = "the stage-2 script (preinsts, triggers, hooks, dpkg --configure -a)",
   };
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     {
