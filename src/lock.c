@@ -158,7 +158,11 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
   for (guint i = 0; i < n; i++)
     source_job_clear (&jobs[i]);
 
-  ResolveRequest request = { req->packages, req->variant, req->architecture, req->recommends };
+  /* Parsed indices are kept beside the downloaded ones: a warm lock reads
+   * them back instead of decompressing and parsing the whole archive. */
+  g_autofree char *parsed_cache = cache != NULL ? g_build_filename (cache, "parsed", NULL) : NULL;
+  ResolveRequest request = { req->packages, req->variant, req->architecture, req->recommends,
+                             parsed_cache };
   g_autoptr(GPtrArray) packages = resolve_request (resolve_sources, &request, error);
   if (packages == NULL)
     return NULL;

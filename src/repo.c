@@ -44,7 +44,7 @@ repo_open (const char *path, GCancellable *cancellable, GError **error)
 }
 
 OstreeRepo *
-repo_create (const char *path, const char *mode_name, GCancellable *cancellable, GError **error)
+repo_ensure (const char *path, const char *mode_name, GCancellable *cancellable, GError **error)
 {
   if (mode_name == NULL)
     mode_name = getuid () == 0 ? "bare" : "bare-user";

@@ -13,9 +13,9 @@ const char *repo_default_path (const char *cli_path);
  * create it. */
 OstreeRepo *repo_open (const char *path, GCancellable *cancellable, GError **error);
 
-/* Create a repository (idempotent when it exists with the same mode).
+/* Create a repository, or open it when it exists with the same mode.
  * mode NULL: bare as root, bare-user otherwise. */
-OstreeRepo *repo_create (const char *path, const char *mode, GCancellable *cancellable,
+OstreeRepo *repo_ensure (const char *path, const char *mode, GCancellable *cancellable,
                          GError **error);
 
 /* A revision the user named (ref or commit checksum) resolved to its commit. */

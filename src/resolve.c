@@ -36,7 +36,6 @@
 #include "resolve.h"
 #include "util.h"
 
-#include <dlfcn.h>
 #include <string.h>
 
 #include <solv/bitmap.h>
@@ -82,30 +81,6 @@ resolve_source_free (ResolveSource *source)
   g_free (source->name);
   g_ptr_array_unref (source->index_paths);
   g_free (source);
-}
-
-/* libsolv's repo_create().  The project's own repo.c also defines a
- * repo_create() (for OSTree repositories); linked statically into the same
- * program it would shadow libsolv's, so look libsolv's up in libsolv
- * itself. */
-static Repo *
-solv_repo_new (Pool *pool, const char *name)
-{
-  typedef Repo *(*RepoCreateFunc) (Pool *, const char *);
-  static RepoCreateFunc func;
-
-  if (func == NULL)
-    {
-      Dl_info info;
-      void *lib = NULL;
-      if (dladdr ((void *) pool_create, &info) != 0 && info.dli_fname != NULL)
-        lib = dlopen (info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-      if (lib != NULL)
-        func = (RepoCreateFunc) dlsym (lib, "repo_create");
-      if (func == NULL)
-        g_error ("cannot find libsolv's repo_create(): %s", dlerror ());
-    }
-  return func (pool, name);
 }
 
 /* One entry of the request: "name", "name:arch", "name=version". */
@@ -1170,7 +1145,7 @@ load_sources (Resolver *r, GPtrArray *sources, const char *cache_dir, GError **e
   for (guint i = 0; i < sources->len; i++)
     {
       ResolveSource *source = sources->pdata[i];
-      Repo *repo = solv_repo_new (r->pool, source->name);
+      Repo *repo = repo_create (r->pool, source->name);
       repo->appdata = source;
       for (guint j = 0; j < source->index_paths->len; j++)
         if (!packages_store_load (r->store, repo, source->index_paths->pdata[j], cache_dir, error))
