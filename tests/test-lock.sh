@@ -123,15 +123,17 @@ test_expect_success 'a cached index whose hash matches is not fetched again; InR
     a2o lock packages.txt --sources sources.list --cache cache >/dev/null
     assert_file_has_content "$HTTPD_LOG" "^/good/dists/bookworm/InRelease$"
     assert_not_file_has_content "$HTTPD_LOG" "Packages"
-    ls cache > cached
+    find cache -maxdepth 1 -type f > cached
     [ "$(wc -l < cached)" -eq 1 ] || fail "the cache should hold one verified index"
+    # and, in cache/parsed, what the resolver read from it
+    ls cache/parsed/*.solv > /dev/null
 '
 
 test_expect_success 'the cache holds indices under their SHA256; a damaged cached index is fetched again' '
     sources_for good
     echo hello > packages.txt
     a2o lock packages.txt --sources sources.list --cache cache -o a.json >/dev/null
-    f=$(ls cache/*)
+    f=$(find cache -maxdepth 1 -type f)
     [ "$(basename "$f")" = "$(sha256sum < "$f" | cut -d" " -f1)" ] || fail "$f is not named by its sha256"
     : > "$f"
     : > "$HTTPD_LOG"
