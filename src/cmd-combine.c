@@ -33,7 +33,7 @@ CMD (combine)
     return FALSE;
 
   edit.tree = tree_combine (edit.repo, revs, later_wins ? TREE_COMBINE_LATER_WINS : TREE_COMBINE_NONE,
-                            cancellable, error);
+                            NULL, cancellable, error);
   if (edit.tree == NULL)
     return FALSE;
   return cmd_edit_finish (inv, &edit, out_ref, NULL, cancellable, error);

@@ -91,8 +91,14 @@ CMD (stage1)
   if (!inspect_packages (edit.repo, revs, &options.merged_usr, dpkg_names, error))
     return FALSE;
 
-  edit.tree = tree_combine (edit.repo, revs, TREE_COMBINE_NONE, cancellable, error);
+  /* Two packages with a file at one path: the later one's is set aside for
+   * stage 2, where a preinst's diversion (or Replaces:) says where each goes;
+   * dpkg would refuse the pair otherwise, and so will stage 2. */
+  g_autoptr(GPtrArray) conflicts = g_ptr_array_new_with_free_func ((GDestroyNotify) tree_conflict_free);
+  edit.tree = tree_combine (edit.repo, revs, TREE_COMBINE_SET_ASIDE, conflicts, cancellable, error);
   if (edit.tree == NULL)
+    return FALSE;
+  if (!dpkgdb_set_aside (edit.repo, edit.tree, conflicts, dpkg_names, cancellable, error))
     return FALSE;
   if (!dpkgdb_assemble (edit.repo, edit.tree, &options, cancellable, error))
     return FALSE;

@@ -142,6 +142,30 @@ link_merged_usr (OstreeRepo *repo, OstreeMutableTree *root, GCancellable *cancel
 }
 
 gboolean
+dpkgdb_set_aside (OstreeRepo *repo, OstreeMutableTree *root, GPtrArray *conflicts,
+                  GPtrArray *dpkg_names, GCancellable *cancellable, GError **error)
+{
+  if (conflicts->len == 0)
+    return TRUE;
+
+  TreeMkdirOptions dir_options = { 0, 0, 0755, TRUE };
+  g_autoptr(GString) list = g_string_new ("");
+  for (guint i = 0; i < conflicts->len; i++)
+    {
+      const TreeConflict *conflict = conflicts->pdata[i];
+      const char *earlier = dpkg_names->pdata[conflict->earlier];
+      const char *later = dpkg_names->pdata[conflict->later];
+      g_autofree char *aside = g_strconcat (DPKGDB_SET_ASIDE_DIR "/", later, conflict->path, NULL);
+      g_autofree char *aside_dir = g_path_get_dirname (aside);
+      if (!tree_mkdir (repo, root, aside_dir, &dir_options, cancellable, error)
+          || !tree_replace_file (root, aside, conflict->checksum, error))
+        return FALSE;
+      g_string_append_printf (list, "%s %s %s\n", conflict->path, earlier, later);
+    }
+  return put_file (repo, root, DPKGDB_SET_ASIDE_LIST, list->str, FALSE, cancellable, error);
+}
+
+gboolean
 dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const DpkgdbOptions *options,
                  GCancellable *cancellable, GError **error)
 {

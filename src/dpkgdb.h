@@ -20,6 +20,18 @@ typedef struct {
   gboolean merged_usr;
 } DpkgdbOptions;
 
+/* Files two packages both ship, set aside by stage 1 (tree.h's
+ * TREE_COMBINE_SET_ASIDE) for stage 2 to place once the preinst scripts have
+ * made their diversions: the later package's file is kept at
+ * DPKGDB_SET_ASIDE_DIR/PKG/PATH, and DPKGDB_SET_ASIDE_LIST has a line
+ * "PATH EARLIER-PKG LATER-PKG" for each (dpkg names). */
+#define DPKGDB_SET_ASIDE_DIR "var/lib/apt2ostree/set-aside"
+#define DPKGDB_SET_ASIDE_LIST "var/lib/apt2ostree/set-aside.list"
+
+/* CONFLICTS: TreeConflict*; DPKG_NAMES: the dpkg name of each tree. */
+gboolean dpkgdb_set_aside (OstreeRepo *repo, OstreeMutableTree *root, GPtrArray *conflicts,
+                           GPtrArray *dpkg_names, GCancellable *cancellable, GError **error);
+
 gboolean dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const DpkgdbOptions *options,
                           GCancellable *cancellable, GError **error);
 

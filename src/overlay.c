@@ -116,7 +116,7 @@ keep_base_dirs (Walk *w, const char *base_contents, const char *over_contents,
 OstreeMutableTree *
 overlay_trees (OstreeRepo *repo, GPtrArray *revs, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(OstreeMutableTree) result = tree_combine (repo, revs, TREE_COMBINE_LATER_WINS,
+  g_autoptr(OstreeMutableTree) result = tree_combine (repo, revs, TREE_COMBINE_LATER_WINS, NULL,
                                                       cancellable, error);
   if (result == NULL)
     return NULL;

@@ -134,11 +134,20 @@ typedef struct {
   guint current;            /* index in revs of the tree being merged */
   TreeCombineFlags flags;
   GPtrArray *path;          /* components of the directory being merged */
+  GPtrArray *conflicts;     /* TreeConflict*, with TREE_COMBINE_SET_ASIDE */
 } Combine;
 
-/* The name of the first tree before the current one that has PATH: the
+void
+tree_conflict_free (TreeConflict *conflict)
+{
+  g_free (conflict->path);
+  g_free (conflict->checksum);
+  g_free (conflict);
+}
+
+/* The index of the first tree before the current one that has PATH: the
  * one whose entry the current tree clashes with. */
-static const char *
+static guint
 earlier_owner (Combine *c, const char *path)
 {
   for (guint i = 0; i < c->current; i++)
@@ -146,19 +155,26 @@ earlier_owner (Combine *c, const char *path)
       const RepoRev *rev = c->revs->pdata[i];
       g_autofree char *file = NULL, *contents = NULL, *meta = NULL;
       if (tree_find (c->repo, rev, path, &file, &contents, &meta, NULL))
-        return rev->name;
+        return i;
     }
-  return "an earlier tree";
+  return 0;
+}
+
+static char *
+combine_path (Combine *c, const char *name)
+{
+  g_ptr_array_add (c->path, (char *) name);
+  char *path = util_join_tree_path (c->path, c->path->len);
+  g_ptr_array_remove_index (c->path, c->path->len - 1);
+  return path;
 }
 
 /* EARLIER and LATER are the kinds of entry the two trees have at NAME. */
 static gboolean
 combine_conflict (Combine *c, const char *name, EntryKind earlier, EntryKind later, GError **error)
 {
-  g_ptr_array_add (c->path, (char *) name);
-  g_autofree char *path = util_join_tree_path (c->path, c->path->len);
-  g_ptr_array_remove_index (c->path, c->path->len - 1);
-  const char *earlier_name = earlier_owner (c, path);
+  g_autofree char *path = combine_path (c, name);
+  const char *earlier_name = ((const RepoRev *) c->revs->pdata[earlier_owner (c, path)])->name;
   const char *later_name = ((const RepoRev *) c->revs->pdata[c->current])->name;
 
   g_autofree char *clash = NULL;
@@ -168,6 +184,8 @@ combine_conflict (Combine *c, const char *name, EntryKind earlier, EntryKind lat
     clash = g_strdup_printf ("is a directory in \"%s\" but not in \"%s\"", earlier_name, later_name);
   else
     clash = g_strdup_printf ("is a directory in \"%s\" but not in \"%s\"", later_name, earlier_name);
+  if (c->flags & TREE_COMBINE_SET_ASIDE)
+    return util_fail (error, "\"%s\" %s", path, clash);
   return util_fail (error, "\"%s\" %s; use --later-wins to let the later tree win", path, clash);
 }
 
@@ -185,6 +203,16 @@ combine_file (Combine *c, OstreeMutableTree *dst, const char *name, const char *
 
   if (kind == ENTRY_FILE && g_str_equal (existing, checksum))
     return TRUE;
+  if (kind == ENTRY_FILE && (c->flags & TREE_COMBINE_SET_ASIDE))
+    {
+      TreeConflict *conflict = g_new0 (TreeConflict, 1);
+      conflict->path = combine_path (c, name);
+      conflict->earlier = earlier_owner (c, conflict->path);
+      conflict->later = c->current;
+      conflict->checksum = g_strdup (checksum);
+      g_ptr_array_add (c->conflicts, conflict);
+      return TRUE;
+    }
   if (kind != ENTRY_NONE && !(c->flags & TREE_COMBINE_LATER_WINS))
     return combine_conflict (c, name, kind, ENTRY_FILE, error);
   if (kind == ENTRY_DIR && !ostree_mutable_tree_remove (dst, name, FALSE, error))
@@ -265,15 +293,16 @@ combine_dir (Combine *c, OstreeMutableTree *dst, const char *contents, GError **
 }
 
 OstreeMutableTree *
-tree_combine (OstreeRepo *repo, GPtrArray *revs, TreeCombineFlags flags,
+tree_combine (OstreeRepo *repo, GPtrArray *revs, TreeCombineFlags flags, GPtrArray *out_conflicts,
               GCancellable *cancellable, GError **error)
 {
   g_return_val_if_fail (revs->len > 0, NULL);
+  g_return_val_if_fail (!(flags & TREE_COMBINE_SET_ASIDE) || out_conflicts != NULL, NULL);
 
   const RepoRev *first = revs->pdata[0];
   g_autoptr(OstreeMutableTree) result = tree_load (repo, first);
   g_autoptr(GPtrArray) path = g_ptr_array_new ();
-  Combine c = { repo, revs, 0, flags, path };
+  Combine c = { repo, revs, 0, flags, path, out_conflicts };
 
   for (c.current = 1; c.current < revs->len; c.current++)
     {

@@ -20,15 +20,31 @@ typedef enum {
   /* A later tree replaces a different file, or a file/directory clash, and
    * its directory metadata replaces the earlier one's. */
   TREE_COMBINE_LATER_WINS = 1 << 0,
+  /* Two different files at one path: the earlier stays and the later is
+   * reported in the conflicts instead of failing (stage 1, where a preinst's
+   * diversion decides later where each of the two belongs). */
+  TREE_COMBINE_SET_ASIDE = 1 << 1,
 } TreeCombineFlags;
+
+/* A file set aside by TREE_COMBINE_SET_ASIDE. */
+typedef struct {
+  char *path;        /* "/usr/bin/x" */
+  guint earlier;     /* index in REVS of the first tree with a file there (it stays) */
+  guint later;       /* index in REVS of the tree whose file was set aside */
+  char *checksum;    /* the file set aside */
+} TreeConflict;
+
+void tree_conflict_free (TreeConflict *conflict);
 
 /* Union of REVS (RepoRev*), later on top.  Directories merge; a directory
  * keeps the metadata of the first tree that has it, as dpkg keeps an
  * existing directory; the same file at one path is fine; a different file,
  * or a file against a directory, at one path is an error naming the path
- * and both trees, unless TREE_COMBINE_LATER_WINS. */
+ * and both trees, unless TREE_COMBINE_LATER_WINS (or, for two files,
+ * TREE_COMBINE_SET_ASIDE, which adds a TreeConflict to OUT_CONFLICTS). */
 OstreeMutableTree *tree_combine (OstreeRepo *repo, GPtrArray *revs, TreeCombineFlags flags,
-                                 GCancellable *cancellable, GError **error);
+                                 GPtrArray *out_conflicts, GCancellable *cancellable,
+                                 GError **error);
 
 /* Options for a new directory. */
 typedef struct {

@@ -358,4 +358,37 @@ test_expect_success 'a mirror that lost a package fails that package'"'"'s unpac
     assert_not_has_file build/ostree/refs/heads/stage1/gone
 '
 
+# clash_deb NAME TEXT [FIELD: VALUE]...: a package shipping
+# /usr/share/clash/file with TEXT in it.
+clash_deb () {
+    local name=$1 text=$2; shift 2
+    local stage="$SCRATCH/stage/$name"
+    rm -rf "$stage" && mkdir -p "$stage/usr/share/clash"
+    echo "$text" > "$stage/usr/share/clash/file"
+    ( cd "$D/pool/main" && make_deb "$stage" "$name" 1.0 amd64 "Priority: optional" "$@" ) > /dev/null
+}
+
+test_expect_success 'two packages shipping one path, with no diversion and no Replaces: the build fails naming both, as dpkg would' '
+    cd "$W"
+    clash_deb clash-a "from a"
+    clash_deb clash-b "from b" "Depends: clash-a"
+    reindex
+    lock_image clashing clash-b
+    expect_failure err a2o build clashing.lock.json > build-g.out
+    cat build-g.out err > all
+    assert_file_has_content all "packages clash-a and clash-b both ship /usr/share/clash/file"
+    assert_not_has_file build/ostree/refs/heads/clashing
+'
+
+test_expect_success 'a package that Replaces the other takes the path, as dpkg lets it' '
+    cd "$W"
+    clash_deb clash-c "from c" "Depends: clash-a" "Replaces: clash-a"
+    reindex
+    lock_image replacing clash-c
+    a2o build replacing.lock.json > build-h.out
+    a2o --repo build/ostree export replacing --dir replacing-img
+    assert_streq "$(cat replacing-img/usr/share/clash/file)" "from c"
+    assert_not_has_file replacing-img/var/lib/apt2ostree
+'
+
 test_done

@@ -95,13 +95,24 @@ test_expect_success 'package trees unpacked with and without merged /usr do not 
     assert_not_has_file repo/refs/heads/img/stage1
 '
 
-test_expect_success 'two packages shipping different files at one path: an error naming both' '
+test_expect_success 'two packages shipping different files at one path: the later one is set aside for stage 2' '
     make_packages
     mkdir -p other/usr/bin && echo other > other/usr/bin/tool
     a2o --repo repo unpack-deb --ref deb/other "$(make_deb other other 1 amd64)" > /dev/null
-    expect_failure err a2o --repo repo stage1 --ref img/stage1 --arch amd64 deb/base deb/tool deb/other
+    a2o --repo repo stage1 --ref img/stage1 --arch amd64 deb/base deb/tool deb/other
+    ostree --repo=repo checkout "$(rev_commit repo img/stage1)" co
+    assert_streq "$(cat co/usr/bin/tool)" tool
+    assert_streq "$(cat co/var/lib/apt2ostree/set-aside/other/usr/bin/tool)" other
+    assert_streq "$(cat co/var/lib/apt2ostree/set-aside.list)" "/usr/bin/tool tool other"
+'
+
+test_expect_success 'a file in one package where another has a directory is an error naming both' '
+    make_packages
+    mkdir -p clash/usr/bin/tool && echo x > clash/usr/bin/tool/x
+    a2o --repo repo unpack-deb --ref deb/clash "$(make_deb clash clash 1 amd64)" > /dev/null
+    expect_failure err a2o --repo repo stage1 --ref img/stage1 --arch amd64 deb/base deb/tool deb/clash
     assert_one_line err
-    assert_file_has_content err "\"/usr/bin/tool\" differs between \"deb/tool\" and \"deb/other\""
+    assert_file_has_content err "\"/usr/bin/tool\" is a directory in \"deb/clash\" but not in \"deb/tool\"\$"
     assert_not_has_file repo/refs/heads/img/stage1
 '
 
