@@ -8,25 +8,26 @@
 
 #include "cmd.h"
 
+/* In the order a user meets them: images, their steps, then tree tools. */
 static const CmdEntry commands[] = {
   { "init", cmd_init, "create an OSTree repository" },
+  { "lock", cmd_lock, "resolve a package list against signed sources into a lockfile" },
+  { "build", cmd_build, "build a lockfile's image (writes the Ninja file and runs ninja)" },
+  { "ninja", cmd_ninja, "write the Ninja rules that build a lockfile's image" },
+  { "unpack-deb", cmd_unpack_deb, "unpack one .deb (file or URL) into a tree" },
+  { "stage1", cmd_stage1, "combine package trees into one unpacked dpkg system" },
+  { "configure", cmd_configure, "stage 2: dpkg --configure -a over a stage-1 tree, in a sandbox" },
+  { "mod", cmd_mod, "run a command over a tree in a sandbox, commit what it changed" },
   { "import", cmd_import, "make a directory or a tar archive a tree" },
   { "export", cmd_export, "copy a tree out, to a directory or a tar archive" },
   { "combine", cmd_combine, "union of trees, later trees on top (metadata only)" },
+  { "overlay", cmd_overlay, "put trees over a base tree, as files are copied into it (metadata only)" },
   { "mkdir", cmd_mkdir, "add directories to a tree (metadata only)" },
   { "ln", cmd_ln, "add a symlink to a tree (metadata only)" },
   { "mv", cmd_mv, "move a path inside a tree (metadata only)" },
   { "rm", cmd_rm, "remove paths from a tree (metadata only)" },
   { "subtree", cmd_subtree, "make a directory of a tree the root of a new tree" },
   { "graft", cmd_graft, "place a tree at a path inside another tree" },
-  { "stage1", cmd_stage1, "combine package trees into one unpacked dpkg system" },
-  { "configure", cmd_configure, "stage 2: dpkg --configure -a over a stage-1 tree, in a sandbox" },
-  { "ninja", cmd_ninja, "write the Ninja rules that build a lockfile's image" },
-  { "build", cmd_build, "build a lockfile's image (writes the Ninja file and runs ninja)" },
-  { "unpack-deb", cmd_unpack_deb, "unpack one .deb (file or URL) into a tree" },
-  { "lock", cmd_lock, "resolve a package list against signed sources into a lockfile" },
-  { "mod", cmd_mod, "run a command over a tree in a sandbox, commit what it changed" },
-  { "overlay", cmd_overlay, "put trees over a base tree, as files are copied into it (metadata only)" },
   { NULL }
 };
 
