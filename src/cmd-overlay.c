@@ -23,10 +23,8 @@ CMD (overlay)
     return cmd_usage_error (inv, error, "expected BASE and at least one TREE");
 
   g_auto(CmdEdit) edit = { NULL };
-  if (!cmd_edit_begin (inv, out_ref, NULL, &edit, cancellable, error))
-    return FALSE;
-  g_autoptr(GPtrArray) revs = repo_resolve_all (edit.repo, (const char *const *) argv + 1,
-                                                argc - 1, error);
+  g_autoptr(GPtrArray) revs = cmd_edit_begin_with_trees (inv, out_ref, (const char *const *) argv + 1,
+                                                         argc - 1, &edit, cancellable, error);
   if (revs == NULL)
     return FALSE;
 

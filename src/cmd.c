@@ -78,6 +78,15 @@ cmd_edit_begin (CmdInvocation *inv, const char *out_ref, const char *in, CmdEdit
   return edit->txn != NULL;
 }
 
+GPtrArray *
+cmd_edit_begin_with_trees (CmdInvocation *inv, const char *out_ref, const char *const *names,
+                           int n, CmdEdit *edit, GCancellable *cancellable, GError **error)
+{
+  if (!cmd_edit_begin (inv, out_ref, NULL, edit, cancellable, error))
+    return NULL;
+  return repo_resolve_all (edit->repo, names, n, error);
+}
+
 gboolean
 cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref, GVariant *metadata,
                  GCancellable *cancellable, GError **error)

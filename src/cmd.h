@@ -45,6 +45,11 @@ typedef struct {
 
 gboolean cmd_edit_begin (CmdInvocation *inv, const char *out_ref, const char *in, CmdEdit *edit,
                          GCancellable *cancellable, GError **error);
+/* cmd_edit_begin for a command that takes the N trees NAMES: returns them
+ * resolved, in order (RepoRev*). */
+GPtrArray *cmd_edit_begin_with_trees (CmdInvocation *inv, const char *out_ref,
+                                      const char *const *names, int n, CmdEdit *edit,
+                                      GCancellable *cancellable, GError **error);
 /* Commit the tree to OUT_REF (with METADATA, a floating a{sv}, or NULL)
  * and print the commit checksum. */
 gboolean cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref,
