@@ -43,21 +43,25 @@ timed () {
     awk -v s="$t1 - $t0" '{ split(s, p, " - "); print $1 + (p[1] - p[2]), $2 + $3 }' "$out.t" > "$out"
 }
 
+# Each round writes into fresh directories and nothing is deleted until the
+# end: on ext4 without a journal, inodes freed in the last minutes are
+# skipped one by one when new ones are allocated, so deleting the previous
+# round's output would slow down whichever side runs next.
 dpkg_side () {
-    rm -rf "$WORK/x" && mkdir "$WORK/x"
-    timed "$WORK/dpkg.$1" xargs -P "$JOBS" -I{} sh -c 'd=$(mktemp -d "$0/x.XXXXXX") && dpkg-deb -x "$1" "$d"' "$WORK/x" {} < "$WORK/debs"
+    mkdir "$WORK/x$1"
+    timed "$WORK/dpkg.$1" xargs -P "$JOBS" -I{} sh -c 'd=$(mktemp -d "$0/x.XXXXXX") && dpkg-deb -x "$1" "$d"' "$WORK/x$1" {} < "$WORK/debs"
 }
 
 a2o_side () {
-    rm -rf "$WORK/repo"
-    "$APT2OSTREE" --repo "$WORK/repo" init > /dev/null
-    [ "${FSYNC:-1}" = 1 ] || ostree --repo="$WORK/repo" config set core.fsync false
-    [ "${PER_OBJECT_FSYNC:-0}" = 0 ] || ostree --repo="$WORK/repo" config set core.per-object-fsync true
+    local repo=$WORK/repo$1
+    "$APT2OSTREE" --repo "$repo" init > /dev/null
+    [ "${FSYNC:-1}" = 1 ] || ostree --repo="$repo" config set core.fsync false
+    [ "${PER_OBJECT_FSYNC:-0}" = 0 ] || ostree --repo="$repo" config set core.per-object-fsync true
     timed "$WORK/a2o.$1" xargs -P "$JOBS" -I{} sh -c \
         '"$0" --repo "$1" unpack-deb --ref "bench/$(basename "$2")" "$2" > /dev/null 2>&1' \
-        "$APT2OSTREE" "$WORK/repo" {} < "$WORK/debs"
+        "$APT2OSTREE" "$repo" {} < "$WORK/debs"
     local refs
-    refs=$(find "$WORK/repo/refs/heads/bench" -type f | wc -l)
+    refs=$(find "$repo/refs/heads/bench" -type f | wc -l)
     [ "$refs" = "$n" ] || { echo "bench/unpack.sh: only $refs of $n packages unpacked" >&2; exit 1; }
 }
 

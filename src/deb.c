@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "content.h"
 #include "deb.h"
 #include "util.h"
 
@@ -220,6 +221,8 @@ typedef struct {
   OstreeMutableTree *root;
   const char *member;               /* the ar member being read, for messages */
   guint8 *buf;                      /* DEB_BUF_SIZE bytes for file content */
+  guint8 *file_buf;                 /* a whole regular file, grown as needed */
+  gsize file_buf_size;
 
   char *default_dirmeta;            /* 0755 root:root */
   GHashTable *dirmeta_cache;        /* "uid:gid:mode" -> checksum */
@@ -242,6 +245,7 @@ deb_unpack_clear (DebUnpack *u)
 {
   g_free (u->default_dirmeta);
   g_free (u->buf);
+  g_free (u->file_buf);
   g_clear_pointer (&u->dirmeta_cache, g_hash_table_unref);
   g_clear_pointer (&u->control, g_hash_table_unref);
   g_clear_pointer (&u->fields, g_ptr_array_unref);
@@ -568,10 +572,42 @@ unpack_hardlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *shipped, 
   return place_file (u, final, pathname, copy, error);
 }
 
-/* A regular file's content object, streamed from the archive.  Bare and
- * bare-user repositories take the data through an OstreeContentWriter (one
- * copy less, and a faster checksum than the content-stream path); archive
- * repositories, which the writer does not support, through a stream. */
+/* Read the current entry's SIZE bytes into u->file_buf. */
+static gboolean
+read_whole_entry (DebUnpack *u, struct archive *a, gsize size, GChecksum *md5, GError **error)
+{
+  /* One byte more than SIZE, so reading past the end is noticed. */
+  if (size + 1 > u->file_buf_size)
+    {
+      g_free (u->file_buf);
+      u->file_buf_size = MAX (size + 1, 2 * u->file_buf_size);
+      u->file_buf = g_malloc (u->file_buf_size);
+    }
+  gsize done = 0;
+  for (;;)
+    {
+      la_ssize_t n = archive_read_data (a, u->file_buf + done, MAX (size - done, 1));
+      if (n < 0)
+        return util_fail (error, "%s", archive_error_string (a));
+      if (n == 0)
+        break;
+      done += n;
+      if (done > size)
+        return util_fail (error, "longer than its header says (%zu bytes)", size);
+    }
+  if (done != size)
+    return util_fail (error, "truncated (%zu of %zu bytes)", done, size);
+  if (md5 != NULL)
+    g_checksum_update (md5, u->file_buf, size);
+  return TRUE;
+}
+
+/* A regular file's content object.  Into a bare or bare-user repository a
+ * file up to CONTENT_MAX_INLINE bytes is read whole and written by
+ * content_write_regular() (a faster checksum, and nothing written for
+ * content the repository already has); larger ones are streamed through an
+ * OstreeContentWriter; archive repositories, which the writer does not
+ * support, take a stream. */
 static gboolean
 write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GChecksum *md5,
                char **out_checksum, GError **error)
@@ -586,6 +622,15 @@ write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GCh
       g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_REGULAR, uid, gid, mode, size);
       g_autoptr(GInputStream) input = deb_entry_stream_new (a, md5);
       return write_content (u, info, xattrs, input, out_checksum, error);
+    }
+
+  if (size >= 0 && size <= CONTENT_MAX_INLINE)
+    {
+      if (!read_whole_entry (u, a, size, md5, error))
+        return FALSE;
+      *out_checksum = content_write_regular (u->repo, uid, gid, mode, xattrs, u->file_buf, size,
+                                             u->cancellable, error);
+      return *out_checksum != NULL;
     }
 
   g_autoptr(OstreeContentWriter) writer = ostree_repo_write_regfile (u->repo, NULL, uid, gid, mode,

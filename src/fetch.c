@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fetch.h"
+#include "sha256.h"
 #include "util.h"
 
 /* Four attempts, 0.25 s, 0.5 s and 1 s apart: enough to ride out a mirror
@@ -23,7 +24,7 @@
 typedef struct {
   int fd;                 /* file sink, or -1 */
   GByteArray *buf;        /* memory sink, or NULL */
-  GChecksum *sha256;
+  Sha256 *sha256;
   guint64 received;
   gint64 expected_size;   /* -1: unknown */
   gboolean too_big;
@@ -84,7 +85,7 @@ fetch_global_init (void)
 static void
 sink_reset (FetchSink *sink)
 {
-  g_checksum_reset (sink->sha256);
+  sha256_reset (sink->sha256);
   sink->received = 0;
   sink->too_big = FALSE;
   sink->write_errno = 0;
@@ -126,7 +127,7 @@ sink_write (char *data, size_t size, size_t nmemb, void *user_data)
   else
     g_byte_array_append (sink->buf, (const guint8 *) data, n);
 
-  g_checksum_update (sink->sha256, (const guchar *) data, n);
+  sha256_update (sink->sha256, data, n);
   sink->received += n;
   return n;
 }
@@ -348,7 +349,7 @@ fetch_to_temp (const char *url, const char *dir, const FetchOptions *opts, char 
                       g_strerror (errno));
 
   g_autofree char *label = url_label (url);
-  g_autoptr(GChecksum) sha256 = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(Sha256) sha256 = sha256_new ();
   FetchSink sink = {
     .fd = fd,
     .sha256 = sha256,
@@ -367,7 +368,7 @@ fetch_to_temp (const char *url, const char *dir, const FetchOptions *opts, char 
                     G_GUINT64_FORMAT "); the download is truncated or the mirror is out of sync",
                     url, opts->expected_size, sink.received);
 
-  const char *actual = g_checksum_get_string (sha256);
+  g_autofree char *actual = sha256_finish_hex (sha256);
   if (ok && opts->expected_sha256 != NULL && g_ascii_strcasecmp (actual, opts->expected_sha256) != 0)
     ok = util_fail (error, "%s: sha256 mismatch (expected %s, got %s); the mirror may be out of "
                     "sync with the lockfile", url, opts->expected_sha256, actual);
@@ -379,7 +380,7 @@ fetch_to_temp (const char *url, const char *dir, const FetchOptions *opts, char 
     }
   *out_tmp_path = g_steal_pointer (&tmp_path);
   if (out_sha256 != NULL)
-    *out_sha256 = g_strdup (actual);
+    *out_sha256 = g_steal_pointer (&actual);
   return TRUE;
 }
 
@@ -404,7 +405,7 @@ fetch_to_file (const char *url, const char *dest, const FetchOptions *opts,
 GBytes *
 fetch_bytes (const char *url, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GChecksum) sha256 = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(Sha256) sha256 = sha256_new ();
   g_autoptr(GByteArray) buf = g_byte_array_new ();
   FetchSink sink = {
     .fd = -1,
@@ -428,7 +429,7 @@ fetch_sha256_file (const char *path, GError **error)
                    g_strerror (errno));
       return NULL;
     }
-  g_autoptr(GChecksum) sha256 = g_checksum_new (G_CHECKSUM_SHA256);
+  g_autoptr(Sha256) sha256 = sha256_new ();
   g_autofree guchar *buf = g_malloc (256 * 1024);
   for (;;)
     {
@@ -444,10 +445,10 @@ fetch_sha256_file (const char *path, GError **error)
         }
       if (n == 0)
         break;
-      g_checksum_update (sha256, buf, n);
+      sha256_update (sha256, buf, n);
     }
   close (fd);
-  return g_strdup (g_checksum_get_string (sha256));
+  return sha256_finish_hex (sha256);
 }
 
 /* Does the cached file PATH hold SIZE bytes (when >= 0) with this SHA256? */

@@ -350,6 +350,45 @@ f|./usr/plain|644|plain"
     assert_not_file_has_content attrs "user.test"
 '
 
+test_expect_success 'file content with xattrs gets the checksum libostree computes itself (archive repositories)' '
+    new_repo r1
+    new_repo r2 bare-user
+    new_repo r3 archive
+    deb_from_spec x.deb xattrs "d|./|755
+d|./usr/|755
+f|./usr/file|4755|content|xattr=user.test=hello|xattr=user.other=2
+f|./usr/empty|600|"
+    for r in r1 r2 r3; do a2o --repo $r unpack-deb --ref x x.deb > c.$r 2>/dev/null; done
+    assert_streq "$(cat c.r1)" "$(cat c.r3)"
+    assert_streq "$(cat c.r2)" "$(cat c.r3)"
+'
+
+test_expect_success 'every object unpack-deb writes passes ostree fsck (bare and bare-user)' '
+    new_repo r1
+    new_repo r2 bare-user
+    for r in r1 r2; do
+        a2o --repo $r unpack-deb --ref a "$EVERYTHING" > /dev/null 2>&1
+        a2o --repo $r unpack-deb --ref b "$FIX/libsame1.deb" > /dev/null 2>&1
+        ostree fsck --repo=$r > fsck.$r 2>&1 || { cat fsck.$r; false; }
+        assert_not_file_has_content fsck.$r "corrupt"
+    done
+'
+
+test_expect_success 'a file larger than what is held in memory (64 MiB) is streamed, with the same checksum' '
+    mkdir -p big/usr/share/big
+    head -c 67108865 /dev/zero > big/usr/share/big/zeros
+    echo small > big/usr/share/big/small
+    mv "$(make_deb big big 1.0 all)" big.deb
+    new_repo r1
+    new_repo r3 archive
+    a2o --repo r1 unpack-deb --ref big big.deb > c1 2>/dev/null
+    a2o --repo r3 unpack-deb --ref big big.deb > c3 2>/dev/null
+    assert_streq "$(cat c1)" "$(cat c3)"
+    ostree --repo=r1 ls big /usr/share/big/zeros > ls
+    assert_file_has_content ls " 67108865 /usr/share/big/zeros"
+    ostree fsck --repo=r1 > /dev/null 2>&1
+'
+
 test_expect_success 'a --sha256 and --size that match are accepted' '
     new_repo
     a2o --repo repo unpack-deb --ref pkg --sha256 "$EVERYTHING_SHA" --size "$(stat -c %s "$EVERYTHING")" \

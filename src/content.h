@@ -1,0 +1,26 @@
+/* content.h — regular-file content objects written from memory, with the
+ * object checksum computed by OpenSSL's SHA-256 instead of libostree's. */
+#pragma once
+
+#include <ostree.h>
+
+G_BEGIN_DECLS
+
+/* Files larger than this are not held in memory: callers stream them through
+ * ostree_repo_write_regfile() instead. */
+#define CONTENT_MAX_INLINE (64 * 1024 * 1024)
+
+/* The OSTree checksum of a regular file with these properties and DATA, the
+ * same as ostree_checksum_file_from_input() gives, as 64 hex digits. */
+char *content_checksum (guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+                        const guint8 *data, gsize size, GError **error);
+
+/* Store a regular file as a content object of REPO (a bare or bare-user
+ * repository) and return its checksum.  The checksum is computed here; the
+ * object is written only when REPO does not hold it yet, and libostree does
+ * not hash the data a second time. */
+char *content_write_regular (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
+                             GVariant *xattrs, const guint8 *data, gsize size,
+                             GCancellable *cancellable, GError **error);
+
+G_END_DECLS
