@@ -51,45 +51,115 @@ mod_clear (Mod *mod)
 
 /* --- scratch directory --- */
 
-/* Remove PATH and what it holds, without following symlinks or crossing
- * into mounts.  Not root, a checkout and overlayfs' work directory hold
- * directories without write (or any) permission: open them up first (only
- * directories: the files are the repository's own). */
+/* Removing a tree: like the checkout, on a few threads, each directory a
+ * task that unlinks its files and queues its subdirectories; the emptied
+ * directories are removed at the end, deepest first.  Symlinks are never
+ * followed and mounts never crossed.  Not root, a checkout and overlayfs'
+ * work directory hold directories without write (or any) permission: they
+ * are opened up first (only directories: the files are the repository's
+ * own). */
+typedef struct {
+  dev_t dev;
+  GThreadPool *pool;
+  GMutex lock;             /* guards what follows */
+  GCond idle;
+  guint pending;
+  GPtrArray *dirs;         /* every directory found, parents before children */
+  GError *error;
+} Remover;
+
+static void
+remover_queue (Remover *rm, char *path)
+{
+  g_mutex_lock (&rm->lock);
+  g_ptr_array_add (rm->dirs, g_strdup (path));
+  rm->pending++;
+  g_mutex_unlock (&rm->lock);
+  g_thread_pool_push (rm->pool, path, NULL);
+}
+
+/* Open up the directory NAME of DFD (at PATH) for removal, after checking
+ * it is on the same filesystem. */
 static gboolean
-rm_rf_at (int parent_fd, const char *name, dev_t dev, GError **error)
+remover_check_dir (Remover *rm, int dfd, const char *name, const char *path, GError **error)
 {
   struct stat st;
-  if (fstatat (parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return errno == ENOENT ? TRUE : util_fail (error, "%s: %s", name, g_strerror (errno));
-  if (!S_ISDIR (st.st_mode))
-    {
-      if (unlinkat (parent_fd, name, 0) < 0 && errno != ENOENT)
-        return util_fail (error, "%s: cannot remove: %s", name, g_strerror (errno));
-      return TRUE;
-    }
-  if (st.st_dev != dev)
-    return util_fail (error, "%s: a mount point inside the scratch directory", name);
+  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return util_fail (error, "%s: %s", path, g_strerror (errno));
+  if (st.st_dev != rm->dev)
+    return util_fail (error, "%s: a mount point inside the scratch directory", path);
   if ((st.st_mode & 0700) != 0700)
-    (void) fchmodat (parent_fd, name, (st.st_mode & 07777) | 0700, 0);
+    (void) fchmodat (dfd, name, (st.st_mode & 07777) | 0700, 0);
+  return TRUE;
+}
 
-  int fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+static gboolean
+remover_empty_dir (Remover *rm, const char *path, GError **error)
+{
+  int fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    return util_fail (error, "%s: cannot open: %s", name, g_strerror (errno));
+    return util_fail (error, "%s: cannot open: %s", path, g_strerror (errno));
   DIR *dir = fdopendir (fd);
   if (dir == NULL)
     {
       close (fd);
-      return util_fail (error, "%s: cannot read: %s", name, g_strerror (errno));
+      return util_fail (error, "%s: cannot read: %s", path, g_strerror (errno));
     }
   gboolean ok = TRUE;
   struct dirent *de;
   while (ok && (de = readdir (dir)) != NULL)
-    if (!g_str_equal (de->d_name, ".") && !g_str_equal (de->d_name, ".."))
-      ok = rm_rf_at (dirfd (dir), de->d_name, dev, error);
+    {
+      if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
+        continue;
+      gboolean is_dir = de->d_type == DT_DIR;
+      if (de->d_type == DT_UNKNOWN)
+        {
+          struct stat st;
+          if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            {
+              if (errno == ENOENT)
+                continue;
+              ok = util_fail (error, "%s/%s: %s", path, de->d_name, g_strerror (errno));
+              break;
+            }
+          is_dir = S_ISDIR (st.st_mode);
+        }
+      if (!is_dir)
+        {
+          if (unlinkat (dirfd (dir), de->d_name, 0) < 0 && errno != ENOENT)
+            ok = util_fail (error, "%s/%s: cannot remove: %s", path, de->d_name,
+                            g_strerror (errno));
+          continue;
+        }
+      char *sub = g_build_filename (path, de->d_name, NULL);
+      ok = remover_check_dir (rm, dirfd (dir), de->d_name, sub, error);
+      if (ok)
+        remover_queue (rm, sub);
+      else
+        g_free (sub);
+    }
   closedir (dir);
-  if (ok && unlinkat (parent_fd, name, AT_REMOVEDIR) < 0 && errno != ENOENT)
-    return util_fail (error, "%s: cannot remove: %s", name, g_strerror (errno));
   return ok;
+}
+
+static void
+remover_run (gpointer data, gpointer user_data)
+{
+  char *path = data;
+  Remover *rm = user_data;
+  g_autoptr(GError) local_error = NULL;
+  g_mutex_lock (&rm->lock);
+  gboolean failed = rm->error != NULL;
+  g_mutex_unlock (&rm->lock);
+  if (!failed)
+    (void) remover_empty_dir (rm, path, &local_error);
+  g_free (path);
+  g_mutex_lock (&rm->lock);
+  if (local_error != NULL && rm->error == NULL)
+    rm->error = g_steal_pointer (&local_error);
+  if (--rm->pending == 0)
+    g_cond_signal (&rm->idle);
+  g_mutex_unlock (&rm->lock);
 }
 
 static gboolean
@@ -98,8 +168,39 @@ rm_rf (const char *path, GError **error)
   struct stat st;
   if (lstat (path, &st) < 0)
     return errno == ENOENT ? TRUE : util_fail (error, "%s: %s", path, g_strerror (errno));
-  if (!rm_rf_at (AT_FDCWD, path, st.st_dev, error))
+  if (!S_ISDIR (st.st_mode))
     {
+      if (unlink (path) < 0 && errno != ENOENT)
+        return util_fail (error, "cannot remove %s: %s", path, g_strerror (errno));
+      return TRUE;
+    }
+
+  Remover rm = { .dev = st.st_dev, .dirs = g_ptr_array_new_with_free_func (g_free) };
+  g_mutex_init (&rm.lock);
+  g_cond_init (&rm.idle);
+  if ((st.st_mode & 0700) != 0700)
+    (void) chmod (path, (st.st_mode & 07777) | 0700);
+  rm.pool = g_thread_pool_new (remover_run, &rm, CLAMP (g_get_num_processors (), 1, 4), FALSE,
+                               NULL);
+  remover_queue (&rm, g_strdup (path));
+  g_mutex_lock (&rm.lock);
+  while (rm.pending > 0)
+    g_cond_wait (&rm.idle, &rm.lock);
+  g_mutex_unlock (&rm.lock);
+  g_thread_pool_free (rm.pool, FALSE, TRUE);
+
+  for (guint i = rm.dirs->len; rm.error == NULL && i > 0; i--)
+    {
+      const char *dir = rm.dirs->pdata[i - 1];
+      if (rmdir (dir) < 0 && errno != ENOENT)
+        util_fail (&rm.error, "%s: cannot remove: %s", dir, g_strerror (errno));
+    }
+  g_ptr_array_unref (rm.dirs);
+  g_mutex_clear (&rm.lock);
+  g_cond_clear (&rm.idle);
+  if (rm.error != NULL)
+    {
+      g_propagate_error (error, rm.error);
       g_prefix_error (error, "cannot remove the scratch directory %s: ", path);
       return FALSE;
     }

@@ -96,6 +96,63 @@ test_expect_success 'the command sees the owners and modes OSTree stores' '
     assert_streq "$(ostree --repo="$R" cat t6 /seen | tr "\n" ,)" "640 0 42 /etc/shadow,2775 0 8 /var/mail,755 0 0 /usr/bin/tool,0,"
 '
 
+# A wide and deep tree: 24 top directories, 4 levels each, files in every
+# directory, read-only and setgid directories, setuid files, symlinks, one
+# content under many names, xattrs on files and directories.
+make_wide_tar () {
+    python3 - "$1" <<'PY'
+import io, sys, tarfile
+tar = tarfile.open(sys.argv[1], "w", format=tarfile.PAX_FORMAT)
+def add(name, kind, mode, uid=0, gid=0, data=b"", target=None, xattr=None):
+    ti = tarfile.TarInfo(name)
+    ti.mode, ti.uid, ti.gid, ti.mtime = mode, uid, gid, 0
+    if xattr:
+        ti.pax_headers = {"SCHILY.xattr.user.wide": xattr}
+    if kind == "d":
+        ti.type = tarfile.DIRTYPE
+        tar.addfile(ti)
+    elif kind == "l":
+        ti.type, ti.linkname = tarfile.SYMTYPE, target
+        tar.addfile(ti)
+    else:
+        ti.size = len(data)
+        tar.addfile(ti, io.BytesIO(data))
+for t in range(24):
+    path = "t%02d" % t
+    for depth in range(4):
+        add(path, "d", 0o2775 if depth == 2 else 0o755, gid=t if depth == 2 else 0,
+            xattr="dir-%d" % t if depth == 1 else None)
+        for f in range(6):
+            add("%s/f%d" % (path, f), "f", 0o4755 if f == 0 else 0o644, uid=f,
+                data=b"same\n" if f == 1 else ("%s %d\n" % (path, f)).encode(),
+                xattr="file" if f == 2 else None)
+        add(path + "/link", "l", 0o777, target="f1")
+        path += "/d%d" % depth
+    # an empty directory at the bottom, read-only in every third tree
+    add(path, "d", 0o555 if t % 3 == 0 else 0o755)
+tar.close()
+PY
+}
+
+test_expect_success 'the command sees the tree ostree checkout gives (many directories, modes, owners, links)' '
+    make_wide_tar wide.tar
+    a2o --repo "$R" import --ref wide --tar wide.tar > /dev/null
+    m --ref tw wide -- sh -c "cd /work && find . -printf \"%y %m %U %G %s %p %l\\n\" | LC_ALL=C sort > /tmp/listing; cp /tmp/listing /work/listing" > /dev/null
+    ostree --repo="$R" cat tw /listing > seen
+    assert_file_has_content seen "^f 4755 0 0 "
+    assert_file_has_content seen "^d 555 0 0 [0-9]* ./t00/d0/d1/d2/d3 $"
+    assert_file_has_content seen "^d 2775 0 5 [0-9]* ./t05/d0/d1 $"
+    if [ "$MODE" = root ]; then
+        ostree --repo="$R" checkout wide co
+        (cd co && find . -printf "%y %m %U %G %s %p %l\n" | LC_ALL=C sort) > expected
+        # the root directory: the listing file the command wrote is not in
+        # ostree'"'"'s checkout, and "." is 0755 in both
+        diff -u expected seen
+        chmod -R u+w co && rm -rf co
+    fi
+    no_scratch_left "$R"
+'
+
 if [ "$MODE" = root ] && command -v getfattr > /dev/null; then
 test_expect_success 'the checkout carries the xattrs OSTree stores, and a changed file keeps them' '
     ostree --repo="$R" ls -X base /etc/labelled | grep -q "mod-test" || fail "import lost the xattr"
