@@ -24,9 +24,20 @@
 #include <solv/repo_write.h>
 #include <solv/solv_xfopen.h>
 #include <solv/solvversion.h>
+#include <gmodule.h>
+
+/* libsolvext (index decompression, the Packages parser) drags in librpm,
+ * lua, sqlite and more: every process of a build, each unpack-deb included,
+ * would pay to load them.  It is opened only when an index is read. */
+#define SOLVEXT_SONAME "libsolvext.so.1"
+typedef FILE *(*XfopenFdFunc) (const char *fn, int fd, const char *mode);
+typedef int (*AddDebpackagesFunc) (Repo *repo, FILE *fp, int flags);
 
 struct PackagesStore {
   Pool *pool;
+  GModule *solvext;    /* NULL until an index is read */
+  XfopenFdFunc xfopen_fd;
+  AddDebpackagesFunc add_debpackages;
   GPtrArray *texts;    /* index texts (char *) the fields point into */
   GPtrArray *maps;     /* GMappedFile: cached fields the fields point into */
   GArray *fields;      /* PackagesFields, indexed by solvable id */
@@ -79,6 +90,8 @@ packages_store_free (PackagesStore *store)
 {
   if (store == NULL)
     return;
+  if (store->solvext != NULL)
+    g_module_close (store->solvext);
   g_ptr_array_unref (store->texts);
   g_ptr_array_unref (store->maps);
   g_ptr_array_unref (store->mentions);
@@ -108,9 +121,34 @@ compression_name (int fd)
   return NULL;
 }
 
+/* Open libsolvext and find the two functions used from it. */
+static gboolean
+load_solvext (PackagesStore *store, GError **error)
+{
+  if (store->solvext != NULL)
+    return TRUE;
+  GModule *module = g_module_open (SOLVEXT_SONAME, G_MODULE_BIND_LOCAL);
+  if (module == NULL)
+    return util_fail (error, "cannot load %s (apt-get install libsolvext1): %s", SOLVEXT_SONAME,
+                      g_module_error ());
+  gpointer xfopen_fd = NULL, add_debpackages = NULL;
+  if (!g_module_symbol (module, "solv_xfopen_fd", &xfopen_fd)
+      || !g_module_symbol (module, "repo_add_debpackages", &add_debpackages))
+    {
+      util_fail (error, "%s lacks a function apt2ostree needs: %s", SOLVEXT_SONAME,
+                 g_module_error ());
+      g_module_close (module);
+      return FALSE;
+    }
+  store->solvext = module;
+  store->xfopen_fd = (XfopenFdFunc) xfopen_fd;
+  store->add_debpackages = (AddDebpackagesFunc) add_debpackages;
+  return TRUE;
+}
+
 /* The whole index, decompressed, NUL-terminated. */
 static char *
-read_index (const char *path, gsize *out_len, GError **error)
+read_index (PackagesStore *store, const char *path, gsize *out_len, GError **error)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
@@ -129,7 +167,12 @@ read_index (const char *path, gsize *out_len, GError **error)
       return text;
     }
 
-  FILE *fp = solv_xfopen_fd (kind, fd, "r");
+  if (!load_solvext (store, error))
+    {
+      close (fd);
+      return NULL;
+    }
+  FILE *fp = store->xfopen_fd (kind, fd, "r");
   if (fp == NULL)
     {
       close (fd);
@@ -477,7 +520,7 @@ parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
 {
   Pool *pool = store->pool;
   gsize len = 0;
-  char *text = read_index (path, &len, error);
+  char *text = read_index (store, path, &len, error);
   if (text == NULL)
     return FALSE;
   g_ptr_array_add (store->texts, text);
@@ -498,7 +541,12 @@ parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
   FILE *fp = fmemopen (compact->str, compact->len ? compact->len : 1, "r");
   if (fp == NULL)
     return util_fail (error, "%s: %s", path, g_strerror (errno));
-  int r = repo_add_debpackages (repo, fp, 0);
+  if (!load_solvext (store, error))
+    {
+      fclose (fp);
+      return FALSE;
+    }
+  int r = store->add_debpackages (repo, fp, 0);
   fclose (fp);
   if (r != 0)
     return util_fail (error, "%s: libsolv cannot read the Packages index: %s", path,

@@ -389,6 +389,15 @@ test_expect_success 'a file larger than what is held in memory (64 MiB) is strea
     ostree fsck --repo=r1 > /dev/null 2>&1
 '
 
+# Every package is unpacked by a process of its own: what the binary loads
+# at start is paid hundreds of times per build.
+test_expect_success 'the binary loads neither libsolvext (only lock opens it) nor a second libcurl' '
+    ldd "$APT2OSTREE" > libs
+    assert_not_file_has_content libs "libsolvext"
+    assert_not_file_has_content libs "librpm"
+    assert_streq "$(grep -c "libcurl" libs)" 1
+'
+
 test_expect_success 'a --sha256 and --size that match are accepted' '
     new_repo
     a2o --repo repo unpack-deb --ref pkg --sha256 "$EVERYTHING_SHA" --size "$(stat -c %s "$EVERYTHING")" \
