@@ -250,34 +250,16 @@ make_scratch (Mod *mod, GError **error)
 /* --- checkout --- */
 
 static gboolean
-checkout_user (Mod *mod, const char *commit, GCancellable *cancellable, GError **error)
-{
-  OstreeRepoCheckoutAtOptions opts = { 0, };
-  opts.mode = OSTREE_REPO_CHECKOUT_MODE_USER;
-  opts.overwrite_mode = OSTREE_REPO_CHECKOUT_OVERWRITE_NONE;
-  opts.no_copy_fallback = TRUE;  /* a copy would be slow, and hide a wrong workdir */
-  g_autoptr(GError) local_error = NULL;
-  if (!ostree_repo_checkout_at (mod->repo, &opts, AT_FDCWD, mod->lower, commit, cancellable,
-                                &local_error))
-    return util_fail (error, "cannot check out %s by hardlinks into %s: %s", mod->options->in,
-                      mod->lower, local_error->message);
-  return TRUE;
-}
-
-static gboolean
 checkout_lower (Mod *mod, RepoRev *rev, GCancellable *cancellable, GError **error)
 {
-  if (!mod->unprivileged)
-    {
-      /* As root from a bare repository, a hardlink is all a file needs. */
-      g_autoptr(GError) local_error = NULL;
-      if (!checkout_bare_hardlinks (mod->repo, rev->root_contents, rev->root_meta, mod->lower,
-                                    cancellable, &local_error))
-        return util_fail (error, "cannot check out %s by hardlinks into %s: %s",
-                          mod->options->in, mod->lower, local_error->message);
-    }
-  else if (!checkout_user (mod, rev->commit, cancellable, error))
-    return FALSE;
+  /* As root from a bare repository a hardlink is all a file needs; not
+   * root, from a bare-user one, it is what ostree's checkout mode USER
+   * gives. */
+  g_autoptr(GError) local_error = NULL;
+  if (!checkout_hardlinks (mod->repo, rev->root_contents, rev->root_meta, mod->lower,
+                           cancellable, &local_error))
+    return util_fail (error, "cannot check out %s by hardlinks into %s: %s", mod->options->in,
+                      mod->lower, local_error->message);
 
   /* The upper directory is the merged root: give it the root's owner, mode
    * and xattrs, so "/" looks like IN's and only a real change shows. */

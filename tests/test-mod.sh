@@ -98,7 +98,8 @@ test_expect_success 'the command sees the owners and modes OSTree stores' '
 
 # A wide and deep tree: 24 top directories, 4 levels each, files in every
 # directory, read-only and setgid directories, setuid files, symlinks, one
-# content under many names, xattrs on files and directories.
+# content under many names, xattrs on files and directories, empty files, a
+# file its owner cannot read and a directory its owner cannot search.
 make_wide_tar () {
     python3 - "$1" <<'PY'
 import io, sys, tarfile
@@ -127,7 +128,16 @@ for t in range(24):
                 data=b"same\n" if f == 1 else ("%s %d\n" % (path, f)).encode(),
                 xattr="file" if f == 2 else None)
         add(path + "/link", "l", 0o777, target="f1")
+        if depth == 0:
+            add(path + "/empty", "f", 0o644)
         path += "/d%d" % depth
+    if t == 1:
+        # not searchable by its owner, with a subdirectory and files
+        add(path, "d", 0o600)
+        add(path + "/inner", "d", 0o755)
+        add(path + "/inner/f", "f", 0o644, data=b"inner\n")
+        add(path + "/secret", "f", 0o200, data=b"write-only\n")
+        continue
     # an empty directory at the bottom, read-only in every third tree
     add(path, "d", 0o555 if t % 3 == 0 else 0o755)
 tar.close()
@@ -142,6 +152,8 @@ test_expect_success 'the command sees the tree ostree checkout gives (many direc
     assert_file_has_content seen "^f 4755 0 0 "
     assert_file_has_content seen "^d 555 0 0 [0-9]* ./t00/d0/d1/d2/d3 $"
     assert_file_has_content seen "^d 2775 0 5 [0-9]* ./t05/d0/d1 $"
+    assert_file_has_content seen "^d 600 0 0 [0-9]* ./t01/d0/d1/d2/d3 $"
+    assert_file_has_content seen "^f 200 0 0 11 ./t01/d0/d1/d2/d3/secret $"
     if [ "$MODE" = root ]; then
         ostree --repo="$R" checkout wide co
         (cd co && find . -printf "%y %m %U %G %s %p %l\n" | LC_ALL=C sort) > expected
@@ -151,6 +163,70 @@ test_expect_success 'the command sees the tree ostree checkout gives (many direc
         chmod -R u+w co && rm -rf co
     fi
     no_scratch_left "$R"
+'
+
+# tree_listing DIR OUT: OUT.dirs, "path mode uid gid mtime" of every
+# directory of the tree at DIR as it is, opened up once listed (only
+# directories: the files are the repository's own); OUT.files, "path type
+# mode uid gid size inode target" of every other entry.
+tree_listing () {
+    python3 - "$1" "$2" <<'PY'
+import os, stat, sys
+top, out = sys.argv[1], sys.argv[2]
+dirs, files = [], []
+def walk(rel):
+    st = os.lstat(os.path.join(top, rel))
+    dirs.append("%s %o %d %d %d" % (rel, stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid,
+                                    st.st_mtime))
+    os.chmod(os.path.join(top, rel), stat.S_IMODE(st.st_mode) | 0o700)
+    for name in os.listdir(os.path.join(top, rel)):
+        sub = os.path.join(rel, name)
+        st = os.lstat(os.path.join(top, sub))
+        if stat.S_ISDIR(st.st_mode):
+            walk(sub)
+            continue
+        link = os.readlink(os.path.join(top, sub)) if stat.S_ISLNK(st.st_mode) else ""
+        files.append("%s %s %o %d %d %d %d %s" % (sub, "l" if link else "f",
+                     stat.S_IMODE(st.st_mode), st.st_uid, st.st_gid, st.st_size, st.st_ino, link))
+walk(".")
+for name, lines in (("dirs", dirs), ("files", files)):
+    with open("%s.%s" % (out, name), "w") as f:
+        f.write("".join(l + "\n" for l in sorted(lines)))
+PY
+}
+
+# check_links EXPECTED.files SEEN.files: a file with content is its object
+# (the same inode in both checkouts); not as root, an empty file or one its
+# owner cannot read is a copy in both (as root ostree copies empty files,
+# mod links them).
+check_links () {
+    LC_ALL=C join "$1" "$2" | awk -v mode="$MODE" '
+        $2 == "f" { linked = $7 == $13; copy = $6 == 0 || (mode != "root" && $1 ~ /secret$/)
+          if (mode == "root" ? !copy && !linked : linked == copy) { print "wrong:", $0; bad = 1 } }
+        END { exit bad }'
+}
+
+test_expect_success 'the checkout itself is ostree checkout'"'"'s (-U not as root): modes, links, copies, directory times' '
+    expect_failure err m --ref tk wide --keep-on-failure -- false
+    dir=$(sed -n "s/.*scratch kept in \([^ ]*\) .*/\1/p" err)
+    test -d "$dir/lower" || fail "no scratch kept"
+    if [ "$MODE" = root ]; then ostree --repo="$R" checkout wide co; else ostree --repo="$R" checkout -U wide co; fi
+    tree_listing co expected
+    tree_listing "$dir/lower" seen
+    if [ "$MODE" = root ]; then
+        assert_file_has_content seen.dirs "^./t01/d0/d1/d2/d3 600 0 0 0$"
+    else
+        # not root, the owner keeps searching its directories (the command
+        # is shown 0600 by fakeroot: the test above)
+        sed -i "s|^\(./t01/d0/d1/d2/d3\) 600 |\1 700 |" expected.dirs
+    fi
+    diff -u expected.dirs seen.dirs
+    assert_streq "$(cut -d" " -f5 seen.dirs | sort -u)" 0
+    diff -u <(cut -d" " -f1-6,8- expected.files) <(cut -d" " -f1-6,8- seen.files)
+    assert_file_has_content seen.files "^./t01/d0/d1/d2/d3/inner/f f 644 [0-9]* [0-9]* 6 "
+    check_links expected.files seen.files
+    chmod -R u+rwx "$dir/work" 2> /dev/null || true
+    rm -rf co "$dir"
 '
 
 if [ "$MODE" = root ] && command -v getfattr > /dev/null; then
