@@ -1,10 +1,14 @@
-/* apt2ostree unpack-deb — one .deb (a file or a URL) into one ref. */
+/* apt2ostree unpack-deb — one .deb (a file or a URL) into one ref, or with
+ * --batch many, each into its own ref, in one transaction. */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <gio/gunixinputstream.h>
 
 #include "cmd.h"
 #include "deb.h"
@@ -55,60 +59,43 @@ ref_holding (OstreeRepo *repo, const char *ref, const char *sha256, gboolean mer
   return TRUE;
 }
 
-CMD (unpack_deb)
+/* One package to unpack: what the command line or a --batch line names. */
+typedef struct {
+  char *ref;
+  char *source;  /* FILE.deb or URL */
+  char *sha256;  /* expected, or NULL */
+  gint64 size;   /* expected, or -1 */
+  char *where;   /* "LIST:N" for a --batch line, or NULL */
+  char *commit;  /* the result */
+} UnpackJob;
+
+static void
+unpack_job_free (UnpackJob *job)
 {
-  g_autofree char *ref = NULL;
-  g_autofree char *sha256 = NULL;
-  g_autofree char *cache = NULL;
-  gint64 size = -1;
-  gboolean merged_usr = FALSE, no_merged_usr = FALSE;
-  const GOptionEntry entries[] = {
-    { "ref", 0, 0, G_OPTION_ARG_STRING, &ref, "Ref to write (required)", "REF" },
-    { "sha256", 0, 0, G_OPTION_ARG_STRING, &sha256, "Expected sha256 of the .deb", "HEX" },
-    { "size", 0, 0, G_OPTION_ARG_INT64, &size, "Expected size of the .deb in bytes", "N" },
-    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &cache,
-      "Download cache, keyed by sha256 (default: " DEFAULT_CACHE ")", "DIR" },
-    { "merged-usr", 0, 0, G_OPTION_ARG_NONE, &merged_usr,
-      "Rewrite bin, sbin, lib* into usr/ (the default)", NULL },
-    { "no-merged-usr", 0, 0, G_OPTION_ARG_NONE, &no_merged_usr,
-      "Keep the paths as the package ships them", NULL },
-    { NULL }
-  };
-  if (!cmd_parse (inv, "--ref REF (FILE.deb | URL)",
-                  "Unpack one Debian package into an OSTree commit at REF.\n"
-                  "URL may be http://, https:// or file://; downloads are cached by sha256.",
-                  entries, &argc, &argv, error))
-    return FALSE;
-  if (argc != 2)
-    return cmd_usage_error (inv, error, argc < 2 ? "expected one FILE.deb or URL"
-                                                 : "expected one FILE.deb or URL, got more");
-  if (ref == NULL)
-    return cmd_usage_error (inv, error, "--ref is required");
-  if (merged_usr && no_merged_usr)
-    return cmd_usage_error (inv, error, "--merged-usr and --no-merged-usr exclude each other");
-  if (sha256 != NULL && !fetch_is_sha256 (sha256))
-    return cmd_usage_error (inv, error, "--sha256 \"%s\" is not 64 hex digits", sha256);
-  if (!repo_check_ref_name (ref, error))
-    return FALSE;
-  const char *source = argv[1];
+  g_free (job->ref);
+  g_free (job->source);
+  g_free (job->sha256);
+  g_free (job->where);
+  g_free (job->commit);
+  g_free (job);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (UnpackJob, unpack_job_free)
 
-  g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
-  if (repo == NULL)
-    return FALSE;
-
-  /* A URL with a known sha256 need not even be downloaded when REF holds
-   * it; a local file is always checked first. */
-  gboolean from_cache = fetch_is_url (source);
-  g_autofree char *held = NULL;
-  if (from_cache && sha256 != NULL)
+/* Unpack JOB into the transaction *TXN (begun here when still NULL), or
+ * find that its ref already holds it.  Sets job->commit. */
+static gboolean
+unpack_job (OstreeRepo *repo, RepoTxn **txn, UnpackJob *job, const char *cache,
+            gboolean merged_usr, GCancellable *cancellable, GError **error)
+{
+  /* A URL with a known sha256 need not even be downloaded when the ref
+   * holds it; a local file is always checked first. */
+  gboolean from_cache = fetch_is_url (job->source);
+  if (from_cache && job->sha256 != NULL)
     {
-      if (!ref_holding (repo, ref, sha256, !no_merged_usr, &held, error))
+      if (!ref_holding (repo, job->ref, job->sha256, merged_usr, &job->commit, error))
         return FALSE;
-      if (held != NULL)
-        {
-          printf ("%s\n", held);
-          return TRUE;
-        }
+      if (job->commit != NULL)
+        return TRUE;
     }
 
   /* Verified before anything is written to the repository. */
@@ -116,33 +103,29 @@ CMD (unpack_deb)
   g_autofree char *actual_sha256 = NULL;
   if (from_cache)
     {
-      path = fetch_cached (source, cache ? cache : DEFAULT_CACHE, sha256, size, cancellable, error);
+      path = fetch_cached (job->source, cache, job->sha256, job->size, cancellable, error);
       if (path == NULL)
         return FALSE;
       actual_sha256 = g_path_get_basename (path);
     }
   else
     {
-      path = g_strdup (source);
-      actual_sha256 = check_local_deb (path, sha256, size, error);
+      path = g_strdup (job->source);
+      actual_sha256 = check_local_deb (path, job->sha256, job->size, error);
       if (actual_sha256 == NULL)
         return FALSE;
-      if (!ref_holding (repo, ref, actual_sha256, !no_merged_usr, &held, error))
+      if (!ref_holding (repo, job->ref, actual_sha256, merged_usr, &job->commit, error))
         return FALSE;
-      if (held != NULL)
-        {
-          printf ("%s\n", held);
-          return TRUE;
-        }
+      if (job->commit != NULL)
+        return TRUE;
     }
 
-  g_autoptr(RepoTxn) txn = repo_txn_begin (repo, cancellable, error);
-  if (txn == NULL)
+  if (*txn == NULL && (*txn = repo_txn_begin (repo, cancellable, error)) == NULL)
     return FALSE;
   g_autoptr(OstreeMutableTree) mtree = ostree_mutable_tree_new ();
   DebUnpackOptions opts = {
-    .merged_usr = !no_merged_usr,
-    .display_name = source,
+    .merged_usr = merged_usr,
+    .display_name = job->source,
     .sha256 = actual_sha256,
   };
   g_autoptr(DebInfo) info = deb_unpack_to_mtree (repo, path, &opts, mtree, cancellable, error);
@@ -157,15 +140,192 @@ CMD (unpack_deb)
 
   for (guint i = 0; i + 1 < info->skipped->len; i += 2)
     g_printerr ("apt2ostree unpack-deb: warning: %s: \"%s\" is a %s, which OSTree cannot store; "
-                "skipped\n", source, (char *) info->skipped->pdata[i],
+                "skipped\n", job->source, (char *) info->skipped->pdata[i],
                 (char *) info->skipped->pdata[i + 1]);
 
   g_autofree char *subject = g_strdup_printf ("%s %s %s", info->package, info->version,
                                               info->architecture);
-  g_autofree char *commit = NULL;
-  if (!repo_txn_commit (txn, mtree, ref, subject, deb_commit_metadata (info), &commit,
-                        cancellable, error))
+  return repo_txn_write_commit (*txn, mtree, job->ref, subject, deb_commit_metadata (info),
+                                &job->commit, cancellable, error);
+}
+
+/* The fields of one --batch line: REF SOURCE [SHA256|- [SIZE]]. */
+static UnpackJob *
+batch_line_parse (const char *where, char **fields, guint n, GError **error)
+{
+  if (n < 2 || n > 4)
+    return util_fail (error, "%s: expected \"REF FILE.deb|URL [SHA256|- [SIZE]]\", got %u field%s",
+                      where, n, n == 1 ? "" : "s"), NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!repo_check_ref_name (fields[0], &local_error))
+    return util_fail (error, "%s: %s", where, local_error->message), NULL;
+  g_autoptr(UnpackJob) job = g_new0 (UnpackJob, 1);
+  job->ref = g_strdup (fields[0]);
+  job->source = g_strdup (fields[1]);
+  job->size = -1;
+  job->where = g_strdup (where);
+  if (n >= 3 && !g_str_equal (fields[2], "-"))
+    {
+      if (!fetch_is_sha256 (fields[2]))
+        return util_fail (error, "%s: sha256 \"%s\" is not 64 hex digits", where, fields[2]), NULL;
+      job->sha256 = g_strdup (fields[2]);
+    }
+  if (n == 4)
+    {
+      guint64 size;
+      if (!g_ascii_string_to_unsigned (fields[3], 10, 0, G_MAXINT64, &size, NULL))
+        return util_fail (error, "%s: size \"%s\" is not a number of bytes", where, fields[3]),
+               NULL;
+      job->size = (gint64) size;
+    }
+  return g_steal_pointer (&job);
+}
+
+/* The jobs a --batch file (or "-", standard input) lists, one per line;
+ * blank lines and lines starting with # are skipped. */
+static GPtrArray *
+batch_read (const char *file, GError **error)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  g_autoptr(GError) local_error = NULL;
+  if (g_str_equal (file, "-"))
+    {
+      g_autoptr(GInputStream) in = g_unix_input_stream_new (STDIN_FILENO, FALSE);
+      g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
+      if (g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL,
+                                  &local_error) < 0)
+        return util_fail (error, "standard input: %s", local_error->message), NULL;
+      len = g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out));
+      text = g_memory_output_stream_steal_data (G_MEMORY_OUTPUT_STREAM (out));
+    }
+  else if (!g_file_get_contents (file, &text, &len, &local_error))
+    return util_fail (error, "%s", local_error->message), NULL;
+  if (memchr (text, '\0', len) != NULL)
+    return util_fail (error, "%s: not a text file", file), NULL;
+
+  g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) unpack_job_free);
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_autofree char *where = g_strdup_printf ("%s:%u", file, i + 1);
+      g_auto(GStrv) words = g_strsplit_set (lines[i], " \t\r", -1);
+      g_autoptr(GPtrArray) fields = g_ptr_array_new ();
+      for (char **w = words; *w != NULL; w++)
+        if (**w != '\0')
+          g_ptr_array_add (fields, *w);
+      if (fields->len == 0 || *(char *) fields->pdata[0] == '#')
+        continue;
+      UnpackJob *job = batch_line_parse (where, (char **) fields->pdata, fields->len, error);
+      if (job == NULL)
+        return NULL;
+      g_ptr_array_add (jobs, job);
+      const char *first = g_hash_table_lookup (seen, job->ref);
+      if (first != NULL)
+        return util_fail (error, "%s: ref \"%s\" is already written by line %s", where, job->ref,
+                          first), NULL;
+      g_hash_table_insert (seen, job->ref, job->where + strlen (file) + 1);
+    }
+  if (jobs->len == 0)
+    return util_fail (error, "%s: no packages listed", file), NULL;
+  return g_steal_pointer (&jobs);
+}
+
+CMD (unpack_deb)
+{
+  g_autofree char *ref = NULL;
+  g_autofree char *sha256 = NULL;
+  g_autofree char *cache = NULL;
+  g_autofree char *batch = NULL;
+  gint64 size = -1;
+  gboolean merged_usr = FALSE, no_merged_usr = FALSE;
+  const GOptionEntry entries[] = {
+    { "ref", 0, 0, G_OPTION_ARG_STRING, &ref, "Ref to write (required)", "REF" },
+    { "sha256", 0, 0, G_OPTION_ARG_STRING, &sha256, "Expected sha256 of the .deb", "HEX" },
+    { "size", 0, 0, G_OPTION_ARG_INT64, &size, "Expected size of the .deb in bytes", "N" },
+    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &cache,
+      "Download cache, keyed by sha256 (default: " DEFAULT_CACHE ")", "DIR" },
+    { "merged-usr", 0, 0, G_OPTION_ARG_NONE, &merged_usr,
+      "Rewrite bin, sbin, lib* into usr/ (the default)", NULL },
+    { "no-merged-usr", 0, 0, G_OPTION_ARG_NONE, &no_merged_usr,
+      "Keep the paths as the package ships them", NULL },
+    { "batch", 0, 0, G_OPTION_ARG_FILENAME, &batch,
+      "Unpack every package LIST names, one \"REF FILE.deb|URL [SHA256|- [SIZE]]\" per line "
+      "(- reads standard input), in one transaction", "LIST" },
+    { NULL }
+  };
+  if (!cmd_parse (inv, "--ref REF (FILE.deb | URL) | --batch LIST",
+                  "Unpack one Debian package into an OSTree commit at REF.\n"
+                  "URL may be http://, https:// or file://; downloads are cached by sha256.\n"
+                  "--batch unpacks many packages, each into its own ref, in one process and one\n"
+                  "transaction: no ref is written unless every package unpacks.",
+                  entries, &argc, &argv, error))
     return FALSE;
-  printf ("%s\n", commit);
+  if (merged_usr && no_merged_usr)
+    return cmd_usage_error (inv, error, "--merged-usr and --no-merged-usr exclude each other");
+
+  g_autoptr(GPtrArray) jobs = NULL;
+  if (batch != NULL)
+    {
+      if (argc != 1)
+        return cmd_usage_error (inv, error, "--batch takes its packages from LIST, not from "
+                                            "the command line");
+      if (ref != NULL || sha256 != NULL || size >= 0)
+        return cmd_usage_error (inv, error, "--ref, --sha256 and --size go on each line of the "
+                                            "--batch list");
+      jobs = batch_read (batch, error);
+      if (jobs == NULL)
+        return FALSE;
+    }
+  else
+    {
+      if (argc != 2)
+        return cmd_usage_error (inv, error, argc < 2 ? "expected one FILE.deb or URL"
+                                                     : "expected one FILE.deb or URL, got more");
+      if (ref == NULL)
+        return cmd_usage_error (inv, error, "--ref is required");
+      if (sha256 != NULL && !fetch_is_sha256 (sha256))
+        return cmd_usage_error (inv, error, "--sha256 \"%s\" is not 64 hex digits", sha256);
+      if (!repo_check_ref_name (ref, error))
+        return FALSE;
+      jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) unpack_job_free);
+      UnpackJob *job = g_new0 (UnpackJob, 1);
+      job->ref = g_steal_pointer (&ref);
+      job->source = g_strdup (argv[1]);
+      job->sha256 = g_steal_pointer (&sha256);
+      job->size = size;
+      g_ptr_array_add (jobs, job);
+    }
+
+  g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
+  if (repo == NULL)
+    return FALSE;
+
+  g_autoptr(RepoTxn) txn = NULL;
+  for (guint i = 0; i < jobs->len; i++)
+    {
+      UnpackJob *job = jobs->pdata[i];
+      if (!unpack_job (repo, &txn, job, cache ? cache : DEFAULT_CACHE, !no_merged_usr,
+                       cancellable, error))
+        {
+          if (job->where != NULL)
+            g_prefix_error (error, "%s: ", job->where);
+          return FALSE;
+        }
+    }
+  /* The refs are written only now, all together, after the objects are
+   * safely on disk. */
+  if (txn != NULL && !repo_txn_finish (txn, cancellable, error))
+    return FALSE;
+
+  for (guint i = 0; i < jobs->len; i++)
+    {
+      UnpackJob *job = jobs->pdata[i];
+      if (batch != NULL)
+        printf ("%s %s\n", job->commit, job->ref);
+      else
+        printf ("%s\n", job->commit);
+    }
   return TRUE;
 }

@@ -213,8 +213,9 @@ repo_txn_free (RepoTxn *txn)
 }
 
 gboolean
-repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const char *subject,
-                 GVariant *metadata, char **out_commit, GCancellable *cancellable, GError **error)
+repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
+                       const char *subject, GVariant *metadata, char **out_commit,
+                       GCancellable *cancellable, GError **error)
 {
   OstreeRepo *repo = txn->repo;
   g_autoptr(GVariant) owned_metadata = metadata ? g_variant_ref_sink (metadata) : NULL;
@@ -237,10 +238,26 @@ repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const 
   if (g_strcmp0 (current, commit) != 0)
     ostree_repo_transaction_set_ref (repo, NULL, ref, commit);
 
-  txn->open = FALSE;
-  if (!ostree_repo_commit_transaction (repo, NULL, cancellable, error))
-    return FALSE;
+  if (out_commit != NULL)
+    *out_commit = g_steal_pointer (&commit);
+  return TRUE;
+}
 
+gboolean
+repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
+{
+  txn->open = FALSE;
+  return ostree_repo_commit_transaction (txn->repo, NULL, cancellable, error);
+}
+
+gboolean
+repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const char *subject,
+                 GVariant *metadata, char **out_commit, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *commit = NULL;
+  if (!repo_txn_write_commit (txn, mtree, ref, subject, metadata, &commit, cancellable, error)
+      || !repo_txn_finish (txn, cancellable, error))
+    return FALSE;
   if (out_commit != NULL)
     *out_commit = g_steal_pointer (&commit);
   return TRUE;

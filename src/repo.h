@@ -51,6 +51,14 @@ gboolean repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *re
                           const char *subject, GVariant *metadata, char **out_commit,
                           GCancellable *cancellable, GError **error);
 
+/* The two halves of repo_txn_commit(), for several commits in one
+ * transaction: write MTREE's commit and stage REF (left alone when it
+ * already holds that commit); then write the staged refs and finish. */
+gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
+                                const char *subject, GVariant *metadata, char **out_commit,
+                                GCancellable *cancellable, GError **error);
+gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
+
 /* The dirmeta object for a directory with this owner and mode (permission
  * bits only; S_IFDIR is added). */
 gboolean repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
