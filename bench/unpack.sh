@@ -1,6 +1,9 @@
 #!/bin/bash
 # bench/unpack.sh [DEBS_DIR] — unpack-deb versus dpkg-deb -x on the same
-# .debs, two processes each, in the same run.
+# .debs, two processes each, in the same run.  unpack-deb runs two ways: one
+# process per package (what the Ninja rules of `apt2ostree build` run), and
+# --batch, JOBS processes each unpacking its share of the packages in one
+# transaction.
 #
 # DEBS_DIR defaults to the cache tests/test-unpack-deb-mirror.sh fills
 # (/var/cache/apt2ostree-tests/debs, about a hundred minbase .debs); run
@@ -13,7 +16,7 @@
 #                     the disk; with fsync on, every unpack-deb ends in syncfs
 #   PER_OBJECT_FSYNC=1  fsync each object instead (core.per-object-fsync)
 # Prints wall-clock and CPU (user + system) seconds of each side and their
-# ratios; the goal is a wall-clock ratio of at most 1 (dpkg-deb -x writes
+# ratios to dpkg-deb -x; the goal is a wall-clock ratio of at most 1 (dpkg-deb -x writes
 # plain files and hashes nothing; unpack-deb checksums every file into a
 # bare repository).  Both sides include a final sync.
 set -eu
@@ -60,14 +63,35 @@ a2o_side () {
     timed "$WORK/a2o.$1" xargs -P "$JOBS" -I{} sh -c \
         '"$0" --repo "$1" unpack-deb --ref "bench/$(basename "$2")" "$2" > /dev/null 2>&1' \
         "$APT2OSTREE" "$repo" {} < "$WORK/debs"
+    check_refs "$repo"
+}
+
+check_refs () {
     local refs
-    refs=$(find "$repo/refs/heads/bench" -type f | wc -l)
+    refs=$(find "$1/refs/heads/bench" -type f | wc -l)
     [ "$refs" = "$n" ] || { echo "bench/unpack.sh: only $refs of $n packages unpacked" >&2; exit 1; }
+}
+
+# JOBS lists, the largest .debs dealt out first, one at a time, to balance
+# the work.
+xargs ls -S < "$WORK/debs" | awk -v j="$JOBS" -v w="$WORK" '{
+    n = split($0, p, "/"); print "bench/" p[n], $0 > (w "/list." (NR - 1) % j) }'
+
+batch_side () {
+    local repo=$WORK/brepo$1
+    "$APT2OSTREE" --repo "$repo" init > /dev/null
+    [ "${FSYNC:-1}" = 1 ] || ostree --repo="$repo" config set core.fsync false
+    [ "${PER_OBJECT_FSYNC:-0}" = 0 ] || ostree --repo="$repo" config set core.per-object-fsync true
+    timed "$WORK/batch.$1" sh -c 'for l in "$2"/list.*; do
+            "$0" --repo "$1" unpack-deb --batch "$l" > /dev/null 2>&1 &
+        done; wait' "$APT2OSTREE" "$repo" "$WORK"
+    check_refs "$repo"
 }
 
 for r in $(seq "$ROUNDS"); do
     dpkg_side "$r"
     a2o_side "$r"
+    batch_side "$r"
 done
 
 best () { sort -n "$WORK"/$1.* | head -n 1; }
@@ -76,12 +100,13 @@ fsync=on
 [ "${PER_OBJECT_FSYNC:-0}" = 0 ] || fsync="on, per object"
 read -r dw dc <<< "$(best dpkg)"
 read -r aw ac <<< "$(best a2o)"
+read -r bw bc <<< "$(best batch)"
 awk -v n="$n" -v bytes="$bytes" -v j="$JOBS" -v rounds="$ROUNDS" -v fsync="$fsync" -v load="$(cut -d' ' -f1-3 /proc/loadavg)" \
-    -v dw="$dw" -v dc="$dc" -v aw="$aw" -v ac="$ac" 'BEGIN {
+    -v dw="$dw" -v dc="$dc" -v aw="$aw" -v ac="$ac" -v bw="$bw" -v bc="$bc" 'BEGIN {
     printf "%d .debs, %.1f MiB, %d processes each, best of %d, repository fsync %s, load %s\n",
         n, bytes / 1048576, j, rounds, fsync, load
-    printf "                        wall s   cpu s\n"
-    printf "dpkg-deb -x            %7.2f %7.2f\n", dw, dc
-    printf "apt2ostree unpack-deb  %7.2f %7.2f\n", aw, ac
-    printf "ratio unpack-deb / dpkg-deb -x: wall %.2f, cpu %.2f\n", aw / dw, ac / dc
+    printf "                                  wall s   cpu s   ratio to dpkg-deb -x (wall, cpu)\n"
+    printf "dpkg-deb -x, a process a package %7.2f %7.2f\n", dw, dc
+    printf "unpack-deb, a process a package  %7.2f %7.2f   %.2f %.2f\n", aw, ac, aw / dw, ac / dc
+    printf "unpack-deb --batch, %d processes  %7.2f %7.2f   %.2f %.2f\n", j, bw, bc, bw / dw, bc / dc
 }'

@@ -573,4 +573,92 @@ test_expect_success '--ref is required, and exactly one package' '
     assert_streq "$rc" 2
 '
 
+# --- --batch: many packages, one process, one transaction ------------------
+
+test_expect_success '--batch unpacks each package into its own ref, with the commits one run each gives' '
+    new_repo single
+    a2o --repo single unpack-deb --ref a "$EVERYTHING" > ca 2>/dev/null
+    a2o --repo single unpack-deb --ref b/libsame "$FIX/libsame1.deb" > cb 2>/dev/null
+    a2o --repo single unpack-deb --no-merged-usr --ref c "$FIX/everything-zstd.deb" > cc 2>/dev/null
+    new_repo
+    printf "# a comment, then a blank line\n\na %s\n  b/libsame\t%s %s %s\n" "$EVERYTHING" \
+        "$FIX/libsame1.deb" "$(sha256sum < "$FIX/libsame1.deb" | cut -d" " -f1)" \
+        "$(stat -c %s "$FIX/libsame1.deb")" > list
+    a2o --repo repo unpack-deb --batch list > out 2>/dev/null
+    printf "%s a\n%s b/libsame\n" "$(cat ca)" "$(cat cb)" > expected
+    diff -u expected out
+    assert_streq "$(ref_commit repo a)" "$(cat ca)"
+    assert_streq "$(ref_commit repo b/libsame)" "$(cat cb)"
+    echo "c $FIX/everything-zstd.deb -" | a2o --repo repo unpack-deb --no-merged-usr --batch - > out 2>/dev/null
+    assert_streq "$(cat out)" "$(cat cc) c"
+    ostree --repo=repo fsck > /dev/null 2>&1
+'
+
+test_expect_success '--batch leaves the ref files of packages already held untouched' '
+    new_repo
+    printf "a %s\nb %s\n" "$EVERYTHING" "$FIX/libsame1.deb" > list
+    a2o --repo repo unpack-deb --batch list > out1 2>/dev/null
+    before=$(mtime repo/refs/heads/a)
+    sleep 0.05
+    printf "a %s\nb %s\nc %s\n" "$EVERYTHING" "$FIX/libsame1.deb" "$FIX/everything-gzip.deb" > list
+    a2o --repo repo unpack-deb --batch list > out2 2>/dev/null
+    assert_streq "$(mtime repo/refs/heads/a)" "$before"
+    assert_streq "$(head -n 2 out2)" "$(cat out1)"
+    assert_has_file repo/refs/heads/c
+'
+
+test_expect_success '--batch writes no ref at all when one package fails, and names its line' '
+    new_repo
+    printf "good %s\nbad %s 0000000000000000000000000000000000000000000000000000000000000000\n" \
+        "$FIX/libsame1.deb" "$EVERYTHING" > list
+    expect_failure err a2o --repo repo unpack-deb --batch list
+    assert_one_line err
+    assert_file_has_content err "^apt2ostree unpack-deb: error: list:2: .*everything.deb: sha256 mismatch"
+    assert_not_has_file repo/refs/heads/good
+    assert_not_has_file repo/refs/heads/bad
+    head -c 2000 "$EVERYTHING" > cut.deb
+    printf "good %s\nbad %s\n" "$FIX/libsame1.deb" cut.deb > list
+    expect_failure err a2o --repo repo unpack-deb --batch list
+    assert_one_line err
+    assert_file_has_content err "list:2: cut.deb: "
+    assert_not_has_file repo/refs/heads/good
+    [ -z "$(ls repo/refs/heads)" ]
+'
+
+test_expect_success 'a --batch list that is wrong is refused before any work, naming the line' '
+    new_repo
+    batch_fails () {
+        printf "$1" > list
+        expect_failure err a2o --repo repo unpack-deb --batch list
+        assert_one_line err
+        assert_file_has_content err "$2"
+        [ -z "$(ls repo/refs/heads)" ]
+        [ -z "$(find repo/objects -type f)" ]
+    }
+    batch_fails "a\n" "list:1: expected \"REF FILE.deb|URL \[SHA256|- \[SIZE\]\]\", got 1 field$"
+    batch_fails "a $EVERYTHING\nb x y z w\n" "list:2: expected .*got 5 fields"
+    batch_fails "deb/1:2 $EVERYTHING\n" "list:1: \"deb/1:2\" is not a valid ref name"
+    batch_fails "a $EVERYTHING xyz\n" "list:1: sha256 \"xyz\" is not 64 hex digits"
+    batch_fails "a $EVERYTHING - 12k\n" "list:1: size \"12k\" is not a number of bytes"
+    batch_fails "a $EVERYTHING\n\nb $EVERYTHING\na $EVERYTHING\n" "list:4: ref \"a\" is already written by line 1"
+    batch_fails "# nothing\n\n" "list: no packages listed"
+    expect_failure err a2o --repo repo unpack-deb --batch missing-list
+    assert_one_line err
+    assert_file_has_content err "missing-list"
+'
+
+test_expect_success '--batch with --ref, --sha256 or a package on the command line is a usage error' '
+    new_repo
+    echo "a $EVERYTHING" > list
+    set +e
+    a2o --repo repo unpack-deb --batch list --ref x 2> err; rc1=$?
+    a2o --repo repo unpack-deb --batch list "$EVERYTHING" 2> err2; rc2=$?
+    set -e
+    assert_streq "$rc1 $rc2" "2 2"
+    assert_file_has_content err "go on each line of the --batch list"
+    assert_file_has_content err2 "takes its packages from LIST"
+    a2o unpack-deb --help > help
+    assert_file_has_content help "\-\-batch"
+'
+
 test_done
