@@ -623,6 +623,7 @@ test_expect_success '--batch writes no ref at all when one package fails, and na
     assert_file_has_content err "list:2: cut.deb: "
     assert_not_has_file repo/refs/heads/good
     [ -z "$(ls repo/refs/heads)" ]
+    [ -z "$(find repo/objects -type f)" ]
 '
 
 test_expect_success 'a --batch list that is wrong is refused before any work, naming the line' '
