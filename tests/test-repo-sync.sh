@@ -1,0 +1,83 @@
+#!/bin/bash
+# How a transaction reaches the disk: the objects are synced before they
+# are renamed into objects/, the renames before any ref names them, and the
+# refs last; without the fsync of every objects/XX directory OSTree does on
+# its own.  Watched with strace.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/libdeb.sh"
+
+command -v strace > /dev/null || skip_all "strace is not installed (tools/setup installs it)"
+
+(
+    cd "$SCRATCH"
+    mkdir -p s/usr/bin s/usr/share/doc/p && echo tool > s/usr/bin/p && echo doc > s/usr/share/doc/p/README
+    mv "$(make_deb s p 1.0 amd64)" p.deb
+    mkdir -p q/usr/lib && echo lib > q/usr/lib/libq.so.1
+    mv "$(make_deb q q 2.0 amd64)" q.deb
+) > "$SCRATCH/log" 2>&1 || { cat "$SCRATCH/log"; echo "Bail out! cannot build the test packages"; exit 1; }
+
+# syncs FILE CMD...: run CMD under strace; FILE gets one letter per event:
+# S syncfs, O objects renamed into objects/ (a run of them: one O),
+# F fsync or fdatasync of a ref file, D fsync of an objects directory,
+# f fsync of any other file or directory, R a ref renamed into place.
+syncs () {
+    local out=$1
+    shift
+    strace -f -y -o "$out.strace" -e trace=syncfs,fsync,fdatasync,renameat,renameat2 "$@" > /dev/null 2>&1
+    awk '
+        $2 ~ /^syncfs/ { printf "S"; next }
+        $2 ~ /^f(data)?sync\(.*\/refs\// { printf "F"; next }
+        $2 ~ /^f(data)?sync\(.*\/objects(\/..)?>/ { printf "D"; next }
+        $2 ~ /^f(data)?sync/ { printf "f"; next }
+        $2 ~ /^rename/ && /\/objects>, "/ { printf "O"; next }
+        $2 ~ /^rename/ && /\/refs\// { printf "R"; next }
+    ' "$out.strace" | sed -E "s/O+/O/g" > "$out"
+    echo >> "$out"
+}
+
+test_expect_success 'unpack-deb: syncfs, objects renamed in, syncfs, then the ref; no fsync per objects directory' '
+    new_repo
+    a2o --repo repo unpack-deb --ref old "$SCRATCH/q.deb" > /dev/null 2>&1
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
+    assert_streq "$(cat ev)" "SOSFR"
+    ostree --repo=repo fsck > /dev/null 2>&1
+'
+
+test_expect_success '--batch: one syncfs before and one after the renames, then every ref' '
+    new_repo
+    printf "a %s\nb %s\n" "$SCRATCH/p.deb" "$SCRATCH/q.deb" > list
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --batch list
+    assert_streq "$(cat ev)" "SOSFRFR"
+'
+
+test_expect_success 'a ref that already holds the commit is not written, and nothing is synced for it' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
+    assert_streq "$(cat ev)" ""
+'
+
+test_expect_success 'tree commands commit the same way (mkdir)' '
+    new_repo
+    a2o --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1
+    syncs ev "$APT2OSTREE" --repo repo mkdir --ref out pkg /new-dir
+    assert_streq "$(cat ev)" "SOSFR"
+'
+
+test_expect_success 'with core.fsync=false nothing is synced' '
+    new_repo
+    ostree --repo=repo config set core.fsync false
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
+    assert_streq "$(cat ev)" "R"
+    assert_has_file repo/refs/heads/pkg
+'
+
+test_expect_success 'with core.per-object-fsync=true OSTree syncs its own way: each object and objects directory' '
+    new_repo
+    ostree --repo=repo config set core.per-object-fsync true
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
+    grep -q "^ff*.*DD*FR$" ev
+    ostree --repo=repo fsck > /dev/null 2>&1
+'
+
+test_done
