@@ -79,7 +79,19 @@ unpack_job_free (UnpackJob *job)
   g_free (job->commit);
   g_free (job);
 }
-G_DEFINE_AUTOPTR_CLEANUP_FUNC (UnpackJob, unpack_job_free)
+
+static UnpackJob *
+unpack_job_new (const char *ref, const char *source, const char *sha256, gint64 size,
+                const char *where)
+{
+  UnpackJob *job = g_new0 (UnpackJob, 1);
+  job->ref = g_strdup (ref);
+  job->source = g_strdup (source);
+  job->sha256 = g_strdup (sha256);
+  job->size = size;
+  job->where = g_strdup (where);
+  return job;
+}
 
 /* Unpack JOB into the transaction *TXN (begun here when still NULL), or
  * find that its ref already holds it.  Sets job->commit. */
@@ -159,26 +171,13 @@ batch_line_parse (const char *where, char **fields, guint n, GError **error)
   g_autoptr(GError) local_error = NULL;
   if (!repo_check_ref_name (fields[0], &local_error))
     return util_fail (error, "%s: %s", where, local_error->message), NULL;
-  g_autoptr(UnpackJob) job = g_new0 (UnpackJob, 1);
-  job->ref = g_strdup (fields[0]);
-  job->source = g_strdup (fields[1]);
-  job->size = -1;
-  job->where = g_strdup (where);
-  if (n >= 3 && !g_str_equal (fields[2], "-"))
-    {
-      if (!fetch_is_sha256 (fields[2]))
-        return util_fail (error, "%s: sha256 \"%s\" is not 64 hex digits", where, fields[2]), NULL;
-      job->sha256 = g_strdup (fields[2]);
-    }
-  if (n == 4)
-    {
-      guint64 size;
-      if (!g_ascii_string_to_unsigned (fields[3], 10, 0, G_MAXINT64, &size, NULL))
-        return util_fail (error, "%s: size \"%s\" is not a number of bytes", where, fields[3]),
-               NULL;
-      job->size = (gint64) size;
-    }
-  return g_steal_pointer (&job);
+  const char *sha256 = n >= 3 && !g_str_equal (fields[2], "-") ? fields[2] : NULL;
+  if (sha256 != NULL && !fetch_is_sha256 (sha256))
+    return util_fail (error, "%s: sha256 \"%s\" is not 64 hex digits", where, sha256), NULL;
+  guint64 size = 0;
+  if (n == 4 && !g_ascii_string_to_unsigned (fields[3], 10, 0, G_MAXINT64, &size, NULL))
+    return util_fail (error, "%s: size \"%s\" is not a number of bytes", where, fields[3]), NULL;
+  return unpack_job_new (fields[0], fields[1], sha256, n == 4 ? (gint64) size : -1, where);
 }
 
 /* The jobs a --batch file (or "-", standard input) lists, one per line;
@@ -221,11 +220,11 @@ batch_read (const char *file, GError **error)
       if (job == NULL)
         return NULL;
       g_ptr_array_add (jobs, job);
-      const char *first = g_hash_table_lookup (seen, job->ref);
-      if (first != NULL)
-        return util_fail (error, "%s: ref \"%s\" is already written by line %s", where, job->ref,
+      guint first = GPOINTER_TO_UINT (g_hash_table_lookup (seen, job->ref));
+      if (first != 0)
+        return util_fail (error, "%s: ref \"%s\" is already written by line %u", where, job->ref,
                           first), NULL;
-      g_hash_table_insert (seen, job->ref, job->where + strlen (file) + 1);
+      g_hash_table_insert (seen, job->ref, GUINT_TO_POINTER (i + 1));
     }
   if (jobs->len == 0)
     return util_fail (error, "%s: no packages listed", file), NULL;
@@ -290,12 +289,7 @@ CMD (unpack_deb)
       if (!repo_check_ref_name (ref, error))
         return FALSE;
       jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) unpack_job_free);
-      UnpackJob *job = g_new0 (UnpackJob, 1);
-      job->ref = g_steal_pointer (&ref);
-      job->source = g_strdup (argv[1]);
-      job->sha256 = g_steal_pointer (&sha256);
-      job->size = size;
-      g_ptr_array_add (jobs, job);
+      g_ptr_array_add (jobs, unpack_job_new (ref, argv[1], sha256, size, NULL));
     }
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);

@@ -196,7 +196,7 @@ struct RepoTxn {
   OstreeRepo *repo;
   gboolean open;
   gboolean own_sync;
-  GPtrArray *refs;  /* with own_sync: ref, commit, ref, commit, ... to write */
+  GPtrArray *refs;  /* ref, commit, ref, commit, ...: written once the objects are in */
 };
 
 /* Does the repository ask for durability the way OWN_SYNC gives it?  Not
@@ -279,13 +279,8 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
   g_autofree char *current = lookup_ref (repo, ref);
   if (g_strcmp0 (current, commit) != 0)
     {
-      if (txn->own_sync)
-        {
-          g_ptr_array_add (txn->refs, g_strdup (ref));
-          g_ptr_array_add (txn->refs, g_strdup (commit));
-        }
-      else
-        ostree_repo_transaction_set_ref (repo, NULL, ref, commit);
+      g_ptr_array_add (txn->refs, g_strdup (ref));
+      g_ptr_array_add (txn->refs, g_strdup (commit));
     }
 
   if (out_commit != NULL)
@@ -297,21 +292,27 @@ gboolean
 repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
 {
   OstreeRepo *repo = txn->repo;
+  txn->open = FALSE;
   if (!txn->own_sync)
     {
-      txn->open = FALSE;
-      return ostree_repo_commit_transaction (repo, NULL, cancellable, error);
+      if (!ostree_repo_commit_transaction (repo, NULL, cancellable, error))
+        return FALSE;
     }
-
-  /* Everything written so far sits in the staging directory. */
-  if (!sync_repo (repo, error))
-    return FALSE;
-  txn->open = FALSE;
-  ostree_repo_set_disable_fsync (repo, TRUE);
-  gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
-  ostree_repo_set_disable_fsync (repo, FALSE);
-  if (!ok || !sync_repo (repo, error))
-    return FALSE;
+  else
+    {
+      /* Everything written so far sits in the staging directory. */
+      if (!sync_repo (repo, error))
+        {
+          txn->open = TRUE;
+          return FALSE;
+        }
+      ostree_repo_set_disable_fsync (repo, TRUE);
+      gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
+      ostree_repo_set_disable_fsync (repo, FALSE);
+      if (!ok || !sync_repo (repo, error))
+        return FALSE;
+    }
+  /* The refs last, each synced as the repository's settings say. */
   for (guint i = 0; i + 1 < txn->refs->len; i += 2)
     if (!ostree_repo_set_ref_immediate (repo, NULL, txn->refs->pdata[i], txn->refs->pdata[i + 1],
                                         cancellable, error))
