@@ -1,5 +1,6 @@
-/* content.h — regular-file content objects written from memory, with the
- * object checksum computed by OpenSSL's SHA-256 instead of libostree's. */
+/* content.h — content objects written from memory (regular files and
+ * symlinks), with the object checksum computed by OpenSSL's SHA-256 instead
+ * of libostree's. */
 #pragma once
 
 #include <ostree.h>
@@ -22,5 +23,9 @@ char *content_checksum (guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs
 char *content_write_regular (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
                              GVariant *xattrs, const guint8 *data, gsize size,
                              GCancellable *cancellable, GError **error);
+
+/* The same for a symlink to TARGET. */
+char *content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
+                             GVariant *xattrs, GCancellable *cancellable, GError **error);
 
 G_END_DECLS
