@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "repo.h"
+#include "staging.h"
 #include "util.h"
 
 #define DEFAULT_REPO "build/ostree"
@@ -189,9 +190,13 @@ repo_check_ref_name (const char *ref, GError **error)
  * With OWN_SYNC the objects are staged the same way, and the commit runs
  * with the same guarantees but two syncfs() instead: one before the renames
  * (no object appears in objects/ before its content is on disk), then the
- * renames, by OSTree with its fsync turned off for them only, then one
- * after them (no ref can name a commit whose objects are not on disk).  The
- * refs are then written by OSTree with its fsync back on. */
+ * renames, then one after them (no ref can name a commit whose objects are
+ * not on disk).  The renames are done here and the transaction then
+ * aborted, so that OSTree keeps the staging directory for the next
+ * transaction instead of deleting it (staging.c says why); where the
+ * staging directory cannot be found, OSTree renames, with its fsync turned
+ * off for that only.  The refs are then written by OSTree with its fsync
+ * back on. */
 struct RepoTxn {
   OstreeRepo *repo;
   gboolean open;
@@ -306,11 +311,27 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
           txn->open = TRUE;
           return FALSE;
         }
-      ostree_repo_set_disable_fsync (repo, TRUE);
-      gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
-      ostree_repo_set_disable_fsync (repo, FALSE);
-      if (!ok || !sync_repo (repo, error))
-        return FALSE;
+      util_autofd int stage = staging_open (repo);
+      if (stage >= 0 && staging_known_layout (stage))
+        {
+          /* The objects are moved here, and the transaction aborted, which
+           * leaves the staging directory for the next one (staging.c). */
+          if (!staging_move_objects (repo, stage, error) || !sync_repo (repo, error))
+            {
+              txn->open = TRUE;
+              return FALSE;
+            }
+          if (!ostree_repo_abort_transaction (repo, cancellable, error))
+            return FALSE;
+        }
+      else
+        {
+          ostree_repo_set_disable_fsync (repo, TRUE);
+          gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
+          ostree_repo_set_disable_fsync (repo, FALSE);
+          if (!ok || !sync_repo (repo, error))
+            return FALSE;
+        }
     }
   /* The refs last, each synced as the repository's settings say. */
   for (guint i = 0; i + 1 < txn->refs->len; i += 2)

@@ -28,15 +28,6 @@
 #include "sandbox.h"
 #include "util.h"
 
-
-static void
-fd_close (int *fd)
-{
-  if (*fd >= 0)
-    close (*fd);
-  *fd = -1;
-}
-#define autofd __attribute__ ((cleanup (fd_close)))
 #define TAIL_LINES 8
 
 struct Sandbox {
@@ -607,7 +598,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     return FALSE;
 
   /* Each pipe: [0] read end, [1] write end. */
-  autofd int status_r = -1, status_w = -1, args_r = -1, args_w = -1, output_r = -1,
+  util_autofd int status_r = -1, status_w = -1, args_r = -1, args_w = -1, output_r = -1,
              output_w = -1;
   if (!make_pipe (&status_r, &status_w, error) || !make_pipe (&args_r, &args_w, error)
       || !make_pipe (&output_r, &output_w, error))
@@ -625,7 +616,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
   g_ptr_array_add (envp, NULL);
   guint n_env = sandbox->env->len;
 
-  autofd int log_fd = -1;
+  util_autofd int log_fd = -1;
   if (sandbox->log_path != NULL)
     {
       log_fd = open (sandbox->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -657,9 +648,9 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
   if (pid == 0)
     child_main (&plan);
 
-  fd_close (&status_w);
-  fd_close (&args_r);
-  fd_close (&output_w);
+  util_fd_close (&status_w);
+  util_fd_close (&args_r);
+  util_fd_close (&output_w);
 
   gboolean ok = TRUE;
   ChildMessage msg;
@@ -675,7 +666,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     ok = send_late_env (sandbox, n_env, args_w, error);
   if (!ok)
     (void) kill (pid, SIGKILL);  /* before bubblewrap reads an incomplete --args */
-  fd_close (&args_w);
+  util_fd_close (&args_w);
 
   if (ok && read_message (status_r, &msg, &eof))
     ok = child_error (sandbox, bwrap, &msg, error);

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 
+#include <unistd.h>
+
 #include "util.h"
 
 gboolean
@@ -57,6 +59,14 @@ util_join_tree_path (GPtrArray *components, guint n)
   if (s->len == 0)
     g_string_append_c (s, '/');
   return g_string_free (s, FALSE);
+}
+
+void
+util_fd_close (int *fd)
+{
+  if (*fd >= 0)
+    close (*fd);
+  *fd = -1;
 }
 
 gboolean

@@ -21,4 +21,9 @@ char *util_join_tree_path (GPtrArray *components, guint n);
 /* Prefix an error with printf-style context, keeping it on one line. */
 gboolean util_fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
+/* Close *FD when it is open (>= 0).  A variable declared util_autofd is
+ * closed when it goes out of scope. */
+void util_fd_close (int *fd);
+#define util_autofd __attribute__ ((cleanup (util_fd_close)))
+
 G_END_DECLS

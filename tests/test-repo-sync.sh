@@ -97,4 +97,43 @@ test_expect_success 'a package whose objects the repository holds is unpacked wi
     assert_streq "$(ostree --repo=repo rev-parse first)" "$(ostree --repo=repo rev-parse second)"
 '
 
+test_expect_success 'the next transaction reuses the staging directory: no staging directory made, no directory removed' '
+    new_repo
+    a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
+    ls repo/tmp | grep "^staging-" > before
+    assert_streq "$(wc -l < before)" 1
+    strace -f -y -o st -e trace=mkdirat,unlinkat "$APT2OSTREE" --repo repo \
+        unpack-deb --ref second "$SCRATCH/p.deb" > /dev/null 2>&1
+    assert_streq "$(grep -c "AT_REMOVEDIR" st)" 0
+    assert_streq "$(grep -c "mkdirat(.*/tmp>, \"staging-" st)" 0
+    ls repo/tmp | grep "^staging-" > after
+    assert_streq "$(cat after)" "$(cat before)"
+    assert_streq "$(find repo/tmp/staging-* -type f | wc -l)" 0
+    ostree --repo=repo fsck > /dev/null 2>&1
+'
+
+test_expect_success 'a staging directory holding what this code does not know is left to OSTree to commit' '
+    new_repo
+    a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
+    echo stray > "$(ls -d repo/tmp/staging-*)/stray"
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref second "$SCRATCH/p.deb"
+    assert_streq "$(cat ev)" "SOSFR"
+    assert_streq "$(ls repo/tmp | grep -c "^staging-")" 0
+    ostree --repo=repo fsck > /dev/null 2>&1
+'
+
+test_expect_success 'objects left staged by a failed unpack are moved in by the next one that uses them' '
+    new_repo
+    mkdir -p bad/usr/bin && echo tool > bad/usr/bin/p && head -c 300000 /dev/urandom > bad/usr/bin/zz
+    deb=$(make_deb bad bad 1.0 amd64) && mv "$deb" bad.deb
+    head -c $(( $(stat -c %s bad.deb) - 30000 )) bad.deb > cut.deb
+    expect_failure err a2o --repo repo unpack-deb --ref bad cut.deb
+    assert_not_has_file repo/refs/heads/bad
+    test "$(find repo/tmp/staging-* -type f | wc -l)" -gt 0
+    a2o --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1
+    ostree --repo=repo fsck > /dev/null 2>&1
+    ostree --repo=repo cat pkg /usr/bin/p > p.out
+    assert_streq "$(cat p.out)" tool
+'
+
 test_done

@@ -1,0 +1,187 @@
+/* staging.c — the staging directory of the open transaction, emptied into
+ * objects/ without being deleted.
+ *
+ * libostree writes a transaction's new objects into tmp/staging-BOOTID-XXXXXX/XX/
+ * and, at ostree_repo_commit_transaction(), renames them into objects/XX/ and
+ * deletes the staging directory with its up to 256 XX directories.  The next
+ * transaction makes them all again.  Deleting is not free: on ext4 without
+ * a journal every inode allocation steps over the inodes deleted in the last
+ * minute, one by one, so a build of many small transactions (one per
+ * package) slows down as it goes.  An aborted transaction, on the other
+ * hand, leaves its staging directory for the next transaction of the same
+ * boot to reuse (that is how libostree resumes pulls).  So the caller moves
+ * the objects itself, then aborts: the staging directory stays, its XX
+ * directories empty and ready.
+ *
+ * The staging directory is found as the directory under tmp/ named
+ * staging-* that this process holds open (libostree keeps it open for the
+ * whole transaction).  Anything in it other than XX/OBJECT files is a layout
+ * this code does not know: the caller then lets libostree commit as usual. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "staging.h"
+#include "util.h"
+
+#define STAGING_PREFIX "staging-"
+
+static void
+close_dir (DIR *dir)
+{
+  if (dir != NULL)
+    closedir (dir);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DIR, close_dir)
+
+/* Is FD, an open file descriptor of this process, the directory
+ * TMP_DFD/staging-*?  Compared by device and inode, not by path. */
+static gboolean
+is_staging_fd (int tmp_dfd, int fd)
+{
+  char link[64];
+  g_snprintf (link, sizeof link, "/proc/self/fd/%d", fd);
+  char target[PATH_MAX];
+  ssize_t n = readlink (link, target, sizeof target - 1);
+  if (n < 0)
+    return FALSE;
+  target[n] = '\0';
+  const char *name = strrchr (target, '/');
+  if (name == NULL || !g_str_has_prefix (name + 1, STAGING_PREFIX))
+    return FALSE;
+
+  struct stat by_fd, by_name;
+  if (fstat (fd, &by_fd) < 0 || !S_ISDIR (by_fd.st_mode))
+    return FALSE;
+  if (fstatat (tmp_dfd, name + 1, &by_name, AT_SYMLINK_NOFOLLOW) < 0)
+    return FALSE;
+  return by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino;
+}
+
+int
+staging_open (OstreeRepo *repo)
+{
+  util_autofd int tmp_dfd = openat (ostree_repo_get_dfd (repo), "tmp",
+                                    O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (tmp_dfd < 0)
+    return -1;
+  g_autoptr(DIR) fds = opendir ("/proc/self/fd");
+  if (fds == NULL)
+    return -1;
+  int found = -1;
+  struct dirent *de;
+  while ((de = readdir (fds)) != NULL)
+    {
+      char *end;
+      long fd = strtol (de->d_name, &end, 10);
+      if (*end != '\0' || fd < 0 || fd == dirfd (fds) || fd == tmp_dfd)
+        continue;
+      if (!is_staging_fd (tmp_dfd, fd))
+        continue;
+      if (found >= 0)
+        return -1; /* two: not the layout this code knows */
+      found = fd;
+    }
+  if (found < 0)
+    return -1;
+  return fcntl (found, F_DUPFD_CLOEXEC, 3);
+}
+
+/* Is NAME one of the two-hex-digit directories objects live in? */
+static gboolean
+is_object_dir_name (const char *name)
+{
+  return g_ascii_isxdigit (name[0]) && g_ascii_isxdigit (name[1]) && name[2] == '\0'
+         && !g_ascii_isupper (name[0]) && !g_ascii_isupper (name[1]);
+}
+
+static gboolean
+move_dir (int objects_dfd, int stage_dfd, const char *xx, GError **error)
+{
+  int dfd = openat (stage_dfd, xx, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  g_autoptr(DIR) dir = dfd >= 0 ? fdopendir (dfd) : NULL;
+  if (dir == NULL)
+    {
+      int errsv = errno;
+      if (dfd >= 0)
+        close (dfd);
+      return util_fail (error, "staging directory %s: %s", xx, g_strerror (errsv));
+    }
+
+  struct dirent *de;
+  while ((de = readdir (dir)) != NULL)
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      g_autofree char *dest = g_strconcat (xx, "/", de->d_name, NULL);
+      if (renameat (dirfd (dir), de->d_name, objects_dfd, dest) == 0)
+        continue;
+      if (errno != ENOENT || (mkdirat (objects_dfd, xx, 0777) < 0 && errno != EEXIST)
+          || renameat (dirfd (dir), de->d_name, objects_dfd, dest) < 0)
+        return util_fail (error, "moving object %s%s into objects/: %s", xx, de->d_name,
+                          g_strerror (errno));
+    }
+  return TRUE;
+}
+
+/* A directory stream over a duplicate of DFD, read from the start. */
+static DIR *
+open_dup (int dfd)
+{
+  int dup = fcntl (dfd, F_DUPFD_CLOEXEC, 3);
+  if (dup < 0)
+    return NULL;
+  DIR *dir = fdopendir (dup);
+  if (dir == NULL)
+    {
+      close (dup);
+      return NULL;
+    }
+  rewinddir (dir);
+  return dir;
+}
+
+gboolean
+staging_known_layout (int stage_dfd)
+{
+  g_autoptr(DIR) dir = open_dup (stage_dfd);
+  if (dir == NULL)
+    return FALSE;
+  struct dirent *de;
+  while ((de = readdir (dir)) != NULL)
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (!is_object_dir_name (de->d_name))
+        return FALSE;
+      struct stat st;
+      if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR (st.st_mode))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+staging_move_objects (OstreeRepo *repo, int stage_dfd, GError **error)
+{
+  util_autofd int objects_dfd = openat (ostree_repo_get_dfd (repo), "objects",
+                                        O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (objects_dfd < 0)
+    return util_fail (error, "objects/: %s", g_strerror (errno));
+  g_autoptr(DIR) dir = open_dup (stage_dfd);
+  if (dir == NULL)
+    return util_fail (error, "staging directory: %s", g_strerror (errno));
+  struct dirent *de;
+  while ((de = readdir (dir)) != NULL)
+    if (is_object_dir_name (de->d_name) && !move_dir (objects_dfd, dirfd (dir), de->d_name, error))
+      return FALSE;
+  return TRUE;
+}
