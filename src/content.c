@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "content.h"
+#include "repo.h"
 #include "sha256.h"
 #include "util.h"
 
@@ -103,7 +104,17 @@ content_write_regular (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
                        const guint8 *data, gsize size, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GFileInfo) info = regular_info (uid, gid, mode, size);
-  return write_trusted (repo, info, xattrs, data, size, cancellable, error);
+  StagingWriter *writer = repo_staging_writer (repo);
+  if (writer == NULL)
+    return write_trusted (repo, info, xattrs, data, size, cancellable, error);
+
+  g_autoptr(GBytes) header = file_header (info, xattrs, error);
+  if (header == NULL)
+    return NULL;
+  g_autofree char *checksum = checksum_of (header, data, size);
+  if (!staging_write_regular (writer, checksum, uid, gid, mode, xattrs, data, size, error))
+    return NULL;
+  return g_steal_pointer (&checksum);
 }
 
 char *

@@ -201,8 +201,19 @@ struct RepoTxn {
   OstreeRepo *repo;
   gboolean open;
   gboolean own_sync;
+  int stage_dfd;    /* OSTree's staging directory, when OWN_SYNC found it; else -1 */
   GPtrArray *refs;  /* ref, commit, ref, commit, ...: written once the objects are in */
 };
+
+/* The transaction's StagingWriter rides on the OstreeRepo, as libostree
+ * keeps its own transaction state there. */
+#define WRITER_KEY "apt2ostree-staging-writer"
+
+StagingWriter *
+repo_staging_writer (OstreeRepo *repo)
+{
+  return g_object_get_data (G_OBJECT (repo), WRITER_KEY);
+}
 
 /* Does the repository ask for durability the way OWN_SYNC gives it?  Not
  * with core.fsync=false (nothing to do) nor core.per-object-fsync=true
@@ -230,7 +241,20 @@ repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
   txn->repo = g_object_ref (repo);
   txn->open = TRUE;
   txn->own_sync = wants_own_sync (repo);
+  txn->stage_dfd = -1;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
+  if (txn->own_sync)
+    {
+      int stage = staging_open (repo);
+      if (stage >= 0 && staging_known_layout (stage))
+        {
+          txn->stage_dfd = stage;
+          g_object_set_data_full (G_OBJECT (repo), WRITER_KEY, staging_writer_new (repo, stage),
+                                  (GDestroyNotify) staging_writer_free);
+        }
+      else if (stage >= 0)
+        close (stage);
+    }
   return txn;
 }
 
@@ -239,6 +263,9 @@ repo_txn_free (RepoTxn *txn)
 {
   if (txn == NULL)
     return;
+  g_object_set_data (G_OBJECT (txn->repo), WRITER_KEY, NULL);
+  if (txn->stage_dfd >= 0)
+    close (txn->stage_dfd);
   if (txn->open)
     (void) ostree_repo_abort_transaction (txn->repo, NULL, NULL);
   g_ptr_array_unref (txn->refs);
@@ -311,12 +338,12 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
           txn->open = TRUE;
           return FALSE;
         }
-      util_autofd int stage = staging_open (repo);
-      if (stage >= 0 && staging_known_layout (stage))
+      g_object_set_data (G_OBJECT (repo), WRITER_KEY, NULL);
+      if (txn->stage_dfd >= 0 && staging_known_layout (txn->stage_dfd))
         {
           /* The objects are moved here, and the transaction aborted, which
            * leaves the staging directory for the next one (staging.c). */
-          if (!staging_move_objects (repo, stage, error) || !sync_repo (repo, error))
+          if (!staging_move_objects (repo, txn->stage_dfd, error) || !sync_repo (repo, error))
             {
               txn->open = TRUE;
               return FALSE;

@@ -4,6 +4,8 @@
 
 #include <ostree.h>
 
+#include "staging.h"
+
 G_BEGIN_DECLS
 
 /* --repo, else $APT2OSTREE_REPO, else build/ostree. */
@@ -42,6 +44,10 @@ typedef struct RepoTxn RepoTxn;
 RepoTxn *repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error);
 void repo_txn_free (RepoTxn *txn);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoTxn, repo_txn_free)
+
+/* The writer of regular-file objects for REPO's open transaction
+ * (staging.h), or NULL: then write through libostree. */
+StagingWriter *repo_staging_writer (OstreeRepo *repo);
 
 /* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH, point REF
  * at it and finish the transaction.  When REF already holds that commit the

@@ -27,6 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "staging.h"
@@ -183,5 +186,218 @@ staging_move_objects (OstreeRepo *repo, int stage_dfd, GError **error)
   while ((de = readdir (dir)) != NULL)
     if (is_object_dir_name (de->d_name) && !move_dir (objects_dfd, dirfd (dir), de->d_name, error))
       return FALSE;
+  return TRUE;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Writing regular-file objects straight into the staging directory. */
+
+struct StagingWriter {
+  OstreeRepoMode mode;         /* bare or bare-user */
+  int stage_dfd;
+  int objects_dfd;
+  GHashTable *staged;          /* checksums written in this transaction */
+  guint64 block_size;
+  guint64 free_blocks;         /* G_MAXUINT64: no min-free-space limit */
+  char *repo_path;             /* for messages */
+};
+
+void
+staging_writer_free (StagingWriter *w)
+{
+  if (w == NULL)
+    return;
+  if (w->stage_dfd >= 0)
+    close (w->stage_dfd);
+  if (w->objects_dfd >= 0)
+    close (w->objects_dfd);
+  g_hash_table_unref (w->staged);
+  g_free (w->repo_path);
+  g_free (w);
+}
+
+/* Does REPO ask for anything this writer does not do (fs-verity, objects
+ * synced one by one, another repository mode)? */
+static gboolean
+writer_applies (OstreeRepo *repo)
+{
+  OstreeRepoMode mode = ostree_repo_get_mode (repo);
+  if (mode != OSTREE_REPO_MODE_BARE && mode != OSTREE_REPO_MODE_BARE_USER)
+    return FALSE;
+  if (ostree_repo_get_disable_fsync (repo))
+    return FALSE;
+  GKeyFile *config = ostree_repo_get_config (repo);
+  if (g_key_file_get_boolean (config, "core", "per-object-fsync", NULL))
+    return FALSE;
+  g_auto(GStrv) groups = g_key_file_get_groups (config, NULL);
+  for (char **g = groups; *g != NULL; g++)
+    if (g_str_has_prefix (*g, "ex-fsverity") || g_str_has_prefix (*g, "ex-integrity"))
+      return FALSE;
+  return TRUE;
+}
+
+static gboolean
+has_tmpfile (__fsword_t type)
+{
+  switch (type)
+    {
+    case 0xEF53:     /* ext2, ext3, ext4 */
+    case 0x58465342: /* xfs */
+    case 0x9123683E: /* btrfs */
+    case 0x01021994: /* tmpfs */
+    case 0xF2F52010: /* f2fs */
+      return TRUE;
+    default:
+      return FALSE;
+    }
+}
+
+StagingWriter *
+staging_writer_new (OstreeRepo *repo, int stage_dfd)
+{
+  if (!writer_applies (repo))
+    return NULL;
+  /* Only on file systems known to support O_TMPFILE (a probe would make
+   * and delete a file every transaction). */
+  struct statfs fs;
+  if (fstatfs (stage_dfd, &fs) < 0 || !has_tmpfile (fs.f_type))
+    return NULL;
+
+  struct statvfs vfs;
+  guint64 reserved = 0;
+  if (fstatvfs (ostree_repo_get_dfd (repo), &vfs) < 0
+      || !ostree_repo_get_min_free_space_bytes (repo, &reserved, NULL))
+    return NULL;
+
+  StagingWriter *w = g_new0 (StagingWriter, 1);
+  w->mode = ostree_repo_get_mode (repo);
+  w->stage_dfd = fcntl (stage_dfd, F_DUPFD_CLOEXEC, 3);
+  w->objects_dfd = openat (ostree_repo_get_dfd (repo), "objects",
+                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  w->staged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  w->block_size = vfs.f_bsize > 0 ? vfs.f_bsize : 4096;
+  /* As libostree reckons it: what is free (for root) or available (for
+   * others), less the reserve min-free-space-* keeps. */
+  guint64 free_blocks = getuid () == 0 ? vfs.f_bfree : vfs.f_bavail;
+  guint64 reserved_blocks = reserved / w->block_size;
+  w->free_blocks = reserved == 0 ? G_MAXUINT64
+                   : free_blocks > reserved_blocks ? free_blocks - reserved_blocks : 0;
+  w->repo_path = g_file_get_path (ostree_repo_get_path (repo));
+  if (w->stage_dfd < 0 || w->objects_dfd < 0)
+    {
+      staging_writer_free (w);
+      return NULL;
+    }
+  return w;
+}
+
+/* "XX/REST.file", the object's path under objects/ or the staging directory. */
+static void
+object_path (char path[72], const char *checksum)
+{
+  g_snprintf (path, 72, "%.2s/%s.file", checksum, checksum + 2);
+}
+
+static gboolean
+write_all (int fd, const guint8 *data, gsize size)
+{
+  while (size > 0)
+    {
+      ssize_t n = write (fd, data, size);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return FALSE;
+      data += n;
+      size -= n;
+    }
+  return TRUE;
+}
+
+/* The object's owner, mode and extended attributes, as the repository's
+ * mode stores them (the same as libostree: see ostree-repo-commit.c). */
+static gboolean
+set_metadata (StagingWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs)
+{
+  if (w->mode == OSTREE_REPO_MODE_BARE)
+    {
+      if (fchown (fd, uid, gid) < 0 || fchmod (fd, mode & 07777) < 0)
+        return FALSE;
+      if (xattrs != NULL)
+        for (gsize i = 0; i < g_variant_n_children (xattrs); i++)
+          {
+            const char *name;
+            g_autoptr(GVariant) value = NULL;
+            g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
+            gsize len;
+            const void *bytes = g_variant_get_fixed_array (value, &len, 1);
+            if (fsetxattr (fd, name, bytes, len, 0) < 0)
+              return FALSE;
+          }
+    }
+  else
+    {
+      g_autoptr(GVariant) empty = NULL;
+      if (xattrs == NULL)
+        empty = g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("(ayay)"), NULL, 0));
+      g_autoptr(GVariant) meta = g_variant_ref_sink (
+          g_variant_new ("(uuu@a(ayay))", GUINT32_TO_BE (uid), GUINT32_TO_BE (gid),
+                         GUINT32_TO_BE (S_IFREG | (mode & 07777)), xattrs ? xattrs : empty));
+      if (fsetxattr (fd, "user.ostreemeta", g_variant_get_data (meta), g_variant_get_size (meta),
+                     0) < 0)
+        return FALSE;
+      if (fchmod (fd, (mode & 0775) | S_IRUSR) < 0)
+        return FALSE;
+    }
+  /* libostree dates every object of a bare repository 0. */
+  const struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
+  return futimens (fd, times) == 0;
+}
+
+gboolean
+staging_write_regular (StagingWriter *w, const char *checksum, guint32 uid, guint32 gid,
+                       guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
+                       GError **error)
+{
+  if (g_hash_table_contains (w->staged, checksum))
+    return TRUE;
+  char path[72];
+  object_path (path, checksum);
+  struct stat st;
+  if (fstatat (w->objects_dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    return TRUE;
+
+  guint64 blocks = size / w->block_size + 1;
+  if (w->free_blocks != G_MAXUINT64)
+    {
+      if (blocks > w->free_blocks)
+        return util_fail (error, "%s: writing %zu more bytes would go below the repository's "
+                          "min-free-space setting", w->repo_path, size);
+      w->free_blocks -= blocks;
+    }
+
+  util_autofd int fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+  if (fd < 0 || !write_all (fd, data, size) || !set_metadata (w, fd, uid, gid, mode, xattrs))
+    return util_fail (error, "%s: writing object %s: %s", w->repo_path, checksum,
+                      g_strerror (errno));
+
+  char proc[32];
+  g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (linkat (AT_FDCWD, proc, w->stage_dfd, path, AT_SYMLINK_FOLLOW) < 0)
+    {
+      if (errno == ENOENT)
+        {
+          char dir[3] = { checksum[0], checksum[1], '\0' };
+          if ((mkdirat (w->stage_dfd, dir, 0777) < 0 && errno != EEXIST)
+              || (linkat (AT_FDCWD, proc, w->stage_dfd, path, AT_SYMLINK_FOLLOW) < 0
+                  && errno != EEXIST))
+            return util_fail (error, "%s: staging object %s: %s", w->repo_path, checksum,
+                              g_strerror (errno));
+        }
+      else if (errno != EEXIST)
+        return util_fail (error, "%s: staging object %s: %s", w->repo_path, checksum,
+                          g_strerror (errno));
+    }
+  g_hash_table_add (w->staged, g_strdup (checksum));
   return TRUE;
 }

@@ -17,4 +17,22 @@ gboolean staging_known_layout (int stage_dfd);
  * in place (empty) for the next transaction. */
 gboolean staging_move_objects (OstreeRepo *repo, int stage_dfd, GError **error);
 
+/* Writes regular-file objects straight into the staging directory: one
+ * write of the whole content, no preallocation, no second look for the
+ * object in the staging directory.  The objects are the ones libostree
+ * would write (owner, mode, xattrs, mtime 0; for bare-user the
+ * user.ostreemeta attribute).  NULL when the repository asks for something
+ * it does not do (not bare or bare-user, fsync off or per object,
+ * fs-verity) or the file system has no O_TMPFILE: then use libostree. */
+typedef struct StagingWriter StagingWriter;
+StagingWriter *staging_writer_new (OstreeRepo *repo, int stage_dfd);
+void staging_writer_free (StagingWriter *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (StagingWriter, staging_writer_free)
+
+/* Stage the regular file DATA (SIZE bytes) under CHECKSUM, which the caller
+ * computed, unless the repository or this transaction has it already. */
+gboolean staging_write_regular (StagingWriter *w, const char *checksum, guint32 uid, guint32 gid,
+                                guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
+                                GError **error);
+
 G_END_DECLS

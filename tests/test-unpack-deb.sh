@@ -374,6 +374,42 @@ test_expect_success 'every object unpack-deb writes passes ostree fsck (bare and
     done
 '
 
+# objects_stat REPO: each regular-file object with its mode, owner, mtime and
+# extended attributes, sorted.
+objects_stat () {
+    (cd "$1/objects" && find . -name "*.file" -type f | sort | while read -r f; do
+        printf "%s %s " "$f" "$(stat -c "%a %u %g %Y %s" "$f")"
+        getfattr -h -d -m - -e hex "$f" 2>/dev/null | grep -v "^#" | sort | tr "\n" " "
+        echo
+    done)
+}
+
+test_expect_success 'regular-file objects are the files libostree writes itself (bare and bare-user)' '
+    for mode in bare bare-user; do
+        new_repo own.$mode $mode
+        new_repo lib.$mode $mode
+        # With per-object fsync libostree writes every object itself.
+        ostree --repo=lib.$mode config set core.per-object-fsync true
+        for r in own.$mode lib.$mode; do
+            a2o --repo $r unpack-deb --ref a "$EVERYTHING" > c.$r 2>/dev/null
+            a2o --repo $r unpack-deb --ref b "$FIX/libsame1.deb" >> c.$r 2>/dev/null
+            objects_stat $r > stat.$r
+        done
+        assert_streq "$(cat c.own.$mode)" "$(cat c.lib.$mode)"
+        test -s stat.own.$mode
+        assert_streq "$(cat stat.own.$mode)" "$(cat stat.lib.$mode)"
+    done
+'
+
+test_expect_success 'the repository min-free-space setting is kept: an unpack that would pass it fails, writing no ref' '
+    new_repo
+    ostree --repo=repo config set core.min-free-space-size 1000000TB
+    expect_failure err a2o --repo repo unpack-deb --ref pkg "$EVERYTHING"
+    assert_file_has_content err "min-free-space"
+    assert_one_line err
+    assert_not_has_file repo/refs/heads/pkg
+'
+
 test_expect_success 'a file larger than what is held in memory (64 MiB) is streamed, with the same checksum' '
     mkdir -p big/usr/share/big
     head -c 67108865 /dev/zero > big/usr/share/big/zeros
