@@ -10,7 +10,8 @@
  * when the repository has it: on ext4 without a journal every later inode
  * allocation then steps over the deleted inode for a minute.)
  * The header bytes themselves come from libostree, so the format stays
- * libostree's. */
+ * libostree's.  Within a transaction that has a StagingWriter (staging.c),
+ * regular files are written by it instead of by libostree. */
 #include "config.h"
 
 #include <sys/stat.h>

@@ -1,5 +1,6 @@
-/* staging.c — the staging directory of the open transaction, emptied into
- * objects/ without being deleted.
+/* staging.c — the staging directory of the open transaction: regular-file
+ * objects written into it directly, and emptied into objects/ without being
+ * deleted.
  *
  * libostree writes a transaction's new objects into tmp/staging-BOOTID-XXXXXX/XX/
  * and, at ostree_repo_commit_transaction(), renames them into objects/XX/ and
@@ -16,7 +17,13 @@
  * The staging directory is found as the directory under tmp/ named
  * staging-* that this process holds open (libostree keeps it open for the
  * whole transaction).  Anything in it other than XX/OBJECT files is a layout
- * this code does not know: the caller then lets libostree commit as usual. */
+ * this code does not know: the caller then lets libostree commit as usual.
+ *
+ * The writer puts regular files there as libostree would (an O_TMPFILE
+ * given its owner, mode, xattrs and mtime 0, then linked in as
+ * XX/CHECKSUM.file), minus what costs time and gives nothing here: the
+ * content arrives in 8 KiB writes after a fallocate(), and every object is
+ * looked for in the staging directory and made a directory for. */
 #define _GNU_SOURCE
 #include "config.h"
 
