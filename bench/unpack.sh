@@ -11,6 +11,8 @@
 #   APT2OSTREE        the binary (default: ./apt2ostree)
 #   JOBS              processes on each side (default 2)
 #   ROUNDS            repeat both sides and keep each side's best (default 1)
+#   ARCH              the .debs' architecture (default: the host's; "all"
+#                     packages always; ARCH=any for every .deb)
 #   FSYNC=0           turn the repository's fsync off (core.fsync=false), for a
 #                     comparison on equal terms: dpkg-deb -x does not wait for
 #                     the disk; with fsync on, every unpack-deb ends in syncfs
@@ -19,6 +21,11 @@
 # ratios to dpkg-deb -x; the goal is a wall-clock ratio of at most 1 (dpkg-deb -x writes
 # plain files and hashes nothing; unpack-deb checksums every file into a
 # bare repository).  Both sides include a final sync.
+#
+# On ext4 without a journal, inodes deleted in the last minutes (up to six)
+# slow down every new file on the same file system, for both sides but not
+# evenly: run on a freshly made file system (TMPDIR), or wait some minutes
+# after deleting much, this script's own clean-up included.
 set -eu
 
 DEBS=${1:-/var/cache/apt2ostree-tests/debs}
@@ -30,7 +37,13 @@ APT2OSTREE=$(realpath "$APT2OSTREE")
 
 WORK=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench.XXXXXX")
 trap 'chmod -R u+w "$WORK" 2>/dev/null; rm -rf "$WORK"' EXIT
-find "$DEBS" -maxdepth 1 -type f ! -name '.*' | sort > "$WORK/debs"
+# The host architecture's .debs and the Architecture: all ones (the cache
+# also holds the arm64 minbase); ARCH=any takes them all.
+ARCH=${ARCH:-$(dpkg --print-architecture)}
+find "$DEBS" -maxdepth 1 -type f ! -name '.*' | sort | while read -r deb; do
+    a=$(dpkg-deb -f "$deb" Architecture)
+    if [ "$ARCH" = any ] || [ "$a" = all ] || [ "$a" = "$ARCH" ]; then echo "$deb"; fi
+done > "$WORK/debs"
 n=$(wc -l < "$WORK/debs")
 bytes=$(xargs cat < "$WORK/debs" | wc -c)
 xargs cat < "$WORK/debs" > /dev/null   # both sides read from the page cache
@@ -72,10 +85,14 @@ check_refs () {
     [ "$refs" = "$n" ] || { echo "bench/unpack.sh: only $refs of $n packages unpacked" >&2; exit 1; }
 }
 
-# JOBS lists, the largest .debs dealt out first, one at a time, to balance
-# the work.
-xargs ls -S < "$WORK/debs" | awk -v j="$JOBS" -v w="$WORK" '{
-    n = split($0, p, "/"); print "bench/" p[n], $0 > (w "/list." (NR - 1) % j) }'
+# JOBS lists of about the same size: the .debs from the largest down, each
+# to the list with the fewest bytes so far (dpkg-deb's side balances itself:
+# xargs hands the next .deb to whichever process is free).
+xargs stat -c "%s %n" < "$WORK/debs" | sort -rn | awk -v j="$JOBS" -v w="$WORK" '{
+    best = 0
+    for (i = 1; i < j; i++) if (total[i] < total[best]) best = i
+    total[best] += $1
+    n = split($2, p, "/"); print "bench/" p[n], $2 > (w "/list." best) }'
 
 batch_side () {
     local repo=$WORK/brepo$1
