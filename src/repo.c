@@ -187,11 +187,12 @@ repo_check_ref_name (const char *ref, GError **error)
  * system, renames them into objects/XX, then fsyncs every objects/XX
  * directory of the repository, whether the transaction touched it or not:
  * 257 fsyncs, each a journal commit on ext4, even for a single small .deb.
- * With OWN_SYNC the objects are staged the same way, and the commit runs
- * with the same guarantees but two syncfs() instead: one before the renames
- * (no object appears in objects/ before its content is on disk), then the
- * renames, then one after them (no ref can name a commit whose objects are
- * not on disk).  The renames are done here and the transaction then
+ * With OWN_SYNC the objects are staged the same way (regular files, written
+ * by the StagingWriter, wait as open files not linked anywhere), and the
+ * commit runs with the same guarantees but two syncfs() instead: one before
+ * the objects are linked or renamed into objects/ (none appears there before
+ * its content is on disk), then one after (no ref can name a commit whose
+ * objects are not on disk).  The renames are done here and the transaction then
  * aborted, so that OSTree keeps the staging directory for the next
  * transaction instead of deleting it (staging.c says why); where the
  * staging directory cannot be found, OSTree renames, with its fsync turned
@@ -334,6 +335,13 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
     {
       /* Everything written so far sits in the staging directory. */
       if (!sync_repo (repo, error))
+        {
+          txn->open = TRUE;
+          return FALSE;
+        }
+      /* Objects the writer holds as open files go into objects/ now. */
+      StagingWriter *writer = repo_staging_writer (repo);
+      if (writer != NULL && !staging_writer_publish (writer, error))
         {
           txn->open = TRUE;
           return FALSE;

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/xattr.h>
@@ -199,11 +200,19 @@ staging_move_objects (OstreeRepo *repo, int stage_dfd, GError **error)
 /* ------------------------------------------------------------------------ */
 /* Writing regular-file objects straight into the staging directory. */
 
+typedef struct {
+  int fd;                      /* the object, an O_TMPFILE not linked anywhere yet */
+  char checksum[65];
+} Pending;
+
 struct StagingWriter {
   OstreeRepoMode mode;         /* bare or bare-user */
+  int repo_dfd;                /* not owned */
   int stage_dfd;
   int objects_dfd;
   GHashTable *staged;          /* checksums written in this transaction */
+  GArray *pending;             /* of Pending: written, waiting for a syncfs */
+  guint max_pending;           /* open files this process can spare; 0: link to staging */
   guint64 block_size;
   guint64 free_blocks;         /* G_MAXUINT64: no min-free-space limit */
   char *repo_path;             /* for messages */
@@ -218,6 +227,9 @@ staging_writer_free (StagingWriter *w)
     close (w->stage_dfd);
   if (w->objects_dfd >= 0)
     close (w->objects_dfd);
+  for (guint i = 0; i < w->pending->len; i++)
+    close (g_array_index (w->pending, Pending, i).fd);
+  g_array_unref (w->pending);
   g_hash_table_unref (w->staged);
   g_free (w->repo_path);
   g_free (w);
@@ -281,7 +293,24 @@ staging_writer_new (OstreeRepo *repo, int stage_dfd)
   w->stage_dfd = fcntl (stage_dfd, F_DUPFD_CLOEXEC, 3);
   w->objects_dfd = openat (ostree_repo_get_dfd (repo), "objects",
                            O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  w->repo_dfd = ostree_repo_get_dfd (repo);
   w->staged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  w->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
+  /* Written objects wait as open files for the syncfs before they are
+   * linked into objects/: as many as the file limit allows, raised to the
+   * hard limit, keeping some for everything else. */
+  struct rlimit nofile;
+  if (getrlimit (RLIMIT_NOFILE, &nofile) == 0)
+    {
+      rlim_t want = MIN (nofile.rlim_max, (rlim_t) 65536);
+      if (nofile.rlim_cur < want)
+        {
+          struct rlimit raised = { want, nofile.rlim_max };
+          if (setrlimit (RLIMIT_NOFILE, &raised) == 0)
+            nofile.rlim_cur = want;
+        }
+      w->max_pending = nofile.rlim_cur > 512 ? (guint) MIN (nofile.rlim_cur - 256, 65536) : 0;
+    }
   w->block_size = vfs.f_bsize > 0 ? vfs.f_bsize : 4096;
   /* As libostree reckons it: what is free (for root) or available (for
    * others), less the reserve min-free-space-* keeps. */
@@ -361,6 +390,29 @@ set_metadata (StagingWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, 
   return futimens (fd, times) == 0;
 }
 
+/* Link the O_TMPFILE FD into DFD as XX/CHECKSUM.file, making XX when it is
+ * missing; an object already there is fine. */
+static gboolean
+link_object (StagingWriter *w, int fd, int dfd, const char *checksum, const char *what,
+             GError **error)
+{
+  char path[72];
+  object_path (path, checksum);
+  char proc[32];
+  g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST)
+    return TRUE;
+  if (errno == ENOENT)
+    {
+      char dir[3] = { checksum[0], checksum[1], '\0' };
+      if ((mkdirat (dfd, dir, 0777) == 0 || errno == EEXIST)
+          && (linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST))
+        return TRUE;
+    }
+  return util_fail (error, "%s: %s object %s: %s", w->repo_path, what, checksum,
+                    g_strerror (errno));
+}
+
 gboolean
 staging_write_regular (StagingWriter *w, const char *checksum, guint32 uid, guint32 gid,
                        guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
@@ -388,23 +440,40 @@ staging_write_regular (StagingWriter *w, const char *checksum, guint32 uid, guin
     return util_fail (error, "%s: writing object %s: %s", w->repo_path, checksum,
                       g_strerror (errno));
 
-  char proc[32];
-  g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
-  if (linkat (AT_FDCWD, proc, w->stage_dfd, path, AT_SYMLINK_FOLLOW) < 0)
-    {
-      if (errno == ENOENT)
-        {
-          char dir[3] = { checksum[0], checksum[1], '\0' };
-          if ((mkdirat (w->stage_dfd, dir, 0777) < 0 && errno != EEXIST)
-              || (linkat (AT_FDCWD, proc, w->stage_dfd, path, AT_SYMLINK_FOLLOW) < 0
-                  && errno != EEXIST))
-            return util_fail (error, "%s: staging object %s: %s", w->repo_path, checksum,
-                              g_strerror (errno));
-        }
-      else if (errno != EEXIST)
-        return util_fail (error, "%s: staging object %s: %s", w->repo_path, checksum,
-                          g_strerror (errno));
-    }
   g_hash_table_add (w->staged, g_strdup (checksum));
+  if (w->max_pending > 0)
+    {
+      Pending p = { .fd = fd };
+      memcpy (p.checksum, checksum, 64);
+      p.checksum[64] = '\0';
+      g_array_append_val (w->pending, p);
+      fd = -1;
+      /* Out of file descriptors to hold them: sync and link what waits. */
+      if (w->pending->len >= w->max_pending)
+        {
+          if (syncfs (w->repo_dfd) < 0)
+            return util_fail (error, "%s: syncing the file system: %s", w->repo_path,
+                              g_strerror (errno));
+          return staging_writer_publish (w, error);
+        }
+      return TRUE;
+    }
+  return link_object (w, fd, w->stage_dfd, checksum, "staging", error);
+}
+
+gboolean
+staging_writer_publish (StagingWriter *w, GError **error)
+{
+  while (w->pending->len > 0)
+    {
+      Pending *p = &g_array_index (w->pending, Pending, w->pending->len - 1);
+      util_autofd int fd = p->fd;
+      char checksum[65];
+      memcpy (checksum, p->checksum, sizeof checksum);
+      g_array_set_size (w->pending, w->pending->len - 1);
+      if (!link_object (w, fd, w->objects_dfd, checksum, "storing", error))
+        return FALSE;
+    }
   return TRUE;
 }
+

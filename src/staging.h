@@ -29,10 +29,20 @@ StagingWriter *staging_writer_new (OstreeRepo *repo, int stage_dfd);
 void staging_writer_free (StagingWriter *w);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StagingWriter, staging_writer_free)
 
-/* Stage the regular file DATA (SIZE bytes) under CHECKSUM, which the caller
- * computed, unless the repository or this transaction has it already. */
+/* Write the regular file DATA (SIZE bytes) as the object CHECKSUM, which the
+ * caller computed, unless the repository or this transaction has it
+ * already.  The object waits, as an open file not linked anywhere, until
+ * staging_writer_publish(); when the process runs short of file
+ * descriptors, the file system is synced and the waiting objects linked
+ * in, or (with almost none to spare) each is linked into the staging
+ * directory at once. */
 gboolean staging_write_regular (StagingWriter *w, const char *checksum, guint32 uid, guint32 gid,
                                 guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                                 GError **error);
+
+/* Link the waiting objects into objects/.  Call it only after a syncfs()
+ * of the repository's file system, so that no object appears there before
+ * its content is on disk. */
+gboolean staging_writer_publish (StagingWriter *w, GError **error);
 
 G_END_DECLS
