@@ -299,6 +299,9 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
   if (!util_source_date_epoch (&epoch, error))
     return FALSE;
 
+  StagingWriter *writer = repo_staging_writer (repo);
+  if (writer != NULL && !staging_write_mtree (writer, mtree, error))
+    return FALSE;
   g_autoptr(GFile) root = NULL;
   if (!ostree_repo_write_mtree (repo, mtree, &root, cancellable, error))
     return FALSE;

@@ -40,6 +40,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "sha256.h"
 #include "staging.h"
 #include "util.h"
 
@@ -200,9 +201,13 @@ staging_move_objects (OstreeRepo *repo, int stage_dfd, GError **error)
 /* ------------------------------------------------------------------------ */
 /* Writing regular-file objects straight into the staging directory. */
 
+/* "XX/REST.file", "XX/REST.dirtree", ...: an object's path under objects/
+ * or the staging directory. */
+#define OBJECT_PATH_MAX 80
+
 typedef struct {
   int fd;                      /* the object, an O_TMPFILE not linked anywhere yet */
-  char checksum[65];
+  char path[OBJECT_PATH_MAX];
 } Pending;
 
 struct StagingWriter {
@@ -210,9 +215,11 @@ struct StagingWriter {
   int repo_dfd;                /* not owned */
   int stage_dfd;
   int objects_dfd;
-  GHashTable *staged;          /* checksums written in this transaction */
+  GHashTable *staged;          /* paths of the objects written in this transaction */
   GArray *pending;             /* of Pending: written, waiting for a syncfs */
   guint max_pending;           /* open files this process can spare; 0: link to staging */
+  struct rlimit saved_nofile;  /* the file limit to put back, when it was raised */
+  gboolean raised_nofile;
   guint64 block_size;
   guint64 free_blocks;         /* G_MAXUINT64: no min-free-space limit */
   char *repo_path;             /* for messages */
@@ -230,6 +237,8 @@ staging_writer_free (StagingWriter *w)
   for (guint i = 0; i < w->pending->len; i++)
     close (g_array_index (w->pending, Pending, i).fd);
   g_array_unref (w->pending);
+  if (w->raised_nofile)
+    (void) setrlimit (RLIMIT_NOFILE, &w->saved_nofile);
   g_hash_table_unref (w->staged);
   g_free (w->repo_path);
   g_free (w);
@@ -297,8 +306,9 @@ staging_writer_new (OstreeRepo *repo, int stage_dfd)
   w->staged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   w->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   /* Written objects wait as open files for the syncfs before they are
-   * linked into objects/: as many as the file limit allows, raised to the
-   * hard limit, keeping some for everything else. */
+   * linked into objects/: as many as the file limit allows, raised towards
+   * the hard limit while the writer lives, keeping some for everything
+   * else. */
   struct rlimit nofile;
   if (getrlimit (RLIMIT_NOFILE, &nofile) == 0)
     {
@@ -307,7 +317,11 @@ staging_writer_new (OstreeRepo *repo, int stage_dfd)
         {
           struct rlimit raised = { want, nofile.rlim_max };
           if (setrlimit (RLIMIT_NOFILE, &raised) == 0)
-            nofile.rlim_cur = want;
+            {
+              w->saved_nofile = nofile;
+              w->raised_nofile = TRUE;
+              nofile.rlim_cur = want;
+            }
         }
       w->max_pending = nofile.rlim_cur > 512 ? (guint) MIN (nofile.rlim_cur - 256, 65536) : 0;
     }
@@ -327,11 +341,11 @@ staging_writer_new (OstreeRepo *repo, int stage_dfd)
   return w;
 }
 
-/* "XX/REST.file", the object's path under objects/ or the staging directory. */
 static void
-object_path (char path[72], const char *checksum)
+object_path (char path[OBJECT_PATH_MAX], const char *checksum, OstreeObjectType type)
 {
-  g_snprintf (path, 72, "%.2s/%s.file", checksum, checksum + 2);
+  g_snprintf (path, OBJECT_PATH_MAX, "%.2s/%s.%s", checksum, checksum + 2,
+              ostree_object_type_to_string (type));
 }
 
 static gboolean
@@ -390,27 +404,69 @@ set_metadata (StagingWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, 
   return futimens (fd, times) == 0;
 }
 
-/* Link the O_TMPFILE FD into DFD as XX/CHECKSUM.file, making XX when it is
- * missing; an object already there is fine. */
+/* Link the O_TMPFILE FD into DFD as PATH, making its XX directory when it
+ * is missing; an object already there is fine. */
 static gboolean
-link_object (StagingWriter *w, int fd, int dfd, const char *checksum, const char *what,
+link_object (StagingWriter *w, int fd, int dfd, const char *path, const char *what,
              GError **error)
 {
-  char path[72];
-  object_path (path, checksum);
   char proc[32];
   g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
   if (linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST)
     return TRUE;
   if (errno == ENOENT)
     {
-      char dir[3] = { checksum[0], checksum[1], '\0' };
+      char dir[3] = { path[0], path[1], '\0' };
       if ((mkdirat (dfd, dir, 0777) == 0 || errno == EEXIST)
           && (linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST))
         return TRUE;
     }
-  return util_fail (error, "%s: %s object %s: %s", w->repo_path, what, checksum,
-                    g_strerror (errno));
+  return util_fail (error, "%s: %s object %s: %s", w->repo_path, what, path, g_strerror (errno));
+}
+
+/* Is the object at PATH in the repository or this transaction already? */
+static gboolean
+have_object (StagingWriter *w, const char *path)
+{
+  struct stat st;
+  return g_hash_table_contains (w->staged, path)
+         || fstatat (w->objects_dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* Count SIZE bytes against the repository's min-free-space reserve. */
+static gboolean
+reserve_space (StagingWriter *w, gsize size, GError **error)
+{
+  if (w->free_blocks == G_MAXUINT64)
+    return TRUE;
+  guint64 blocks = size / w->block_size + 1;
+  if (blocks > w->free_blocks)
+    return util_fail (error, "%s: writing %zu more bytes would go below the repository's "
+                      "min-free-space setting", w->repo_path, size);
+  w->free_blocks -= blocks;
+  return TRUE;
+}
+
+/* The written object FD (owned) goes into the transaction as PATH: it waits
+ * for the syncfs, or is linked into the staging directory at once. */
+static gboolean
+add_object (StagingWriter *w, int fd, const char *path, GError **error)
+{
+  util_autofd int owned = fd;
+  g_hash_table_add (w->staged, g_strdup (path));
+  if (w->max_pending == 0)
+    return link_object (w, owned, w->stage_dfd, path, "staging", error);
+
+  Pending p = { .fd = owned };
+  g_strlcpy (p.path, path, sizeof p.path);
+  g_array_append_val (w->pending, p);
+  owned = -1;
+  /* Out of file descriptors to hold them: sync and link what waits. */
+  if (w->pending->len < w->max_pending)
+    return TRUE;
+  if (syncfs (w->repo_dfd) < 0)
+    return util_fail (error, "%s: syncing the file system: %s", w->repo_path, g_strerror (errno));
+  return staging_writer_publish (w, error);
 }
 
 gboolean
@@ -418,47 +474,110 @@ staging_write_regular (StagingWriter *w, const char *checksum, guint32 uid, guin
                        guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                        GError **error)
 {
-  if (g_hash_table_contains (w->staged, checksum))
+  char path[OBJECT_PATH_MAX];
+  object_path (path, checksum, OSTREE_OBJECT_TYPE_FILE);
+  if (have_object (w, path))
     return TRUE;
-  char path[72];
-  object_path (path, checksum);
-  struct stat st;
-  if (fstatat (w->objects_dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
-    return TRUE;
-
-  guint64 blocks = size / w->block_size + 1;
-  if (w->free_blocks != G_MAXUINT64)
-    {
-      if (blocks > w->free_blocks)
-        return util_fail (error, "%s: writing %zu more bytes would go below the repository's "
-                          "min-free-space setting", w->repo_path, size);
-      w->free_blocks -= blocks;
-    }
-
+  if (!reserve_space (w, size, error))
+    return FALSE;
   util_autofd int fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
   if (fd < 0 || !write_all (fd, data, size) || !set_metadata (w, fd, uid, gid, mode, xattrs))
     return util_fail (error, "%s: writing object %s: %s", w->repo_path, checksum,
                       g_strerror (errno));
+  int owned = fd;
+  fd = -1;
+  return add_object (w, owned, path, error);
+}
 
-  g_hash_table_add (w->staged, g_strdup (checksum));
-  if (w->max_pending > 0)
+/* A metadata object: the serialized variant, mode 0644, as libostree
+ * writes it; its checksum is the SHA-256 of those bytes. */
+static char *
+write_metadata (StagingWriter *w, OstreeObjectType type, GVariant *object, GError **error)
+{
+  g_autoptr(GVariant) normal = g_variant_get_normal_form (object);
+  gsize size = g_variant_get_size (normal);
+  const guint8 *data = g_variant_get_data (normal);
+  g_autoptr(Sha256) sha = sha256_new ();
+  sha256_update (sha, data, size);
+  g_autofree char *checksum = sha256_finish_hex (sha);
+
+  char path[OBJECT_PATH_MAX];
+  object_path (path, checksum, type);
+  if (have_object (w, path))
+    return g_steal_pointer (&checksum);
+  if (!reserve_space (w, size, error))
+    return NULL;
+  util_autofd int fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+  if (fd < 0 || !write_all (fd, data, size) || fchmod (fd, 0644) < 0)
+    return util_fail (error, "%s: writing object %s: %s", w->repo_path, path,
+                      g_strerror (errno)), NULL;
+  int owned = fd;
+  fd = -1;
+  if (!add_object (w, owned, path, error))
+    return NULL;
+  return g_steal_pointer (&checksum);
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char **) a, *(const char **) b);
+}
+
+/* NAMES of TABLE, sorted (as libostree sorts a dirtree's entries). */
+static GPtrArray *
+sorted_names (GHashTable *table)
+{
+  GPtrArray *names = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer name;
+  g_hash_table_iter_init (&iter, table);
+  while (g_hash_table_iter_next (&iter, &name, NULL))
+    g_ptr_array_add (names, name);
+  g_ptr_array_sort (names, compare_names);
+  return names;
+}
+
+gboolean
+staging_write_mtree (StagingWriter *w, OstreeMutableTree *mtree, GError **error)
+{
+  if (ostree_mutable_tree_get_contents_checksum (mtree) != NULL)
+    return TRUE;
+  if (ostree_mutable_tree_get_metadata_checksum (mtree) == NULL)
+    return util_fail (error, "%s: a directory without metadata cannot be committed", w->repo_path);
+
+  GHashTable *subdirs = ostree_mutable_tree_get_subdirs (mtree);
+  g_autoptr(GPtrArray) dir_names = sorted_names (subdirs);
+  GVariantBuilder dirs;
+  g_variant_builder_init (&dirs, G_VARIANT_TYPE ("a(sayay)"));
+  for (guint i = 0; i < dir_names->len; i++)
     {
-      Pending p = { .fd = fd };
-      memcpy (p.checksum, checksum, 64);
-      p.checksum[64] = '\0';
-      g_array_append_val (w->pending, p);
-      fd = -1;
-      /* Out of file descriptors to hold them: sync and link what waits. */
-      if (w->pending->len >= w->max_pending)
-        {
-          if (syncfs (w->repo_dfd) < 0)
-            return util_fail (error, "%s: syncing the file system: %s", w->repo_path,
-                              g_strerror (errno));
-          return staging_writer_publish (w, error);
-        }
-      return TRUE;
+      OstreeMutableTree *child = g_hash_table_lookup (subdirs, dir_names->pdata[i]);
+      if (!staging_write_mtree (w, child, error))
+        return FALSE;
+      g_variant_builder_add (
+          &dirs, "(s@ay@ay)", (const char *) dir_names->pdata[i],
+          ostree_checksum_to_bytes_v (ostree_mutable_tree_get_contents_checksum (child)),
+          ostree_checksum_to_bytes_v (ostree_mutable_tree_get_metadata_checksum (child)));
     }
-  return link_object (w, fd, w->stage_dfd, checksum, "staging", error);
+
+  GHashTable *files = ostree_mutable_tree_get_files (mtree);
+  g_autoptr(GPtrArray) file_names = sorted_names (files);
+  GVariantBuilder filesb;
+  g_variant_builder_init (&filesb, G_VARIANT_TYPE ("a(say)"));
+  for (guint i = 0; i < file_names->len; i++)
+    g_variant_builder_add (&filesb, "(s@ay)", (const char *) file_names->pdata[i],
+                           ostree_checksum_to_bytes_v (g_hash_table_lookup (files,
+                                                                            file_names->pdata[i])));
+
+  g_autoptr(GVariant) tree = g_variant_ref_sink (
+      g_variant_new ("(@a(say)@a(sayay))", g_variant_builder_end (&filesb),
+                     g_variant_builder_end (&dirs)));
+  g_autofree char *checksum = write_metadata (w, OSTREE_OBJECT_TYPE_DIR_TREE, tree, error);
+  if (checksum == NULL)
+    return FALSE;
+  ostree_mutable_tree_set_contents_checksum (mtree, checksum);
+  return TRUE;
 }
 
 gboolean
@@ -468,12 +587,11 @@ staging_writer_publish (StagingWriter *w, GError **error)
     {
       Pending *p = &g_array_index (w->pending, Pending, w->pending->len - 1);
       util_autofd int fd = p->fd;
-      char checksum[65];
-      memcpy (checksum, p->checksum, sizeof checksum);
+      char path[OBJECT_PATH_MAX];
+      g_strlcpy (path, p->path, sizeof path);
       g_array_set_size (w->pending, w->pending->len - 1);
-      if (!link_object (w, fd, w->objects_dfd, checksum, "storing", error))
+      if (!link_object (w, fd, w->objects_dfd, path, "storing", error))
         return FALSE;
     }
   return TRUE;
 }
-

@@ -40,6 +40,12 @@ gboolean staging_write_regular (StagingWriter *w, const char *checksum, guint32 
                                 guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                                 GError **error);
 
+/* Write the dirtree objects of MTREE and of every directory under it that
+ * has none yet (the same objects ostree_repo_write_mtree() writes), and set
+ * their contents checksums, so that ostree_repo_write_mtree() then finds
+ * nothing left to write. */
+gboolean staging_write_mtree (StagingWriter *w, OstreeMutableTree *mtree, GError **error);
+
 /* Link the waiting objects into objects/.  Call it only after a syncfs()
  * of the repository's file system, so that no object appears there before
  * its content is on disk. */
