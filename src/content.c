@@ -100,16 +100,44 @@ write_trusted (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, const guint8
   return g_steal_pointer (&checksum);
 }
 
+GHashTable *
+content_headers_new (void)
+{
+  return g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                (GDestroyNotify) g_bytes_unref);
+}
+
+/* The header of a regular file without xattrs, from HEADERS when it holds
+ * one for this owner and mode. */
+static GBytes *
+regular_header (GHashTable *headers, GFileInfo *info, guint32 uid, guint32 gid, guint32 mode,
+                GError **error)
+{
+  if (uid > 0xffff || gid > 0xffff)
+    return file_header (info, NULL, error);
+  gint64 key = (gint64) (mode & 07777) << 32 | (gint64) uid << 16 | gid;
+  GBytes *cached = g_hash_table_lookup (headers, &key);
+  if (cached != NULL)
+    return g_bytes_ref (cached);
+  GBytes *header = file_header (info, NULL, error);
+  if (header != NULL)
+    g_hash_table_insert (headers, g_memdup2 (&key, sizeof key), g_bytes_ref (header));
+  return header;
+}
+
 char *
-content_write_regular (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
-                       const guint8 *data, gsize size, GCancellable *cancellable, GError **error)
+content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint32 gid,
+                       guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
+                       GCancellable *cancellable, GError **error)
 {
   g_autoptr(GFileInfo) info = regular_info (uid, gid, mode, size);
   StagingWriter *writer = repo_staging_writer (repo);
   if (writer == NULL)
     return write_trusted (repo, info, xattrs, data, size, cancellable, error);
 
-  g_autoptr(GBytes) header = file_header (info, xattrs, error);
+  g_autoptr(GBytes) header = headers != NULL && xattrs == NULL
+                                 ? regular_header (headers, info, uid, gid, mode, error)
+                                 : file_header (info, xattrs, error);
   if (header == NULL)
     return NULL;
   g_autofree char *checksum = checksum_of (header, data, size);

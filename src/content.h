@@ -16,12 +16,17 @@ G_BEGIN_DECLS
 char *content_checksum (guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
                         const guint8 *data, gsize size, GError **error);
 
+/* A cache of file headers for content_write_regular(), to free with
+ * g_hash_table_unref(). */
+GHashTable *content_headers_new (void);
+
 /* Store a regular file as a content object of REPO (a bare or bare-user
  * repository) and return its checksum.  The checksum is computed here; the
  * object is written only when REPO does not hold it yet, and libostree does
- * not hash the data a second time. */
-char *content_write_regular (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
-                             GVariant *xattrs, const guint8 *data, gsize size,
+ * not hash the data a second time.  HEADERS (from content_headers_new(), or
+ * NULL) keeps the file headers of files without xattrs for the next call. */
+char *content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint32 gid,
+                             guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                              GCancellable *cancellable, GError **error);
 
 /* The same for a symlink to TARGET. */

@@ -226,6 +226,7 @@ typedef struct {
 
   char *default_dirmeta;            /* 0755 root:root */
   GHashTable *dirmeta_cache;        /* "uid:gid:mode" -> checksum */
+  GHashTable *headers;              /* for content_write_regular() */
 
   GHashTable *control;              /* member name -> ControlMember */
   GPtrArray *fields;                /* of the control file */
@@ -247,6 +248,7 @@ deb_unpack_clear (DebUnpack *u)
   g_free (u->buf);
   g_free (u->file_buf);
   g_clear_pointer (&u->dirmeta_cache, g_hash_table_unref);
+  g_clear_pointer (&u->headers, g_hash_table_unref);
   g_clear_pointer (&u->control, g_hash_table_unref);
   g_clear_pointer (&u->fields, g_ptr_array_unref);
   g_clear_pointer (&u->conffiles, g_hash_table_unref);
@@ -628,7 +630,7 @@ write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GCh
     {
       if (!read_whole_entry (u, a, size, md5, error))
         return FALSE;
-      *out_checksum = content_write_regular (u->repo, uid, gid, mode, xattrs, u->file_buf, size,
+      *out_checksum = content_write_regular (u->repo, u->headers, uid, gid, mode, xattrs, u->file_buf, size,
                                              u->cancellable, error);
       return *out_checksum != NULL;
     }
@@ -1057,7 +1059,7 @@ add_metadata_file (DebUnpack *u, const char *path, GBytes *data, guint32 mode, G
     {
       gsize size;
       const guint8 *bytes = g_bytes_get_data (data, &size);
-      checksum = content_write_regular (u->repo, 0, 0, mode, NULL, bytes, size, u->cancellable,
+      checksum = content_write_regular (u->repo, u->headers, 0, 0, mode, NULL, bytes, size, u->cancellable,
                                         error);
       if (checksum == NULL)
         return FALSE;
@@ -1188,6 +1190,7 @@ deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions 
     .cancellable = cancellable,
     .root = mtree,
     .dirmeta_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+    .headers = content_headers_new (),
     .control = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                       (GDestroyNotify) control_member_free),
     .conffiles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) conffile_free),

@@ -218,6 +218,7 @@ struct StagingWriter {
   GHashTable *staged;          /* paths of the objects written in this transaction */
   GArray *pending;             /* of Pending: written, waiting for a syncfs */
   guint max_pending;           /* open files this process can spare; 0: link to staging */
+  gboolean link_empty_path;    /* linkat (fd, "", ..., AT_EMPTY_PATH) works */
   struct rlimit saved_nofile;  /* the file limit to put back, when it was raised */
   gboolean raised_nofile;
   guint64 block_size;
@@ -303,6 +304,7 @@ staging_writer_new (OstreeRepo *repo, int stage_dfd)
   w->objects_dfd = openat (ostree_repo_get_dfd (repo), "objects",
                            O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   w->repo_dfd = ostree_repo_get_dfd (repo);
+  w->link_empty_path = TRUE;
   w->staged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   w->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   /* Written objects wait as open files for the syncfs before they are
@@ -404,23 +406,41 @@ set_metadata (StagingWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, 
   return futimens (fd, times) == 0;
 }
 
+static int
+try_link (StagingWriter *w, int fd, const char *proc, int dfd, const char *path)
+{
+  return w->link_empty_path ? linkat (fd, "", dfd, path, AT_EMPTY_PATH)
+                            : linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW);
+}
+
 /* Link the O_TMPFILE FD into DFD as PATH, making its XX directory when it
  * is missing; an object already there is fine. */
 static gboolean
 link_object (StagingWriter *w, int fd, int dfd, const char *path, const char *what,
              GError **error)
 {
+  /* By the descriptor itself where allowed (it needs CAP_DAC_READ_SEARCH
+   * before Linux 6.10, and fails with ENOENT without it), else through
+   * /proc. */
   char proc[32];
   g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
-  if (linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST)
-    return TRUE;
-  if (errno == ENOENT)
+  int r = try_link (w, fd, proc, dfd, path);
+  if (r < 0 && errno == ENOENT)
     {
       char dir[3] = { path[0], path[1], '\0' };
-      if ((mkdirat (dfd, dir, 0777) == 0 || errno == EEXIST)
-          && (linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST))
-        return TRUE;
+      if (mkdirat (dfd, dir, 0777) < 0 && errno != EEXIST)
+        return util_fail (error, "%s: %s object %s: %s", w->repo_path, what, path,
+                          g_strerror (errno));
+      r = try_link (w, fd, proc, dfd, path);
     }
+  if (r < 0 && w->link_empty_path
+      && (errno == ENOENT || errno == EPERM || errno == EACCES || errno == EINVAL))
+    {
+      w->link_empty_path = FALSE;
+      r = try_link (w, fd, proc, dfd, path);
+    }
+  if (r == 0 || errno == EEXIST)
+    return TRUE;
   return util_fail (error, "%s: %s object %s: %s", w->repo_path, what, path, g_strerror (errno));
 }
 

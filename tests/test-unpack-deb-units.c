@@ -256,12 +256,15 @@ test_content_write_regular (void)
   static const char text[] = "hello, content\n";
   g_autofree char *expected = content_checksum (0, 0, 04755, NULL, (const guint8 *) text,
                                                 sizeof text - 1, &error);
-  g_autofree char *written = content_write_regular (repo, 0, 0, 04755, NULL, (const guint8 *) text,
-                                                    sizeof text - 1, NULL, &error);
+  g_autofree char *written = content_write_regular (repo, NULL, 0, 0, 04755, NULL,
+                                                    (const guint8 *) text, sizeof text - 1, NULL,
+                                                    &error);
   g_assert_no_error (error);
   g_assert_cmpstr (written, ==, expected);
-  g_autofree char *again = content_write_regular (repo, 0, 0, 04755, NULL, (const guint8 *) text,
-                                                  sizeof text - 1, NULL, &error);
+  g_autoptr(GHashTable) headers = content_headers_new ();
+  g_autofree char *again = content_write_regular (repo, headers, 0, 0, 04755, NULL,
+                                                  (const guint8 *) text, sizeof text - 1, NULL,
+                                                  &error);
   g_assert_cmpstr (again, ==, expected);
   g_assert_true (ostree_repo_commit_transaction (repo, NULL, NULL, &error));
   g_assert_no_error (error);
