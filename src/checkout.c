@@ -41,23 +41,6 @@ typedef struct {
 /* "ab/cdef….file": a file object's path in objects/ */
 #define OBJECT_REL_LEN (2 + 1 + OSTREE_SHA256_STRING_LEN - 2 + 5)
 
-static gboolean
-set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error)
-{
-  gsize n = g_variant_n_children (xattrs);
-  for (gsize i = 0; i < n; i++)
-    {
-      const char *name;
-      g_autoptr(GVariant) value = NULL;
-      g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
-      gsize len;
-      const guint8 *data = g_variant_get_fixed_array (value, &len, 1);
-      if (fsetxattr (fd, name, data, len, 0) < 0)
-        return util_fail (error, "%s: cannot set %s: %s", path, name, g_strerror (errno));
-    }
-  return TRUE;
-}
-
 /* The object has reached the filesystem's link limit: a copy instead. */
 static gboolean
 copy_object (Checkout *co, const char *checksum, int dfd, const char *name, const char *path,
@@ -86,7 +69,7 @@ copy_object (Checkout *co, const char *checksum, int dfd, const char *name, cons
     return FALSE;
   if (fchown (fd, uid, gid) < 0 || fchmod (fd, mode & 07777) < 0)
     return util_fail (error, "%s: %s", path, g_strerror (errno));
-  return xattrs == NULL || set_xattrs (fd, xattrs, path, error);
+  return xattrs == NULL || util_fd_set_xattrs (fd, xattrs, path, error);
 }
 
 /* Copy the object's bytes (no metadata) into the new file FD. */
@@ -414,7 +397,7 @@ checkout_dir (Checkout *co, int dfd, const char *path, const char *contents, con
   mode = GUINT32_FROM_BE (mode);
   if (!co->user)
     {
-      if (!set_xattrs (dfd, xattrs, path, error))
+      if (!util_fd_set_xattrs (dfd, xattrs, path, error))
         return FALSE;
       if (fchown (dfd, GUINT32_FROM_BE (uid), GUINT32_FROM_BE (gid)) < 0)
         return util_fail (error, "%s: %s", path, g_strerror (errno));

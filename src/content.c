@@ -146,16 +146,23 @@ content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint
   return g_steal_pointer (&checksum);
 }
 
-char *
-content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
-                       GVariant *xattrs, GCancellable *cancellable, GError **error)
+GFileInfo *
+content_symlink_info (guint32 uid, guint32 gid, const char *target)
 {
-  g_autoptr(GFileInfo) info = g_file_info_new ();
+  GFileInfo *info = g_file_info_new ();
   g_file_info_set_file_type (info, G_FILE_TYPE_SYMBOLIC_LINK);
   g_file_info_set_size (info, 0);
   g_file_info_set_symlink_target (info, target);
   g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
   g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
   g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFLNK | 0777);
+  return info;
+}
+
+char *
+content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
+                       GVariant *xattrs, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GFileInfo) info = content_symlink_info (uid, gid, target);
   return write_trusted (repo, info, xattrs, NULL, 0, cancellable, error);
 }

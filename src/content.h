@@ -29,6 +29,9 @@ char *content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid,
                              guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                              GCancellable *cancellable, GError **error);
 
+/* The file info OSTree stores for a symlink to TARGET. */
+GFileInfo *content_symlink_info (guint32 uid, guint32 gid, const char *target);
+
 /* The same for a symlink to TARGET. */
 char *content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
                              GVariant *xattrs, GCancellable *cancellable, GError **error);

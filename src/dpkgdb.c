@@ -22,12 +22,6 @@ static const char *const dpkg_empty_files[] = { "available", "diversions", "stat
 static const char *const merged_dirs_always[] = { "bin", "sbin", "lib", NULL };
 static const char *const merged_dirs_if_present[] = { "lib32", "lib64", "libx32", "libo32", NULL };
 
-static int
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 /* var/lib/dpkg/status: the stanzas of DEB_STATUS_DIR, sorted by name,
  * separated by blank lines.  The stanza directory itself goes away. */
 static GBytes *
@@ -45,13 +39,7 @@ collect_status (OstreeRepo *repo, OstreeMutableTree *root, GCancellable *cancell
     }
 
   GHashTable *files = ostree_mutable_tree_get_files (dir);
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer key;
-  g_hash_table_iter_init (&iter, files);
-  while (g_hash_table_iter_next (&iter, &key, NULL))
-    g_ptr_array_add (names, key);
-  g_ptr_array_sort (names, compare_strings);
+  g_autoptr(GPtrArray) names = util_sorted_keys (files);
 
   g_autoptr(GString) status = g_string_new ("");
   for (guint i = 0; i < names->len; i++)

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "content.h"
 #include "repo.h"
 #include "staging.h"
 #include "util.h"
@@ -412,14 +413,7 @@ gboolean
 repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
                     char **out_checksum, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GFileInfo) info = g_file_info_new ();
-  g_file_info_set_file_type (info, G_FILE_TYPE_SYMBOLIC_LINK);
-  g_file_info_set_size (info, 0);
-  g_file_info_set_symlink_target (info, target);
-  g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
-  g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
-  g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFLNK | 0777);
-
+  g_autoptr(GFileInfo) info = content_symlink_info (uid, gid, target);
   g_autoptr(GInputStream) stream = NULL;
   guint64 length;
   if (!ostree_raw_file_to_content_stream (NULL, info, NULL, &stream, &length, cancellable, error))

@@ -375,17 +375,8 @@ set_metadata (StagingWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, 
     {
       if (fchown (fd, uid, gid) < 0 || fchmod (fd, mode & 07777) < 0)
         return FALSE;
-      if (xattrs != NULL)
-        for (gsize i = 0; i < g_variant_n_children (xattrs); i++)
-          {
-            const char *name;
-            g_autoptr(GVariant) value = NULL;
-            g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
-            gsize len;
-            const void *bytes = g_variant_get_fixed_array (value, &len, 1);
-            if (fsetxattr (fd, name, bytes, len, 0) < 0)
-              return FALSE;
-          }
+      if (xattrs != NULL && !util_fd_set_xattrs (fd, xattrs, w->repo_path, NULL))
+        return FALSE;
     }
   else
     {
@@ -538,26 +529,6 @@ write_metadata (StagingWriter *w, OstreeObjectType type, GVariant *object, GErro
   return g_steal_pointer (&checksum);
 }
 
-static int
-compare_names (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char **) a, *(const char **) b);
-}
-
-/* NAMES of TABLE, sorted (as libostree sorts a dirtree's entries). */
-static GPtrArray *
-sorted_names (GHashTable *table)
-{
-  GPtrArray *names = g_ptr_array_new ();
-  GHashTableIter iter;
-  gpointer name;
-  g_hash_table_iter_init (&iter, table);
-  while (g_hash_table_iter_next (&iter, &name, NULL))
-    g_ptr_array_add (names, name);
-  g_ptr_array_sort (names, compare_names);
-  return names;
-}
-
 gboolean
 staging_write_mtree (StagingWriter *w, OstreeMutableTree *mtree, GError **error)
 {
@@ -567,7 +538,7 @@ staging_write_mtree (StagingWriter *w, OstreeMutableTree *mtree, GError **error)
     return util_fail (error, "%s: a directory without metadata cannot be committed", w->repo_path);
 
   GHashTable *subdirs = ostree_mutable_tree_get_subdirs (mtree);
-  g_autoptr(GPtrArray) dir_names = sorted_names (subdirs);
+  g_autoptr(GPtrArray) dir_names = util_sorted_keys (subdirs);
   GVariantBuilder dirs;
   g_variant_builder_init (&dirs, G_VARIANT_TYPE ("a(sayay)"));
   for (guint i = 0; i < dir_names->len; i++)
@@ -582,7 +553,7 @@ staging_write_mtree (StagingWriter *w, OstreeMutableTree *mtree, GError **error)
     }
 
   GHashTable *files = ostree_mutable_tree_get_files (mtree);
-  g_autoptr(GPtrArray) file_names = sorted_names (files);
+  g_autoptr(GPtrArray) file_names = util_sorted_keys (files);
   GVariantBuilder filesb;
   g_variant_builder_init (&filesb, G_VARIANT_TYPE ("a(say)"));
   for (guint i = 0; i < file_names->len; i++)

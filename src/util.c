@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/xattr.h>
 
 #include <unistd.h>
 
@@ -59,6 +61,47 @@ util_join_tree_path (GPtrArray *components, guint n)
   if (s->len == 0)
     g_string_append_c (s, '/');
   return g_string_free (s, FALSE);
+}
+
+static int
+compare_keys (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+GPtrArray *
+util_sorted_keys (GHashTable *table)
+{
+  GPtrArray *keys = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer key;
+  g_hash_table_iter_init (&iter, table);
+  while (g_hash_table_iter_next (&iter, &key, NULL))
+    g_ptr_array_add (keys, key);
+  g_ptr_array_sort (keys, compare_keys);
+  return keys;
+}
+
+gboolean
+util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error)
+{
+  gsize n = g_variant_n_children (xattrs);
+  for (gsize i = 0; i < n; i++)
+    {
+      const char *name;
+      g_autoptr(GVariant) value = NULL;
+      g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
+      gsize len;
+      const guint8 *data = g_variant_get_fixed_array (value, &len, 1);
+      if (fsetxattr (fd, name, data, len, 0) < 0)
+        {
+          int errsv = errno;
+          util_fail (error, "%s: cannot set %s: %s", path, name, g_strerror (errsv));
+          errno = errsv;
+          return FALSE;
+        }
+    }
+  return TRUE;
 }
 
 void

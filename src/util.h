@@ -21,6 +21,13 @@ char *util_join_tree_path (GPtrArray *components, guint n);
 /* Prefix an error with printf-style context, keeping it on one line. */
 gboolean util_fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
+/* The keys of TABLE (strings, borrowed), sorted by strcmp(). */
+GPtrArray *util_sorted_keys (GHashTable *table);
+
+/* Set on FD each extended attribute of XATTRS (an OSTree a(ayay)); PATH
+ * names the file in errors, and errno is left as the failing call set it. */
+gboolean util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error);
+
 /* Close *FD when it is open (>= 0).  A variable declared util_autofd is
  * closed when it goes out of scope. */
 void util_fd_close (int *fd);
