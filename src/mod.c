@@ -277,18 +277,11 @@ checkout_lower (Mod *mod, RepoRev *rev, GCancellable *cancellable, GError **erro
       g_autoptr(GVariant) xattrs = upper_read_xattrs (mod->lower, error);
       if (xattrs == NULL)
         return FALSE;
-      gsize n = g_variant_n_children (xattrs);
-      for (gsize i = 0; i < n; i++)
-        {
-          const char *name;
-          g_autoptr(GVariant) value = NULL;
-          g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
-          gsize len;
-          const guint8 *data = g_variant_get_fixed_array (value, &len, 1);
-          if (lsetxattr (mod->upper, name, data, len, 0) < 0)
-            return util_fail (error, "%s: cannot set %s: %s", mod->upper, name,
-                              g_strerror (errno));
-        }
+      util_autofd int fd = open (mod->upper, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0)
+        return util_fail (error, "%s: %s", mod->upper, g_strerror (errno));
+      if (!util_fd_set_xattrs (fd, xattrs, mod->upper, error))
+        return FALSE;
     }
   return TRUE;
 }
