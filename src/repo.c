@@ -196,8 +196,8 @@ repo_check_ref_name (const char *ref, GError **error)
  * objects are not on disk).  The renames are done here and the transaction then
  * aborted, so that OSTree keeps the staging directory for the next
  * transaction instead of deleting it (staging.c says why); where the
- * staging directory cannot be found, OSTree renames, with its fsync turned
- * off for that only.  The refs are then written by OSTree with its fsync
+ * staging directory cannot be found or holds what this code does not know,
+ * OSTree renames (the rest), with its fsync turned off for that only.  The refs are then written by OSTree with its fsync
  * back on. */
 struct RepoTxn {
   OstreeRepo *repo;
@@ -247,15 +247,11 @@ repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
   txn->refs = g_ptr_array_new_with_free_func (g_free);
   if (txn->own_sync)
     {
-      int stage = staging_open (repo);
-      if (stage >= 0 && staging_known_layout (stage))
-        {
-          txn->stage_dfd = stage;
-          g_object_set_data_full (G_OBJECT (repo), WRITER_KEY, staging_writer_new (repo, stage),
-                                  (GDestroyNotify) staging_writer_free);
-        }
-      else if (stage >= 0)
-        close (stage);
+      txn->stage_dfd = staging_open (repo);
+      if (txn->stage_dfd >= 0)
+        g_object_set_data_full (G_OBJECT (repo), WRITER_KEY,
+                                staging_writer_new (repo, txn->stage_dfd),
+                                (GDestroyNotify) staging_writer_free);
     }
   return txn;
 }
@@ -351,11 +347,18 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
           return FALSE;
         }
       g_object_set_data (G_OBJECT (repo), WRITER_KEY, NULL);
-      if (txn->stage_dfd >= 0 && staging_known_layout (txn->stage_dfd))
+      gboolean known = FALSE;
+      if (txn->stage_dfd >= 0
+          && !staging_move_objects (repo, txn->stage_dfd, &known, error))
         {
-          /* The objects are moved here, and the transaction aborted, which
+          txn->open = TRUE;
+          return FALSE;
+        }
+      if (known)
+        {
+          /* The objects are moved, and the transaction aborted, which
            * leaves the staging directory for the next one (staging.c). */
-          if (!staging_move_objects (repo, txn->stage_dfd, error) || !sync_repo (repo, error))
+          if (!sync_repo (repo, error))
             {
               txn->open = TRUE;
               return FALSE;

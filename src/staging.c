@@ -17,7 +17,8 @@
  * The staging directory is found as the directory under tmp/ named
  * staging-* that this process holds open (libostree keeps it open for the
  * whole transaction).  Anything in it other than XX/OBJECT files is a layout
- * this code does not know: the caller then lets libostree commit as usual.
+ * this code does not know: the caller then lets libostree commit the rest
+ * as usual.
  *
  * The writer puts regular files there as libostree would (an O_TMPFILE
  * given its owner, mode, xattrs and mtime 0, then linked in as
@@ -161,29 +162,20 @@ open_dup (int dfd)
   return dir;
 }
 
-gboolean
-staging_known_layout (int stage_dfd)
+/* Is the entry DE of DIR a directory? */
+static gboolean
+is_dir_entry (DIR *dir, struct dirent *de)
 {
-  g_autoptr(DIR) dir = open_dup (stage_dfd);
-  if (dir == NULL)
-    return FALSE;
-  struct dirent *de;
-  while ((de = readdir (dir)) != NULL)
-    {
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
-        continue;
-      if (!is_object_dir_name (de->d_name))
-        return FALSE;
-      struct stat st;
-      if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR (st.st_mode))
-        return FALSE;
-    }
-  return TRUE;
+  if (de->d_type != DT_UNKNOWN)
+    return de->d_type == DT_DIR;
+  struct stat st;
+  return fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR (st.st_mode);
 }
 
 gboolean
-staging_move_objects (OstreeRepo *repo, int stage_dfd, GError **error)
+staging_move_objects (OstreeRepo *repo, int stage_dfd, gboolean *out_known, GError **error)
 {
+  *out_known = TRUE;
   util_autofd int objects_dfd = openat (ostree_repo_get_dfd (repo), "objects",
                                         O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (objects_dfd < 0)
@@ -193,8 +185,17 @@ staging_move_objects (OstreeRepo *repo, int stage_dfd, GError **error)
     return util_fail (error, "staging directory: %s", g_strerror (errno));
   struct dirent *de;
   while ((de = readdir (dir)) != NULL)
-    if (is_object_dir_name (de->d_name) && !move_dir (objects_dfd, dirfd (dir), de->d_name, error))
-      return FALSE;
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (!is_object_dir_name (de->d_name) || !is_dir_entry (dir, de))
+        {
+          *out_known = FALSE;
+          return TRUE;
+        }
+      if (!move_dir (objects_dfd, dirfd (dir), de->d_name, error))
+        return FALSE;
+    }
   return TRUE;
 }
 

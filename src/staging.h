@@ -10,12 +10,12 @@ G_BEGIN_DECLS
  * transaction, or -1 when it cannot be told (then commit the usual way). */
 int staging_open (OstreeRepo *repo);
 
-/* Does the staging directory hold only XX directories, as this code expects? */
-gboolean staging_known_layout (int stage_dfd);
-
 /* Rename every staged object into objects/XX/, leaving the XX directories
- * in place (empty) for the next transaction. */
-gboolean staging_move_objects (OstreeRepo *repo, int stage_dfd, GError **error);
+ * in place (empty) for the next transaction.  *OUT_KNOWN is FALSE when the
+ * staging directory holds anything but XX directories (this code then
+ * stops there, and what is left is for ostree_repo_commit_transaction()). */
+gboolean staging_move_objects (OstreeRepo *repo, int stage_dfd, gboolean *out_known,
+                               GError **error);
 
 /* Writes regular-file objects straight into the staging directory: one
  * write of the whole content, no preallocation, no second look for the
