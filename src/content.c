@@ -107,20 +107,20 @@ content_headers_new (void)
                                 (GDestroyNotify) g_bytes_unref);
 }
 
-/* The header of a regular file without xattrs, from HEADERS when it holds
- * one for this owner and mode. */
+/* The header of a regular file.  HEADERS, when not NULL, keeps those of
+ * files without xattrs by owner and mode. */
 static GBytes *
-regular_header (GHashTable *headers, GFileInfo *info, guint32 uid, guint32 gid, guint32 mode,
+regular_header (GHashTable *headers, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
                 GError **error)
 {
-  if (uid > 0xffff || gid > 0xffff)
-    return file_header (info, NULL, error);
+  gboolean cacheable = headers != NULL && xattrs == NULL && uid <= 0xffff && gid <= 0xffff;
   gint64 key = (gint64) (mode & 07777) << 32 | (gint64) uid << 16 | gid;
-  GBytes *cached = g_hash_table_lookup (headers, &key);
+  GBytes *cached = cacheable ? g_hash_table_lookup (headers, &key) : NULL;
   if (cached != NULL)
     return g_bytes_ref (cached);
-  GBytes *header = file_header (info, NULL, error);
-  if (header != NULL)
+  g_autoptr(GFileInfo) info = regular_info (uid, gid, mode, 0);
+  GBytes *header = file_header (info, xattrs, error);
+  if (header != NULL && cacheable)
     g_hash_table_insert (headers, g_memdup2 (&key, sizeof key), g_bytes_ref (header));
   return header;
 }
@@ -130,14 +130,14 @@ content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint
                        guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                        GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GFileInfo) info = regular_info (uid, gid, mode, size);
   StagingWriter *writer = repo_staging_writer (repo);
   if (writer == NULL)
-    return write_trusted (repo, info, xattrs, data, size, cancellable, error);
+    {
+      g_autoptr(GFileInfo) info = regular_info (uid, gid, mode, size);
+      return write_trusted (repo, info, xattrs, data, size, cancellable, error);
+    }
 
-  g_autoptr(GBytes) header = headers != NULL && xattrs == NULL
-                                 ? regular_header (headers, info, uid, gid, mode, error)
-                                 : file_header (info, xattrs, error);
+  g_autoptr(GBytes) header = regular_header (headers, uid, gid, mode, xattrs, error);
   if (header == NULL)
     return NULL;
   g_autofree char *checksum = checksum_of (header, data, size);
