@@ -100,6 +100,25 @@ write_trusted (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, const guint8
   return g_steal_pointer (&checksum);
 }
 
+/* The same, for an archive repository: libostree computes the checksum
+ * (what unpack-deb always did there). */
+static char *
+write_untrusted (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, const guint8 *data,
+                 gsize size, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GInputStream) input =
+      data != NULL ? g_memory_input_stream_new_from_data (data, size, NULL) : NULL;
+  g_autoptr(GInputStream) stream = NULL;
+  guint64 length = 0;
+  if (!ostree_raw_file_to_content_stream (input, info, xattrs, &stream, &length, cancellable,
+                                          error))
+    return NULL;
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
+    return NULL;
+  return ostree_checksum_from_bytes (csum);
+}
+
 GHashTable *
 content_headers_new (void)
 {
@@ -134,6 +153,8 @@ content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint
   if (writer == NULL)
     {
       g_autoptr(GFileInfo) info = regular_info (uid, gid, mode, size);
+      if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
+        return write_untrusted (repo, info, xattrs, data, size, cancellable, error);
       return write_trusted (repo, info, xattrs, data, size, cancellable, error);
     }
 
@@ -164,5 +185,7 @@ content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *t
                        GVariant *xattrs, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GFileInfo) info = content_symlink_info (uid, gid, target);
+  if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
+    return write_untrusted (repo, info, xattrs, NULL, 0, cancellable, error);
   return write_trusted (repo, info, xattrs, NULL, 0, cancellable, error);
 }

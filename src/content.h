@@ -20,10 +20,11 @@ char *content_checksum (guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs
  * g_hash_table_unref(). */
 GHashTable *content_headers_new (void);
 
-/* Store a regular file as a content object of REPO (a bare or bare-user
- * repository) and return its checksum.  The checksum is computed here; the
- * object is written only when REPO does not hold it yet, and libostree does
- * not hash the data a second time.  HEADERS (from content_headers_new(), or
+/* Store a regular file as a content object of REPO and return its
+ * checksum.  In a bare or bare-user repository the checksum is computed
+ * here; the object is written only when REPO does not hold it yet, and
+ * libostree does not hash the data a second time (an archive repository
+ * leaves both to libostree).  HEADERS (from content_headers_new(), or
  * NULL) keeps the file headers of files without xattrs for the next call. */
 char *content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint32 gid,
                              guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,

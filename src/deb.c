@@ -630,8 +630,8 @@ write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GCh
     {
       if (!read_whole_entry (u, a, size, md5, error))
         return FALSE;
-      *out_checksum = content_write_regular (u->repo, u->headers, uid, gid, mode, xattrs, u->file_buf, size,
-                                             u->cancellable, error);
+      *out_checksum = content_write_regular (u->repo, u->headers, uid, gid, mode, xattrs,
+                                             u->file_buf, size, u->cancellable, error);
       return *out_checksum != NULL;
     }
 
@@ -691,23 +691,10 @@ unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
     return deb_fail (u, error, "symlink \"%s\" has no target", pathname);
   g_autoptr(GVariant) xattrs = entry_xattrs (entry);
   g_autofree char *checksum = NULL;
-  if (ostree_repo_get_mode (u->repo) == OSTREE_REPO_MODE_ARCHIVE)
-    {
-      g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_SYMBOLIC_LINK,
-                                                 archive_entry_uid (entry),
-                                                 archive_entry_gid (entry), S_IFLNK | 0777, 0);
-      g_file_info_set_symlink_target (info, target);
-      if (!write_content (u, info, xattrs, NULL, &checksum, error))
-        return FALSE;
-    }
-  else
-    {
-      checksum = content_write_symlink (u->repo, archive_entry_uid (entry),
-                                        archive_entry_gid (entry), target, xattrs, u->cancellable,
-                                        error);
-      if (checksum == NULL)
-        return FALSE;
-    }
+  checksum = content_write_symlink (u->repo, archive_entry_uid (entry), archive_entry_gid (entry),
+                                    target, xattrs, u->cancellable, error);
+  if (checksum == NULL)
+    return FALSE;
   if (!place_file (u, final, pathname, checksum, error))
     return FALSE;
   g_hash_table_add (u->symlinks, util_join_tree_path (final, final->len));
@@ -1046,24 +1033,12 @@ add_metadata_file (DebUnpack *u, const char *path, GBytes *data, guint32 mode, G
       || g_hash_table_contains (ostree_mutable_tree_get_subdirs (dir), name))
     return deb_fail (u, error, "data.tar ships \"/%s\", where the package's dpkg metadata goes", path);
 
-  g_autofree char *checksum = NULL;
-  if (ostree_repo_get_mode (u->repo) == OSTREE_REPO_MODE_ARCHIVE)
-    {
-      g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_REGULAR, 0, 0,
-                                                 S_IFREG | (mode & 07777), g_bytes_get_size (data));
-      g_autoptr(GInputStream) input = g_memory_input_stream_new_from_bytes (data);
-      if (!write_content (u, info, NULL, input, &checksum, error))
-        return FALSE;
-    }
-  else
-    {
-      gsize size;
-      const guint8 *bytes = g_bytes_get_data (data, &size);
-      checksum = content_write_regular (u->repo, u->headers, 0, 0, mode, NULL, bytes, size, u->cancellable,
-                                        error);
-      if (checksum == NULL)
-        return FALSE;
-    }
+  gsize size;
+  const guint8 *bytes = g_bytes_get_data (data, &size);
+  g_autofree char *checksum = content_write_regular (u->repo, u->headers, 0, 0, mode, NULL, bytes,
+                                                     size, u->cancellable, error);
+  if (checksum == NULL)
+    return FALSE;
   return ostree_mutable_tree_replace_file (dir, name, checksum, error);
 }
 
