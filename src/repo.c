@@ -198,11 +198,14 @@ repo_check_ref_name (const char *ref, GError **error)
  * transaction instead of deleting it (staging.c says why); where the
  * staging directory cannot be found or holds what this code does not know,
  * OSTree renames (the rest), with its fsync turned off for that only.  The refs are then written by OSTree with its fsync
- * back on. */
+ * back on.  With core.fsync=false the same, minus the syncs (the objects
+ * go straight into objects/, as OSTree puts them then, and the staging
+ * directory stays for the next transaction all the same). */
 struct RepoTxn {
   OstreeRepo *repo;
   gboolean open;
   gboolean own_sync;
+  gboolean sync;    /* core.fsync: the two syncfs() of OWN_SYNC are made */
   int stage_dfd;    /* OSTree's staging directory, when OWN_SYNC found it; else -1 */
   GPtrArray *refs;  /* ref, commit, ref, commit, ...: written once the objects are in */
 };
@@ -217,14 +220,12 @@ repo_staging_writer (OstreeRepo *repo)
   return g_object_get_data (G_OBJECT (repo), WRITER_KEY);
 }
 
-/* Does the repository ask for durability the way OWN_SYNC gives it?  Not
- * with core.fsync=false (nothing to do) nor core.per-object-fsync=true
- * (whoever set it wants no whole-file-system sync). */
+/* Does the repository ask for durability the way OWN_SYNC gives it (or for
+ * none, core.fsync=false)?  Not with core.per-object-fsync=true (whoever
+ * set it wants no whole-file-system sync). */
 static gboolean
 wants_own_sync (OstreeRepo *repo)
 {
-  if (ostree_repo_get_disable_fsync (repo))
-    return FALSE;
   GKeyFile *config = ostree_repo_get_config (repo);
   return !g_key_file_get_boolean (config, "core", "per-object-fsync", NULL);
 }
@@ -243,6 +244,7 @@ repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
   txn->repo = g_object_ref (repo);
   txn->open = TRUE;
   txn->own_sync = wants_own_sync (repo);
+  txn->sync = !ostree_repo_get_disable_fsync (repo);
   txn->stage_dfd = -1;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
   if (txn->own_sync)
@@ -334,7 +336,7 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
   else
     {
       /* Everything written so far sits in the staging directory. */
-      if (!sync_repo (repo, error))
+      if (txn->sync && !sync_repo (repo, error))
         {
           txn->open = TRUE;
           return FALSE;
@@ -358,7 +360,7 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
         {
           /* The objects are moved, and the transaction aborted, which
            * leaves the staging directory for the next one (staging.c). */
-          if (!sync_repo (repo, error))
+          if (txn->sync && !sync_repo (repo, error))
             {
               txn->open = TRUE;
               return FALSE;
@@ -370,8 +372,8 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
         {
           ostree_repo_set_disable_fsync (repo, TRUE);
           gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
-          ostree_repo_set_disable_fsync (repo, FALSE);
-          if (!ok || !sync_repo (repo, error))
+          ostree_repo_set_disable_fsync (repo, !txn->sync);
+          if (!ok || (txn->sync && !sync_repo (repo, error)))
             return FALSE;
         }
     }

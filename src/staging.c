@@ -217,6 +217,7 @@ struct StagingWriter {
   int stage_dfd;
   int objects_dfd;
   GHashTable *staged;          /* paths of the objects written in this transaction */
+  gboolean sync;               /* the repository syncs (core.fsync, the default) */
   GArray *pending;             /* of Pending: written, waiting for a syncfs */
   guint max_pending;           /* open files this process can spare; 0: link to staging */
   gboolean link_empty_path;    /* linkat (fd, "", ..., AT_EMPTY_PATH) works */
@@ -247,14 +248,13 @@ staging_writer_free (StagingWriter *w)
 }
 
 /* Does REPO ask for anything this writer does not do (fs-verity, objects
- * synced one by one, another repository mode)? */
+ * synced one by one, another repository mode)?  With fsync off, objects go
+ * straight into objects/, as libostree puts them then. */
 static gboolean
 writer_applies (OstreeRepo *repo)
 {
   OstreeRepoMode mode = ostree_repo_get_mode (repo);
   if (mode != OSTREE_REPO_MODE_BARE && mode != OSTREE_REPO_MODE_BARE_USER)
-    return FALSE;
-  if (ostree_repo_get_disable_fsync (repo))
     return FALSE;
   GKeyFile *config = ostree_repo_get_config (repo);
   if (g_key_file_get_boolean (config, "core", "per-object-fsync", NULL))
@@ -306,6 +306,7 @@ staging_writer_new (OstreeRepo *repo, int stage_dfd)
                            O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   w->repo_dfd = ostree_repo_get_dfd (repo);
   w->link_empty_path = TRUE;
+  w->sync = !ostree_repo_get_disable_fsync (repo);
   w->staged = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   w->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   /* Written objects wait as open files for the syncfs before they are
@@ -313,7 +314,7 @@ staging_writer_new (OstreeRepo *repo, int stage_dfd)
    * the hard limit while the writer lives, keeping some for everything
    * else. */
   struct rlimit nofile;
-  if (getrlimit (RLIMIT_NOFILE, &nofile) == 0)
+  if (w->sync && getrlimit (RLIMIT_NOFILE, &nofile) == 0)
     {
       rlim_t want = MIN (nofile.rlim_max, (rlim_t) 65536);
       if (nofile.rlim_cur < want)
@@ -460,12 +461,15 @@ reserve_space (StagingWriter *w, gsize size, GError **error)
 }
 
 /* The written object FD (owned) goes into the transaction as PATH: it waits
- * for the syncfs, or is linked into the staging directory at once. */
+ * for the syncfs, or is linked into the staging directory at once; with
+ * fsync off, into objects/ at once. */
 static gboolean
 add_object (StagingWriter *w, int fd, const char *path, GError **error)
 {
   util_autofd int owned = fd;
   g_hash_table_add (w->staged, g_strdup (path));
+  if (!w->sync)
+    return link_object (w, owned, w->objects_dfd, path, "storing", error);
   if (w->max_pending == 0)
     return link_object (w, owned, w->stage_dfd, path, "staging", error);
 

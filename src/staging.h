@@ -22,8 +22,10 @@ gboolean staging_move_objects (OstreeRepo *repo, int stage_dfd, gboolean *out_kn
  * object in the staging directory.  The objects are the ones libostree
  * would write (owner, mode, xattrs, mtime 0; for bare-user the
  * user.ostreemeta attribute).  NULL when the repository asks for something
- * it does not do (not bare or bare-user, fsync off or per object,
- * fs-verity) or the file system has no O_TMPFILE: then use libostree. */
+ * it does not do (not bare or bare-user, fsync per object, fs-verity) or
+ * the file system has no O_TMPFILE: then use libostree.  With fsync off
+ * (core.fsync=false) every object goes straight into objects/ and nothing
+ * waits. */
 typedef struct StagingWriter StagingWriter;
 StagingWriter *staging_writer_new (OstreeRepo *repo, int stage_dfd);
 void staging_writer_free (StagingWriter *w);
@@ -31,8 +33,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (StagingWriter, staging_writer_free)
 
 /* Write the regular file DATA (SIZE bytes) as the object CHECKSUM, which the
  * caller computed, unless the repository or this transaction has it
- * already.  The object waits, as an open file not linked anywhere, until
- * staging_writer_publish(); when the process runs short of file
+ * already.  With fsync on, the object waits, as an open file not linked
+ * anywhere, until staging_writer_publish(); when the process runs short of file
  * descriptors, the file system is synced and the waiting objects linked
  * in, or (with almost none to spare) each is linked into the staging
  * directory at once. */

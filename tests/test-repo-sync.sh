@@ -77,6 +77,20 @@ test_expect_success 'with core.fsync=false nothing is synced' '
     assert_has_file repo/refs/heads/pkg
 '
 
+test_expect_success 'with core.fsync=false the staging directory is reused as well' '
+    new_repo
+    ostree --repo=repo config set core.fsync false
+    a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
+    ls repo/tmp | grep "^staging-" > before
+    assert_streq "$(wc -l < before)" 1
+    strace -f -y -o st -e trace=mkdirat,unlinkat "$APT2OSTREE" --repo repo \
+        unpack-deb --ref second "$SCRATCH/p.deb" > /dev/null 2>&1
+    assert_streq "$(grep -c "AT_REMOVEDIR" st)" 0
+    ls repo/tmp | grep "^staging-" > after
+    assert_streq "$(cat after)" "$(cat before)"
+    ostree --repo=repo fsck > /dev/null 2>&1
+'
+
 test_expect_success 'with core.per-object-fsync=true OSTree syncs its own way: each object and objects directory' '
     new_repo
     ostree --repo=repo config set core.per-object-fsync true

@@ -388,22 +388,44 @@ objects_stat () {
     done)
 }
 
-test_expect_success 'the objects are the files libostree writes itself (bare and bare-user)' '
+test_expect_success 'the objects are the files libostree writes itself (bare and bare-user, fsync on and off)' '
     for mode in bare bare-user; do
         new_repo own.$mode $mode
+        new_repo nofsync.$mode $mode
         new_repo lib.$mode $mode
+        ostree --repo=nofsync.$mode config set core.fsync false
         # With per-object fsync libostree writes every object itself.
         ostree --repo=lib.$mode config set core.per-object-fsync true
-        for r in own.$mode lib.$mode; do
+        for r in own.$mode nofsync.$mode lib.$mode; do
             a2o --repo $r unpack-deb --ref a "$EVERYTHING" > c.$r 2>/dev/null
             a2o --repo $r unpack-deb --ref b "$FIX/libsame1.deb" >> c.$r 2>/dev/null
             objects_stat $r > stat.$r
         done
-        assert_streq "$(cat c.own.$mode)" "$(cat c.lib.$mode)"
-        test -s stat.own.$mode
-        assert_streq "$(cat stat.own.$mode)" "$(cat stat.lib.$mode)"
+        for r in own.$mode nofsync.$mode; do
+            assert_streq "$(cat c.$r)" "$(cat c.lib.$mode)"
+            test -s stat.$r
+            assert_streq "$(cat stat.$r)" "$(cat stat.lib.$mode)"
+        done
     done
 '
+
+if ! command -v strace > /dev/null; then
+    test_skip 'with core.fsync=false regular files are written whole too' 'strace is not installed'
+else
+test_expect_success 'with core.fsync=false regular files are written whole too (no preallocation per object)' '
+    new_repo on
+    new_repo off
+    ostree --repo=off config set core.fsync false
+    for r in on off; do
+        strace -f -o st.$r -e trace=fallocate "$APT2OSTREE" --repo $r unpack-deb --ref a "$EVERYTHING" > /dev/null 2>&1
+        grep -c "^[0-9]* *fallocate" st.$r > n.$r || true
+    done
+    # (libostree still writes the dirmeta and commit objects and the ref;
+    # it would preallocate every regular file and dirtree too.)
+    test "$(cat n.on)" -gt 0
+    assert_streq "$(cat n.off)" "$(cat n.on)"
+'
+fi
 
 test_expect_success 'the repository min-free-space setting is kept: an unpack that would pass it fails, writing no ref' '
     new_repo
