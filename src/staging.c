@@ -399,38 +399,20 @@ set_metadata (StagingWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, 
   return futimens (fd, times) == 0;
 }
 
-static int
-try_link (StagingWriter *w, int fd, const char *proc, int dfd, const char *path)
-{
-  return w->link_empty_path ? linkat (fd, "", dfd, path, AT_EMPTY_PATH)
-                            : linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW);
-}
-
 /* Link the O_TMPFILE FD into DFD as PATH, making its XX directory when it
  * is missing; an object already there is fine. */
 static gboolean
 link_object (StagingWriter *w, int fd, int dfd, const char *path, const char *what,
              GError **error)
 {
-  /* By the descriptor itself where allowed (it needs CAP_DAC_READ_SEARCH
-   * before Linux 6.10, and fails with ENOENT without it), else through
-   * /proc. */
-  char proc[32];
-  g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
-  int r = try_link (w, fd, proc, dfd, path);
+  int r = util_link_tmpfile (fd, dfd, path, &w->link_empty_path);
   if (r < 0 && errno == ENOENT)
     {
       char dir[3] = { path[0], path[1], '\0' };
       if (mkdirat (dfd, dir, 0777) < 0 && errno != EEXIST)
         return util_fail (error, "%s: %s object %s: %s", w->repo_path, what, path,
                           g_strerror (errno));
-      r = try_link (w, fd, proc, dfd, path);
-    }
-  if (r < 0 && w->link_empty_path
-      && (errno == ENOENT || errno == EPERM || errno == EACCES || errno == EINVAL))
-    {
-      w->link_empty_path = FALSE;
-      r = try_link (w, fd, proc, dfd, path);
+      r = util_link_tmpfile (fd, dfd, path, &w->link_empty_path);
     }
   if (r == 0 || errno == EEXIST)
     return TRUE;

@@ -1,7 +1,9 @@
 /* util.c — small helpers shared by every module. */
+#define _GNU_SOURCE  /* AT_EMPTY_PATH */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -102,6 +104,25 @@ util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error)
         }
     }
   return TRUE;
+}
+
+int
+util_link_tmpfile (int fd, int dfd, const char *path, gboolean *by_fd)
+{
+  char proc[32];
+  g_snprintf (proc, sizeof proc, "/proc/self/fd/%d", fd);
+  if (!*by_fd)
+    return linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW);
+  if (linkat (fd, "", dfd, path, AT_EMPTY_PATH) == 0)
+    return 0;
+  int errsv = errno;
+  if (errsv != ENOENT && errsv != EPERM && errsv != EACCES && errsv != EINVAL)
+    return -1;
+  /* Not allowed, or PATH's directory is missing: /proc tells which. */
+  int r = linkat (AT_FDCWD, proc, dfd, path, AT_SYMLINK_FOLLOW);
+  if (r == 0 || errno == EEXIST)
+    *by_fd = FALSE;
+  return r;
 }
 
 void

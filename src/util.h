@@ -28,6 +28,12 @@ GPtrArray *util_sorted_keys (GHashTable *table);
  * names the file in errors, and errno is left as the failing call set it. */
 gboolean util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error);
 
+/* Link FD, an O_TMPFILE, into DFD as PATH: by the descriptor itself
+ * (AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH before Linux 6.10) while
+ * *BY_FD is TRUE, else through /proc/self/fd; *BY_FD turns FALSE when only
+ * the second way works.  0, or -1 with errno set (EEXIST: PATH is taken). */
+int util_link_tmpfile (int fd, int dfd, const char *path, gboolean *by_fd);
+
 /* Close *FD when it is open (>= 0).  A variable declared util_autofd is
  * closed when it goes out of scope. */
 void util_fd_close (int *fd);
