@@ -3,6 +3,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -197,10 +200,14 @@ repo_check_ref_name (const char *ref, GError **error)
  * aborted, so that OSTree keeps the staging directory for the next
  * transaction instead of deleting it (staging.c says why); where the
  * staging directory cannot be found or holds what this code does not know,
- * OSTree renames (the rest), with its fsync turned off for that only.  The refs are then written by OSTree with its fsync
- * back on.  With core.fsync=false the same, minus the syncs (the objects
- * go straight into objects/, as OSTree puts them then, and the staging
- * directory stays for the next transaction all the same). */
+ * OSTree renames (the rest), with its fsync turned off for that only.
+ * The refs' new files are written before the second syncfs, which syncs
+ * them with the objects' links, and renamed into place after it (OSTree
+ * would fdatasync each ref file on its own: one more wait per ref); a ref
+ * whose place holds anything but a file (an alias, a directory) is left to
+ * OSTree, with its fsync.  With core.fsync=false the same, minus the syncs
+ * (the objects go straight into objects/, as OSTree puts them then, and
+ * the staging directory stays for the next transaction all the same). */
 struct RepoTxn {
   OstreeRepo *repo;
   gboolean open;
@@ -286,6 +293,89 @@ sync_repo (OstreeRepo *repo, GError **error)
   return TRUE;
 }
 
+/* A ref written here rather than by OSTree: "COMMIT\n" in an O_TMPFILE of
+ * the ref's directory, waiting for the second syncfs. */
+typedef struct {
+  int fd;
+  const char *ref;  /* owned by the transaction's refs */
+} NewRef;
+
+static void
+new_ref_clear (gpointer data)
+{
+  util_fd_close (&((NewRef *) data)->fd);
+}
+
+/* Make DIR (relative to DFD) and its parents, as OSTree makes a ref's. */
+static void
+make_dirs (int dfd, const char *dir)
+{
+  g_autofree char *path = g_strdup (dir);
+  for (char *slash = strchr (path, '/');; slash = strchr (slash + 1, '/'))
+    {
+      if (slash != NULL)
+        *slash = '\0';
+      (void) mkdirat (dfd, path, 0777);
+      if (slash == NULL)
+        return;
+      *slash = '/';
+    }
+}
+
+/* The new content of REF as an O_TMPFILE under HEADS_DFD, or -1 when OSTree
+ * is to write it: its place holds an alias or a directory, or anything
+ * fails here. */
+static int
+stage_ref (int heads_dfd, const char *ref, const char *commit)
+{
+  struct stat st;
+  if (fstatat (heads_dfd, ref, &st, AT_SYMLINK_NOFOLLOW) == 0 ? !S_ISREG (st.st_mode)
+                                                              : errno != ENOENT)
+    return -1;
+  g_autofree char *dir = g_path_get_dirname (ref);
+  if (!g_str_equal (dir, "."))
+    make_dirs (heads_dfd, dir);
+  util_autofd int fd = openat (heads_dfd, dir, O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+  g_autofree char *line = g_strconcat (commit, "\n", NULL);
+  size_t len = strlen (line);
+  if (fd < 0 || write (fd, line, len) != (ssize_t) len || fchmod (fd, 0644) < 0)
+    return -1;
+  int staged = fd;
+  fd = -1;
+  return staged;
+}
+
+/* Put the staged REF in place: linked in under a temporary name in its
+ * directory, then renamed over the ref. */
+static gboolean
+publish_ref (OstreeRepo *repo, int heads_dfd, NewRef *r, gboolean *by_fd, GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (r->ref);
+  g_autofree char *tmp = NULL;
+  for (int attempt = 0;; attempt++)
+    {
+      g_free (tmp);
+      tmp = g_strdup_printf ("%s/tmp.%08x", dir, g_random_int ());
+      if (util_link_tmpfile (r->fd, heads_dfd, tmp, by_fd) == 0)
+        break;
+      if (errno != EEXIST || attempt == 100)
+        goto fail;
+    }
+  if (renameat (heads_dfd, tmp, heads_dfd, r->ref) < 0)
+    {
+      int errsv = errno;
+      (void) unlinkat (heads_dfd, tmp, 0);
+      errno = errsv;
+      goto fail;
+    }
+  return TRUE;
+
+fail:;
+  int errsv = errno;
+  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
+  return util_fail (error, "%s: writing ref %s: %s", path, r->ref, g_strerror (errsv));
+}
+
 gboolean
 repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
                        const char *subject, GVariant *metadata, char **out_commit,
@@ -328,6 +418,10 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
 {
   OstreeRepo *repo = txn->repo;
   txn->open = FALSE;
+  g_autoptr(GArray) new_refs = g_array_new (FALSE, FALSE, sizeof (NewRef));
+  g_array_set_clear_func (new_refs, new_ref_clear);
+  g_autofree gboolean *staged = g_new0 (gboolean, txn->refs->len / 2 + 1);
+  util_autofd int heads_dfd = -1;
   if (!txn->own_sync)
     {
       if (!ostree_repo_commit_transaction (repo, NULL, cancellable, error))
@@ -356,32 +450,56 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
           txn->open = TRUE;
           return FALSE;
         }
-      if (known)
-        {
-          /* The objects are moved, and the transaction aborted, which
-           * leaves the staging directory for the next one (staging.c). */
-          if (txn->sync && !sync_repo (repo, error))
-            {
-              txn->open = TRUE;
-              return FALSE;
-            }
-          if (!ostree_repo_abort_transaction (repo, cancellable, error))
-            return FALSE;
-        }
-      else
+      if (!known)
         {
           ostree_repo_set_disable_fsync (repo, TRUE);
           gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
           ostree_repo_set_disable_fsync (repo, !txn->sync);
-          if (!ok || (txn->sync && !sync_repo (repo, error)))
+          if (!ok)
             return FALSE;
         }
+      /* The refs' new files, synced with the links.  (With
+       * core.auto-update-summary OSTree also regenerates the summary at
+       * each ref it writes: it writes them all then.) */
+      GKeyFile *config = ostree_repo_get_config (repo);
+      if (txn->sync && !g_key_file_get_boolean (config, "core", "auto-update-summary", NULL))
+        {
+          heads_dfd = openat (ostree_repo_get_dfd (repo), "refs/heads",
+                              O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+          for (guint i = 0; heads_dfd >= 0 && i + 1 < txn->refs->len; i += 2)
+            {
+              NewRef r = { stage_ref (heads_dfd, txn->refs->pdata[i], txn->refs->pdata[i + 1]),
+                           txn->refs->pdata[i] };
+              staged[i / 2] = r.fd >= 0;
+              if (r.fd >= 0)
+                g_array_append_val (new_refs, r);
+            }
+        }
+      if (txn->sync && !sync_repo (repo, error))
+        {
+          txn->open = known;
+          return FALSE;
+        }
+      /* The objects are in, and the transaction aborted, which leaves the
+       * staging directory for the next one (staging.c). */
+      if (known && !ostree_repo_abort_transaction (repo, cancellable, error))
+        return FALSE;
     }
-  /* The refs last, each synced as the repository's settings say. */
-  for (guint i = 0; i + 1 < txn->refs->len; i += 2)
-    if (!ostree_repo_set_ref_immediate (repo, NULL, txn->refs->pdata[i], txn->refs->pdata[i + 1],
-                                        cancellable, error))
+  /* The refs last: those staged above, then OSTree's, each synced as the
+   * repository's settings say. */
+  gboolean by_fd = TRUE;
+  for (guint i = 0; i < new_refs->len; i++)
+    if (!publish_ref (repo, heads_dfd, &g_array_index (new_refs, NewRef, i), &by_fd, error))
       return FALSE;
+  for (guint i = 0; i + 1 < txn->refs->len; i += 2)
+    if (!staged[i / 2] && !ostree_repo_set_ref_immediate (repo, NULL, txn->refs->pdata[i],
+                                                          txn->refs->pdata[i + 1], cancellable,
+                                                          error))
+      return FALSE;
+  /* As OSTree does when it writes a ref: the repository's mtime tells
+   * watchers that refs changed. */
+  if (new_refs->len > 0)
+    (void) futimens (ostree_repo_get_dfd (repo), NULL);
   return TRUE;
 }
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # How a transaction reaches the disk: the objects are synced before they
-# are renamed into objects/, the renames before any ref names them, and the
-# refs last; without the fsync of every objects/XX directory OSTree does on
-# its own.  Watched with strace.
+# are renamed into objects/, the renames (and the refs' new files) before
+# any ref names them, and the refs last; without the fsync of every
+# objects/XX directory OSTree does on its own, nor one of every ref file.
+# Watched with strace.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
 
@@ -22,13 +23,16 @@ command -v strace > /dev/null || skip_all "strace is not installed (tools/setup 
 # syncs FILE CMD...: run CMD under strace; FILE gets one letter per event:
 # S syncfs, O objects put into objects/, renamed from the staging directory
 # or linked from an open file (a run of them: one O),
+# W a ref's new file opened (an O_TMPFILE under refs/),
 # F fsync or fdatasync of a ref file, D fsync of an objects directory,
 # f fsync of any other file or directory, R a ref renamed into place.
 syncs () {
     local out=$1
     shift
-    strace -f -y -o "$out.strace" -e trace=syncfs,fsync,fdatasync,renameat,renameat2,linkat "$@" > /dev/null 2>&1
+    strace -f -y -o "$out.strace" -e trace=syncfs,fsync,fdatasync,renameat,renameat2,linkat,openat "$@" > /dev/null 2>&1
     awk '
+        $2 ~ /^openat/ && /O_TMPFILE/ && /\/refs\// { printf "W"; next }
+        $2 ~ /^openat/ { next }
         $2 ~ /^syncfs/ { printf "S"; next }
         $2 ~ /^f(data)?sync\(.*\/refs\// { printf "F"; next }
         $2 ~ /^f(data)?sync\(.*\/objects(\/..)?>/ { printf "D"; next }
@@ -39,19 +43,24 @@ syncs () {
     echo >> "$out"
 }
 
-test_expect_success 'unpack-deb: syncfs, objects renamed in, syncfs, then the ref; no fsync per objects directory' '
+test_expect_success 'unpack-deb: syncfs, objects renamed in, the ref file written, syncfs, then the ref renamed; no other fsync' '
     new_repo
     a2o --repo repo unpack-deb --ref old "$SCRATCH/q.deb" > /dev/null 2>&1
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "SOSFR"
+    assert_streq "$(cat ev)" "SOWSR"
+    assert_streq "$(cat repo/refs/heads/pkg)" "$(ostree --repo=repo rev-parse pkg)"
+    assert_streq "$(stat -c %a repo/refs/heads/pkg)" 644
+    assert_streq "$(ls repo/refs/heads)" "$(printf "old\npkg")"
     ostree --repo=repo fsck > /dev/null 2>&1
 '
 
-test_expect_success '--batch: one syncfs before and one after the renames, then every ref' '
+test_expect_success '--batch: one syncfs before and one after the renames and every ref file, then every ref' '
     new_repo
-    printf "a %s\nb %s\n" "$SCRATCH/p.deb" "$SCRATCH/q.deb" > list
+    printf "a %s\nb/c/d %s\n" "$SCRATCH/p.deb" "$SCRATCH/q.deb" > list
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --batch list
-    assert_streq "$(cat ev)" "SOSFRFR"
+    assert_streq "$(cat ev)" "SOWWSRR"
+    assert_streq "$(cat repo/refs/heads/b/c/d)" "$(ostree --repo=repo rev-parse b/c/d)"
+    assert_streq "$(ostree --repo=repo refs | sort | tr "\n" " ")" "a b/c/d "
 '
 
 test_expect_success 'a ref that already holds the commit is not written, and nothing is synced for it' '
@@ -65,15 +74,15 @@ test_expect_success 'tree commands commit the same way (mkdir)' '
     new_repo
     a2o --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1
     syncs ev "$APT2OSTREE" --repo repo mkdir --ref out pkg /new-dir
-    assert_streq "$(cat ev)" "SOSFR"
+    assert_streq "$(cat ev)" "SOWSR"
 '
 
 test_expect_success 'with core.fsync=false nothing is synced' '
     new_repo
     ostree --repo=repo config set core.fsync false
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
-    # (OSTree then links each object straight into objects/.)
-    assert_streq "$(cat ev)" "OR"
+    # (The objects go straight into objects/; OSTree writes the ref.)
+    assert_streq "$(cat ev)" "OWR"
     assert_has_file repo/refs/heads/pkg
 '
 
@@ -96,7 +105,7 @@ test_expect_success 'with core.per-object-fsync=true OSTree syncs its own way: e
     ostree --repo=repo config set core.per-object-fsync true
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
     # (OSTree links each object straight into objects/ after its fsync.)
-    grep -Eq "^O?f.*D+FR$" ev || { cat ev; false; }
+    grep -Eq "^O?f.*D+WFR$" ev || { cat ev; false; }
     ostree --repo=repo fsck > /dev/null 2>&1
 '
 
@@ -106,7 +115,7 @@ test_expect_success 'with few file descriptors to spare, objects are synced and 
     mv "$(make_deb many many 1.0 amd64)" many.deb
     new_repo
     (ulimit -n 600 && syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref many many.deb)
-    grep -Eq "^SOSO(SO)*SFR$" ev || { cat ev; false; }
+    grep -Eq "^SOSO(SO)*WSR$" ev || { cat ev; false; }
     ostree --repo=repo fsck > /dev/null 2>&1
     assert_streq "$(ostree --repo=repo ls -R many /usr/share/many | grep -c "/f[0-9]")" 700
 '
@@ -114,6 +123,31 @@ test_expect_success 'with few file descriptors to spare, objects are synced and 
 # Deleting files in the repository is not free either: on ext4 without a
 # journal every inode allocation steps over the inodes deleted in the last
 # minute, one by one.
+test_expect_success 'a ref that is an alias, or whose place a directory takes, is left to OSTree (which syncs it itself)' '
+    new_repo
+    a2o --repo repo unpack-deb --ref base "$SCRATCH/q.deb" > /dev/null 2>&1
+    ostree --repo=repo refs --create=al --alias base
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref al "$SCRATCH/p.deb"
+    assert_streq "$(cat ev)" "SOSWFR"
+    test -f repo/refs/heads/al && ! test -L repo/refs/heads/al
+    assert_streq "$(cat repo/refs/heads/al)" "$(ostree --repo=repo rev-parse al)"
+    mkdir -p repo/refs/heads/dir/sub
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref dir "$SCRATCH/p.deb"
+    # (OSTree removes the directory and tries again.)
+    grep -Eq "^S+(WFR)+$" ev || { cat ev; false; }
+    assert_streq "$(cat repo/refs/heads/dir)" "$(cat repo/refs/heads/al)"
+'
+
+test_expect_success 'with core.auto-update-summary=true OSTree writes the refs (and the summary)' '
+    new_repo
+    ostree --repo=repo config set core.auto-update-summary true
+    syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
+    # (then the summary file, synced: f)
+    grep -Eq "^SOSWFRf+$" ev || { cat ev; false; }
+    assert_has_file repo/summary
+    ostree --repo=repo summary --view | grep -q "pkg"
+'
+
 test_expect_success 'a package whose objects the repository holds is unpacked without making any object' '
     new_repo
     a2o --repo repo unpack-deb --ref first "$SCRATCH/r.deb" > /dev/null 2>&1
@@ -145,7 +179,7 @@ test_expect_success 'a staging directory holding what this code does not know is
     a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
     echo stray > "$(ls -d repo/tmp/staging-*)/stray"
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref second "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "SOSFR"
+    assert_streq "$(cat ev)" "SOWSR"
     assert_streq "$(ls repo/tmp | grep -c "^staging-")" 0
     ostree --repo=repo fsck > /dev/null 2>&1
 '
