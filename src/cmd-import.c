@@ -151,12 +151,11 @@ import_dir (DirImport *im, const struct stat *st, OstreeMutableTree *mtree,
   g_autoptr(GVariant) xattrs = read_xattrs (im->path->str, error);
   if (xattrs == NULL)
     return FALSE;
-  g_autoptr(GVariant) dirmeta = g_variant_ref_sink (ostree_create_directory_metadata (info, xattrs));
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_metadata (im->repo, OSTREE_OBJECT_TYPE_DIR_META, NULL, dirmeta, &csum,
-                                   cancellable, error))
+  g_autofree char *checksum = repo_write_metadata (im->repo, OSTREE_OBJECT_TYPE_DIR_META,
+                                                   ostree_create_directory_metadata (info, xattrs),
+                                                   cancellable, error);
+  if (checksum == NULL)
     return FALSE;
-  g_autofree char *checksum = ostree_checksum_from_bytes (csum);
   ostree_mutable_tree_set_metadata_checksum (mtree, checksum);
 
   g_autoptr(GError) local_error = NULL;

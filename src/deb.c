@@ -11,6 +11,7 @@
 
 #include "content.h"
 #include "deb.h"
+#include "repo.h"
 #include "util.h"
 
 static void
@@ -358,13 +359,10 @@ write_dirmeta (DebUnpack *u, guint32 uid, guint32 gid, guint32 mode, GVariant *x
     }
 
   g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_DIRECTORY, uid, gid, S_IFDIR | (mode & 07777), 0);
-  g_autoptr(GVariant) dirmeta = g_variant_ref_sink (ostree_create_directory_metadata (info, xattrs));
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_metadata (u->repo, OSTREE_OBJECT_TYPE_DIR_META, NULL, dirmeta, &csum,
-                                   u->cancellable, error))
-    return NULL;
-  char *checksum = ostree_checksum_from_bytes (csum);
-  if (key != NULL)
+  char *checksum = repo_write_metadata (u->repo, OSTREE_OBJECT_TYPE_DIR_META,
+                                        ostree_create_directory_metadata (info, xattrs),
+                                        u->cancellable, error);
+  if (checksum != NULL && key != NULL)
     g_hash_table_insert (u->dirmeta_cache, g_steal_pointer (&key), g_strdup (checksum));
   return checksum;
 }

@@ -388,18 +388,35 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
   if (!util_source_date_epoch (&epoch, error))
     return FALSE;
 
-  StagingWriter *writer = repo_staging_writer (repo);
-  if (writer != NULL && !staging_write_mtree (writer, mtree, error))
-    return FALSE;
-  g_autoptr(GFile) root = NULL;
-  if (!ostree_repo_write_mtree (repo, mtree, &root, cancellable, error))
-    return FALSE;
-
   g_autofree char *commit = NULL;
-  if (!ostree_repo_write_commit_with_time (repo, NULL, subject, NULL, owned_metadata,
-                                           OSTREE_REPO_FILE (root), epoch, &commit,
-                                           cancellable, error))
-    return FALSE;
+  StagingWriter *writer = repo_staging_writer (repo);
+  if (writer != NULL)
+    {
+      /* The dirtrees and the commit as ostree_repo_write_mtree() and
+       * ostree_repo_write_commit_with_time() write them. */
+      if (!staging_write_mtree (writer, mtree, error))
+        return FALSE;
+      GVariant *object = g_variant_new (
+          "(@a{sv}@ay@a(say)sst@ay@ay)",
+          owned_metadata ? owned_metadata : g_variant_new_array (G_VARIANT_TYPE ("{sv}"), NULL, 0),
+          g_variant_new_array (G_VARIANT_TYPE_BYTE, NULL, 0),
+          g_variant_new_array (G_VARIANT_TYPE ("(say)"), NULL, 0), subject ? subject : "", "",
+          GUINT64_TO_BE (epoch),
+          ostree_checksum_to_bytes_v (ostree_mutable_tree_get_contents_checksum (mtree)),
+          ostree_checksum_to_bytes_v (ostree_mutable_tree_get_metadata_checksum (mtree)));
+      commit = staging_write_metadata (writer, OSTREE_OBJECT_TYPE_COMMIT, object, error);
+      if (commit == NULL)
+        return FALSE;
+    }
+  else
+    {
+      g_autoptr(GFile) root = NULL;
+      if (!ostree_repo_write_mtree (repo, mtree, &root, cancellable, error)
+          || !ostree_repo_write_commit_with_time (repo, NULL, subject, NULL, owned_metadata,
+                                                  OSTREE_REPO_FILE (root), epoch, &commit,
+                                                  cancellable, error))
+        return FALSE;
+    }
 
   g_autofree char *current = lookup_ref (repo, ref);
   if (g_strcmp0 (current, commit) != 0)
@@ -516,20 +533,31 @@ repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const 
   return TRUE;
 }
 
+char *
+repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
+                     GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GVariant) owned = g_variant_ref_sink (object);
+  StagingWriter *writer = repo_staging_writer (repo);
+  if (writer != NULL)
+    return staging_write_metadata (writer, type, owned, error);
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_metadata (repo, type, NULL, owned, &csum, cancellable, error))
+    return NULL;
+  return ostree_checksum_from_bytes (csum);
+}
+
 gboolean
 repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode, char **out_checksum,
                     GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GVariant) dirmeta = g_variant_ref_sink (
+  GVariant *dirmeta =
       g_variant_new ("(uuu@a(ayay))", GUINT32_TO_BE (uid), GUINT32_TO_BE (gid),
                      GUINT32_TO_BE (S_IFDIR | (mode & 07777)),
-                     g_variant_new_array (G_VARIANT_TYPE ("(ayay)"), NULL, 0)));
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, NULL, dirmeta, &csum,
-                                   cancellable, error))
-    return FALSE;
-  *out_checksum = ostree_checksum_from_bytes (csum);
-  return TRUE;
+                     g_variant_new_array (G_VARIANT_TYPE ("(ayay)"), NULL, 0));
+  *out_checksum = repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta, cancellable,
+                                       error);
+  return *out_checksum != NULL;
 }
 
 gboolean

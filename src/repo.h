@@ -65,6 +65,13 @@ gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const ch
                                 GCancellable *cancellable, GError **error);
 gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
 
+/* Store the metadata object OBJECT (a dirmeta or dirtree variant; a
+ * floating reference is taken) and return its checksum: through the
+ * transaction's StagingWriter when it has one, else through libostree (the
+ * same bytes either way). */
+char *repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
+                           GCancellable *cancellable, GError **error);
+
 /* The dirmeta object for a directory with this owner and mode (permission
  * bits only; S_IFDIR is added). */
 gboolean repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,

@@ -487,12 +487,12 @@ staging_write_regular (StagingWriter *w, const char *checksum, guint32 uid, guin
   return add_object (w, owned, path, error);
 }
 
-/* A metadata object: the serialized variant, mode 0644, as libostree
- * writes it; its checksum is the SHA-256 of those bytes. */
-static char *
-write_metadata (StagingWriter *w, OstreeObjectType type, GVariant *object, GError **error)
+char *
+staging_write_metadata (StagingWriter *w, OstreeObjectType type, GVariant *object,
+                        GError **error)
 {
-  g_autoptr(GVariant) normal = g_variant_get_normal_form (object);
+  g_autoptr(GVariant) sunk = g_variant_ref_sink (object);
+  g_autoptr(GVariant) normal = g_variant_get_normal_form (sunk);
   gsize size = g_variant_get_size (normal);
   const guint8 *data = g_variant_get_data (normal);
   g_autoptr(Sha256) sha = sha256_new ();
@@ -551,7 +551,7 @@ staging_write_mtree (StagingWriter *w, OstreeMutableTree *mtree, GError **error)
   g_autoptr(GVariant) tree = g_variant_ref_sink (
       g_variant_new ("(@a(say)@a(sayay))", g_variant_builder_end (&filesb),
                      g_variant_builder_end (&dirs)));
-  g_autofree char *checksum = write_metadata (w, OSTREE_OBJECT_TYPE_DIR_TREE, tree, error);
+  g_autofree char *checksum = staging_write_metadata (w, OSTREE_OBJECT_TYPE_DIR_TREE, tree, error);
   if (checksum == NULL)
     return FALSE;
   ostree_mutable_tree_set_contents_checksum (mtree, checksum);

@@ -42,6 +42,13 @@ gboolean staging_write_regular (StagingWriter *w, const char *checksum, guint32 
                                 guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                                 GError **error);
 
+/* Write the metadata object OBJECT (a dirmeta, dirtree or commit variant;
+ * a floating reference is taken) as libostree writes it: its normal form, mode 0644; its checksum, which
+ * is returned, is the SHA-256 of those bytes.  Nothing is written when the
+ * repository or this transaction has it already. */
+char *staging_write_metadata (StagingWriter *w, OstreeObjectType type, GVariant *object,
+                              GError **error);
+
 /* Write the dirtree objects of MTREE and of every directory under it that
  * has none yet (the same objects ostree_repo_write_mtree() writes), and set
  * their contents checksums, so that ostree_repo_write_mtree() then finds

@@ -180,14 +180,10 @@ tar_write_dirmeta (TarReader *r, struct archive_entry *entry, char **out_checksu
   g_file_info_set_attribute_uint32 (info, "unix::gid", archive_entry_gid (entry));
   g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFDIR | (archive_entry_perm (entry) & 07777));
   g_autoptr(GVariant) xattrs = tar_entry_xattrs (entry);
-  g_autoptr(GVariant) dirmeta = g_variant_ref_sink (ostree_create_directory_metadata (info, xattrs));
-
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_metadata (r->repo, OSTREE_OBJECT_TYPE_DIR_META, NULL, dirmeta, &csum,
-                                   cancellable, error))
-    return FALSE;
-  *out_checksum = ostree_checksum_from_bytes (csum);
-  return TRUE;
+  *out_checksum = repo_write_metadata (r->repo, OSTREE_OBJECT_TYPE_DIR_META,
+                                       ostree_create_directory_metadata (info, xattrs),
+                                       cancellable, error);
+  return *out_checksum != NULL;
 }
 
 /* A regular file or symlink entry as a content object.  Its data is read

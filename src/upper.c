@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <gio/gunixinputstream.h>
 
+#include "repo.h"
 #include "upper.h"
 #include "util.h"
 
@@ -143,12 +144,9 @@ dirmeta_equal (GVariant *a, GVariant *b)
 static gboolean
 write_dirmeta (Apply *apply, GVariant *dirmeta, char **out_checksum, GError **error)
 {
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_metadata (apply->repo, OSTREE_OBJECT_TYPE_DIR_META, NULL, dirmeta, &csum,
-                                   apply->cancellable, error))
-    return FALSE;
-  *out_checksum = ostree_checksum_from_bytes (csum);
-  return TRUE;
+  *out_checksum = repo_write_metadata (apply->repo, OSTREE_OBJECT_TYPE_DIR_META,
+                                       dirmeta, apply->cancellable, error);
+  return *out_checksum != NULL;
 }
 
 static gboolean
@@ -543,11 +541,10 @@ upper_set_file_owner (OstreeRepo *repo, OstreeMutableTree *root, const char *pat
       g_autoptr(GVariant) xattrs = g_variant_get_child_value (old, 3);
       struct stat st = { .st_uid = uid, .st_gid = gid, .st_mode = mode };
       g_autoptr(GVariant) dirmeta = dirmeta_new (&st, xattrs);
-      g_autofree guchar *meta = NULL;
-      if (!ostree_repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, NULL, dirmeta, &meta,
-                                       cancellable, error))
+      g_autofree char *meta_csum = repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta,
+                                                        cancellable, error);
+      if (meta_csum == NULL)
         return FALSE;
-      g_autofree char *meta_csum = ostree_checksum_from_bytes (meta);
       ostree_mutable_tree_set_metadata_checksum (sub, meta_csum);
       return TRUE;
     }
