@@ -11,7 +11,7 @@
  * allocation then steps over the deleted inode for a minute.)
  * The header bytes themselves come from libostree, so the format stays
  * libostree's.  Within a transaction that has a StagingWriter (staging.c),
- * regular files are written by it instead of by libostree. */
+ * regular files and symlinks are written by it instead of by libostree. */
 #include "config.h"
 
 #include <sys/stat.h>
@@ -187,5 +187,14 @@ content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *t
   g_autoptr(GFileInfo) info = content_symlink_info (uid, gid, target);
   if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
     return write_untrusted (repo, info, xattrs, NULL, 0, cancellable, error);
-  return write_trusted (repo, info, xattrs, NULL, 0, cancellable, error);
+  StagingWriter *writer = repo_staging_writer (repo);
+  if (writer == NULL)
+    return write_trusted (repo, info, xattrs, NULL, 0, cancellable, error);
+  g_autoptr(GBytes) header = file_header (info, xattrs, error);
+  if (header == NULL)
+    return NULL;
+  g_autofree char *checksum = checksum_of (header, NULL, 0);
+  if (!staging_write_symlink (writer, checksum, uid, gid, target, xattrs, error))
+    return NULL;
+  return g_steal_pointer (&checksum);
 }

@@ -20,11 +20,13 @@
  * this code does not know: the caller then lets libostree commit the rest
  * as usual.
  *
- * The writer puts regular files there as libostree would (an O_TMPFILE
- * given its owner, mode, xattrs and mtime 0, then linked in as
- * XX/CHECKSUM.file), minus what costs time and gives nothing here: the
- * content arrives in 8 KiB writes after a fallocate(), and every object is
- * looked for in the staging directory and made a directory for. */
+ * The writer makes the objects of a bare or bare-user repository as
+ * libostree would (a regular file is an O_TMPFILE given its owner, mode,
+ * xattrs and mtime 0, then linked in as XX/CHECKSUM.file; a symlink, a
+ * dirmeta, dirtree or commit likewise), minus what costs time and gives
+ * nothing here: the content arrives in 8 KiB writes after a fallocate(),
+ * and every object is looked for in the staging directory and made a
+ * directory for. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -369,7 +371,9 @@ write_all (int fd, const guint8 *data, gsize size)
 }
 
 /* The object's owner, mode and extended attributes, as the repository's
- * mode stores them (the same as libostree: see ostree-repo-commit.c). */
+ * mode stores them (the same as libostree: see ostree-repo-commit.c).  MODE
+ * is a regular file's permission bits, or S_IFLNK | 0777 for a symlink
+ * stored as a regular file (bare-user). */
 static gboolean
 set_metadata (StagingWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs)
 {
@@ -385,13 +389,15 @@ set_metadata (StagingWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, 
       g_autoptr(GVariant) empty = NULL;
       if (xattrs == NULL)
         empty = g_variant_ref_sink (g_variant_new_array (G_VARIANT_TYPE ("(ayay)"), NULL, 0));
+      gboolean symlink = S_ISLNK (mode);
       g_autoptr(GVariant) meta = g_variant_ref_sink (
           g_variant_new ("(uuu@a(ayay))", GUINT32_TO_BE (uid), GUINT32_TO_BE (gid),
-                         GUINT32_TO_BE (S_IFREG | (mode & 07777)), xattrs ? xattrs : empty));
+                         GUINT32_TO_BE (symlink ? mode : S_IFREG | (mode & 07777)),
+                         xattrs ? xattrs : empty));
       if (fsetxattr (fd, "user.ostreemeta", g_variant_get_data (meta), g_variant_get_size (meta),
                      0) < 0)
         return FALSE;
-      if (fchmod (fd, (mode & 0775) | S_IRUSR) < 0)
+      if (fchmod (fd, symlink ? 0644 : (mode & 0775) | S_IRUSR) < 0)
         return FALSE;
     }
   /* libostree dates every object of a bare repository 0. */
@@ -485,6 +491,77 @@ staging_write_regular (StagingWriter *w, const char *checksum, guint32 uid, guin
   int owned = fd;
   fd = -1;
   return add_object (w, owned, path, error);
+}
+
+gboolean
+staging_write_symlink (StagingWriter *w, const char *checksum, guint32 uid, guint32 gid,
+                       const char *target, GVariant *xattrs, GError **error)
+{
+  char path[OBJECT_PATH_MAX];
+  object_path (path, checksum, OSTREE_OBJECT_TYPE_FILE);
+  if (have_object (w, path))
+    return TRUE;
+  if (w->mode == OSTREE_REPO_MODE_BARE_USER)
+    {
+      /* A regular file holding the target (and its terminating NUL, as
+       * libostree writes it); the rest in user.ostreemeta. */
+      gsize size = strlen (target) + 1;
+      if (!reserve_space (w, size, error))
+        return FALSE;
+      util_autofd int fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+      if (fd < 0 || !write_all (fd, (const guint8 *) target, size)
+          || !set_metadata (w, fd, uid, gid, S_IFLNK | 0777, xattrs))
+        return util_fail (error, "%s: writing object %s: %s", w->repo_path, checksum,
+                          g_strerror (errno));
+      int owned = fd;
+      fd = -1;
+      return add_object (w, owned, path, error);
+    }
+
+  /* bare: the symlink itself, made in the staging directory (and, with
+   * fsync off, renamed into objects/ at once) */
+  if (!reserve_space (w, 0, error))
+    return FALSE;
+  int r = symlinkat (target, w->stage_dfd, path);
+  if (r < 0 && errno == ENOENT)
+    {
+      char dir[3] = { path[0], path[1], '\0' };
+      if (mkdirat (w->stage_dfd, dir, 0777) < 0 && errno != EEXIST)
+        return util_fail (error, "%s: staging object %s: %s", w->repo_path, path,
+                          g_strerror (errno));
+      r = symlinkat (target, w->stage_dfd, path);
+    }
+  if (r < 0 && errno != EEXIST)
+    return util_fail (error, "%s: staging object %s: %s", w->repo_path, path, g_strerror (errno));
+  /* (libostree leaves a symlink's mtime as it is.) */
+  char proc[PATH_MAX];
+  g_snprintf (proc, sizeof proc, "/proc/self/fd/%d/%s", w->stage_dfd, path);
+  if (fchownat (w->stage_dfd, path, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+    return util_fail (error, "%s: staging object %s: %s", w->repo_path, path, g_strerror (errno));
+  for (gsize i = 0; xattrs != NULL && i < g_variant_n_children (xattrs); i++)
+    {
+      const char *name;
+      g_autoptr(GVariant) value = NULL;
+      g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
+      gsize len;
+      const guint8 *data = g_variant_get_fixed_array (value, &len, 1);
+      if (lsetxattr (proc, name, data, len, 0) < 0)
+        return util_fail (error, "%s: staging object %s: cannot set %s: %s", w->repo_path, path,
+                          name, g_strerror (errno));
+    }
+  g_hash_table_add (w->staged, g_strdup (path));
+  if (w->sync)
+    return TRUE;
+  r = renameat (w->stage_dfd, path, w->objects_dfd, path);
+  if (r < 0 && errno == ENOENT)
+    {
+      char dir[3] = { path[0], path[1], '\0' };
+      (void) mkdirat (w->objects_dfd, dir, 0777);
+      r = renameat (w->stage_dfd, path, w->objects_dfd, path);
+    }
+  if (r < 0)
+    return util_fail (error, "%s: storing object %s: %s", w->repo_path, path, g_strerror (errno));
+  return TRUE;
 }
 
 char *

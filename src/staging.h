@@ -42,6 +42,13 @@ gboolean staging_write_regular (StagingWriter *w, const char *checksum, guint32 
                                 guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                                 GError **error);
 
+/* The same for a symlink to TARGET (the object CHECKSUM): in a bare
+ * repository the symlink itself, made in the staging directory and moved
+ * into objects/ with the rest (at once with fsync off); in bare-user a
+ * regular file holding TARGET, as a regular file waits. */
+gboolean staging_write_symlink (StagingWriter *w, const char *checksum, guint32 uid, guint32 gid,
+                                const char *target, GVariant *xattrs, GError **error);
+
 /* Write the metadata object OBJECT (a dirmeta, dirtree or commit variant;
  * a floating reference is taken) as libostree writes it: its normal form, mode 0644; its checksum, which
  * is returned, is the SHA-256 of those bytes.  Nothing is written when the
