@@ -538,17 +538,8 @@ staging_write_symlink (StagingWriter *w, const char *checksum, guint32 uid, guin
   g_snprintf (proc, sizeof proc, "/proc/self/fd/%d/%s", w->stage_dfd, path);
   if (fchownat (w->stage_dfd, path, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
     return util_fail (error, "%s: staging object %s: %s", w->repo_path, path, g_strerror (errno));
-  for (gsize i = 0; xattrs != NULL && i < g_variant_n_children (xattrs); i++)
-    {
-      const char *name;
-      g_autoptr(GVariant) value = NULL;
-      g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
-      gsize len;
-      const guint8 *data = g_variant_get_fixed_array (value, &len, 1);
-      if (lsetxattr (proc, name, data, len, 0) < 0)
-        return util_fail (error, "%s: staging object %s: cannot set %s: %s", w->repo_path, path,
-                          name, g_strerror (errno));
-    }
+  if (xattrs != NULL && !util_path_set_xattrs (proc, xattrs, w->repo_path, error))
+    return FALSE;
   g_hash_table_add (w->staged, g_strdup (path));
   if (w->sync)
     return TRUE;

@@ -84,8 +84,10 @@ util_sorted_keys (GHashTable *table)
   return keys;
 }
 
-gboolean
-util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error)
+/* Set XATTRS on FD, or when LINK is not NULL on that path itself (not
+ * following a symlink). */
+static gboolean
+set_xattrs (int fd, const char *link, GVariant *xattrs, const char *path, GError **error)
 {
   gsize n = g_variant_n_children (xattrs);
   for (gsize i = 0; i < n; i++)
@@ -95,7 +97,9 @@ util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error)
       g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
       gsize len;
       const guint8 *data = g_variant_get_fixed_array (value, &len, 1);
-      if (fsetxattr (fd, name, data, len, 0) < 0)
+      int r = link != NULL ? lsetxattr (link, name, data, len, 0)
+                           : fsetxattr (fd, name, data, len, 0);
+      if (r < 0)
         {
           int errsv = errno;
           util_fail (error, "%s: cannot set %s: %s", path, name, g_strerror (errsv));
@@ -104,6 +108,18 @@ util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error)
         }
     }
   return TRUE;
+}
+
+gboolean
+util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error)
+{
+  return set_xattrs (fd, NULL, xattrs, path, error);
+}
+
+gboolean
+util_path_set_xattrs (const char *link, GVariant *xattrs, const char *path, GError **error)
+{
+  return set_xattrs (-1, link, xattrs, path, error);
 }
 
 int

@@ -28,6 +28,10 @@ GPtrArray *util_sorted_keys (GHashTable *table);
  * names the file in errors, and errno is left as the failing call set it. */
 gboolean util_fd_set_xattrs (int fd, GVariant *xattrs, const char *path, GError **error);
 
+/* The same on the file LINK names, itself when it is a symlink. */
+gboolean util_path_set_xattrs (const char *link, GVariant *xattrs, const char *path,
+                               GError **error);
+
 /* Link FD, an O_TMPFILE, into DFD as PATH: by the descriptor itself
  * (AT_EMPTY_PATH, which needs CAP_DAC_READ_SEARCH before Linux 6.10) while
  * *BY_FD is TRUE, else through /proc/self/fd; *BY_FD turns FALSE when only
