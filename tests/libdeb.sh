@@ -112,7 +112,7 @@ recompress_deb () {
 # from a spec, one entry a line, fields separated by "|":
 #   f|PATH|MODE|CONTENT[|xattr=NAME=VALUE...]     regular file
 #   d|PATH|MODE                                   directory
-#   l|PATH|TARGET                                 symlink
+#   l|PATH|TARGET[|xattr=NAME=VALUE...]           symlink
 #   h|PATH|TARGET                                 hard link
 #   p|PATH|MODE                                   fifo
 # Paths are written exactly as given (so "../x" and "/etc/x" can be made).
@@ -142,6 +142,10 @@ with tarfile.open(out, "w", format=tarfile.PAX_FORMAT) as t:
             ti.type, ti.mode = tarfile.DIRTYPE, int(f[2], 8)
         elif kind == "l":
             ti.type, ti.linkname, ti.mode = tarfile.SYMTYPE, f[2], 0o777
+            for extra in f[3:]:
+                if extra.startswith("xattr="):
+                    name, value = extra[len("xattr="):].split("=", 1)
+                    ti.pax_headers["SCHILY.xattr." + name] = value
         elif kind == "h":
             ti.type, ti.linkname, ti.mode = tarfile.LNKTYPE, f[2], 0o644
         elif kind == "p":

@@ -411,6 +411,34 @@ test_expect_success 'the objects are the files libostree writes itself (bare and
     done
 '
 
+# (trusted.* xattrs need root; user.* ones cannot be set on a symlink)
+if [ "$(id -u)" = 0 ]; then
+test_expect_success 'a symlink with xattrs is stored as libostree stores it (bare, bare-user, archive)' '
+    deb_from_spec x.deb xattrs "d|./|755
+d|./usr/|755
+f|./usr/file|644|content
+l|./usr/link|file|xattr=trusted.test=hello"
+    for mode in bare bare-user; do
+        new_repo own.$mode $mode
+        new_repo lib.$mode $mode
+        ostree --repo=lib.$mode config set core.per-object-fsync true
+        for r in own.$mode lib.$mode; do
+            a2o --repo $r unpack-deb --ref x x.deb > c.$r 2>/dev/null
+            objects_stat $r > stat.$r
+        done
+        assert_streq "$(cat c.own.$mode)" "$(cat c.lib.$mode)"
+        assert_streq "$(cat stat.own.$mode)" "$(cat stat.lib.$mode)"
+        ostree fsck --repo=own.$mode > /dev/null 2>&1
+    done
+    grep -q "trusted.test=0x68656c6c6f" stat.own.bare
+    new_repo arch archive
+    a2o --repo arch unpack-deb --ref x x.deb > c.arch 2>/dev/null
+    assert_streq "$(cat c.own.bare)" "$(cat c.arch)"
+'
+else
+    test_skip 'a symlink with xattrs is stored as libostree stores it' 'trusted.* xattrs need root'
+fi
+
 if ! command -v strace > /dev/null; then
     test_skip 'with core.fsync=false regular files are written whole too' 'strace is not installed'
 else
