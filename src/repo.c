@@ -345,6 +345,13 @@ stage_ref (int heads_dfd, const char *ref, const char *commit)
   return staged;
 }
 
+static gboolean
+ref_fail (OstreeRepo *repo, const char *ref, int errsv, GError **error)
+{
+  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
+  return util_fail (error, "%s: writing ref %s: %s", path, ref, g_strerror (errsv));
+}
+
 /* Put the staged REF in place: linked in under a temporary name in its
  * directory, then renamed over the ref. */
 static gboolean
@@ -359,21 +366,15 @@ publish_ref (OstreeRepo *repo, int heads_dfd, NewRef *r, gboolean *by_fd, GError
       if (util_link_tmpfile (r->fd, heads_dfd, tmp, by_fd) == 0)
         break;
       if (errno != EEXIST || attempt == 100)
-        goto fail;
+        return ref_fail (repo, r->ref, errno, error);
     }
   if (renameat (heads_dfd, tmp, heads_dfd, r->ref) < 0)
     {
       int errsv = errno;
       (void) unlinkat (heads_dfd, tmp, 0);
-      errno = errsv;
-      goto fail;
+      return ref_fail (repo, r->ref, errsv, error);
     }
   return TRUE;
-
-fail:;
-  int errsv = errno;
-  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-  return util_fail (error, "%s: writing ref %s: %s", path, r->ref, g_strerror (errsv));
 }
 
 gboolean
