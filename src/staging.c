@@ -118,6 +118,27 @@ is_object_dir_name (const char *name)
          && !g_ascii_isupper (name[0]) && !g_ascii_isupper (name[1]);
 }
 
+/* Make the XX directory of the object path PATH ("XX/REST.TYPE") under
+ * DFD; it may be there already. */
+static gboolean
+make_object_dir (int dfd, const char *path)
+{
+  char dir[3] = { path[0], path[1], '\0' };
+  return mkdirat (dfd, dir, 0777) == 0 || errno == EEXIST;
+}
+
+/* Rename FROM (under FROM_DFD) to the object path PATH under OBJECTS_DFD,
+ * making its XX directory when it is missing: 0, or -1 with errno set. */
+static int
+rename_object (int from_dfd, const char *from, int objects_dfd, const char *path)
+{
+  if (renameat (from_dfd, from, objects_dfd, path) == 0)
+    return 0;
+  if (errno != ENOENT || !make_object_dir (objects_dfd, path))
+    return -1;
+  return renameat (from_dfd, from, objects_dfd, path);
+}
+
 static gboolean
 move_dir (int objects_dfd, int stage_dfd, const char *xx, GError **error)
 {
@@ -137,10 +158,7 @@ move_dir (int objects_dfd, int stage_dfd, const char *xx, GError **error)
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
       g_autofree char *dest = g_strconcat (xx, "/", de->d_name, NULL);
-      if (renameat (dirfd (dir), de->d_name, objects_dfd, dest) == 0)
-        continue;
-      if (errno != ENOENT || (mkdirat (objects_dfd, xx, 0777) < 0 && errno != EEXIST)
-          || renameat (dirfd (dir), de->d_name, objects_dfd, dest) < 0)
+      if (rename_object (dirfd (dir), de->d_name, objects_dfd, dest) < 0)
         return util_fail (error, "moving object %s%s into objects/: %s", xx, de->d_name,
                           g_strerror (errno));
     }
@@ -412,14 +430,8 @@ link_object (StagingWriter *w, int fd, int dfd, const char *path, const char *wh
              GError **error)
 {
   int r = util_link_tmpfile (fd, dfd, path, &w->link_empty_path);
-  if (r < 0 && errno == ENOENT)
-    {
-      char dir[3] = { path[0], path[1], '\0' };
-      if (mkdirat (dfd, dir, 0777) < 0 && errno != EEXIST)
-        return util_fail (error, "%s: %s object %s: %s", w->repo_path, what, path,
-                          g_strerror (errno));
-      r = util_link_tmpfile (fd, dfd, path, &w->link_empty_path);
-    }
+  if (r < 0 && errno == ENOENT && make_object_dir (dfd, path))
+    r = util_link_tmpfile (fd, dfd, path, &w->link_empty_path);
   if (r == 0 || errno == EEXIST)
     return TRUE;
   return util_fail (error, "%s: %s object %s: %s", w->repo_path, what, path, g_strerror (errno));
@@ -523,14 +535,8 @@ staging_write_symlink (StagingWriter *w, const char *checksum, guint32 uid, guin
   if (!reserve_space (w, 0, error))
     return FALSE;
   int r = symlinkat (target, w->stage_dfd, path);
-  if (r < 0 && errno == ENOENT)
-    {
-      char dir[3] = { path[0], path[1], '\0' };
-      if (mkdirat (w->stage_dfd, dir, 0777) < 0 && errno != EEXIST)
-        return util_fail (error, "%s: staging object %s: %s", w->repo_path, path,
-                          g_strerror (errno));
-      r = symlinkat (target, w->stage_dfd, path);
-    }
+  if (r < 0 && errno == ENOENT && make_object_dir (w->stage_dfd, path))
+    r = symlinkat (target, w->stage_dfd, path);
   if (r < 0 && errno != EEXIST)
     return util_fail (error, "%s: staging object %s: %s", w->repo_path, path, g_strerror (errno));
   /* (libostree leaves a symlink's mtime as it is.) */
@@ -543,14 +549,7 @@ staging_write_symlink (StagingWriter *w, const char *checksum, guint32 uid, guin
   g_hash_table_add (w->staged, g_strdup (path));
   if (w->sync)
     return TRUE;
-  r = renameat (w->stage_dfd, path, w->objects_dfd, path);
-  if (r < 0 && errno == ENOENT)
-    {
-      char dir[3] = { path[0], path[1], '\0' };
-      (void) mkdirat (w->objects_dfd, dir, 0777);
-      r = renameat (w->stage_dfd, path, w->objects_dfd, path);
-    }
-  if (r < 0)
+  if (rename_object (w->stage_dfd, path, w->objects_dfd, path) < 0)
     return util_fail (error, "%s: storing object %s: %s", w->repo_path, path, g_strerror (errno));
   return TRUE;
 }
