@@ -191,9 +191,9 @@ repo_check_ref_name (const char *ref, GError **error)
  * system, renames them into objects/XX, then fsyncs every objects/XX
  * directory of the repository, whether the transaction touched it or not:
  * 257 fsyncs, each a journal commit on ext4, even for a single small .deb.
- * With OWN_SYNC the objects are staged the same way (regular files, written
- * by the StagingWriter, wait as open files not linked anywhere), and the
- * commit runs with the same guarantees but two syncfs() instead: one before
+ * With OWN_COMMIT the objects are staged the same way (in a bare or
+ * bare-user repository the StagingWriter writes them, and all but symlinks
+ * wait as open files not linked anywhere), and the commit runs with the same guarantees but two syncfs() instead: one before
  * the objects are linked or renamed into objects/ (none appears there before
  * its content is on disk), then one after (no ref can name a commit whose
  * objects are not on disk).  The renames are done here and the transaction then
@@ -211,9 +211,9 @@ repo_check_ref_name (const char *ref, GError **error)
 struct RepoTxn {
   OstreeRepo *repo;
   gboolean open;
-  gboolean own_sync;
-  gboolean sync;    /* core.fsync: the two syncfs() of OWN_SYNC are made */
-  int stage_dfd;    /* OSTree's staging directory, when OWN_SYNC found it; else -1 */
+  gboolean own_commit;
+  gboolean sync;    /* core.fsync: the two syncfs() of OWN_COMMIT are made */
+  int stage_dfd;    /* OSTree's staging directory, when OWN_COMMIT found it; else -1 */
   GPtrArray *refs;  /* ref, commit, ref, commit, ...: written once the objects are in */
 };
 
@@ -227,11 +227,11 @@ repo_staging_writer (OstreeRepo *repo)
   return g_object_get_data (G_OBJECT (repo), WRITER_KEY);
 }
 
-/* Does the repository ask for durability the way OWN_SYNC gives it (or for
+/* Does the repository ask for durability the way OWN_COMMIT gives it (or for
  * none, core.fsync=false)?  Not with core.per-object-fsync=true (whoever
  * set it wants no whole-file-system sync). */
 static gboolean
-wants_own_sync (OstreeRepo *repo)
+wants_own_commit (OstreeRepo *repo)
 {
   GKeyFile *config = ostree_repo_get_config (repo);
   return !g_key_file_get_boolean (config, "core", "per-object-fsync", NULL);
@@ -250,11 +250,11 @@ repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
   RepoTxn *txn = g_new0 (RepoTxn, 1);
   txn->repo = g_object_ref (repo);
   txn->open = TRUE;
-  txn->own_sync = wants_own_sync (repo);
+  txn->own_commit = wants_own_commit (repo);
   txn->sync = !ostree_repo_get_disable_fsync (repo);
   txn->stage_dfd = -1;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
-  if (txn->own_sync)
+  if (txn->own_commit)
     {
       txn->stage_dfd = staging_open (repo);
       if (txn->stage_dfd >= 0)
@@ -440,7 +440,7 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
   g_array_set_clear_func (new_refs, new_ref_clear);
   g_autofree gboolean *staged = g_new0 (gboolean, txn->refs->len / 2 + 1);
   util_autofd int heads_dfd = -1;
-  if (!txn->own_sync)
+  if (!txn->own_commit)
     {
       if (!ostree_repo_commit_transaction (repo, NULL, cancellable, error))
         return FALSE;
