@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -484,7 +485,14 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
         {
           heads_dfd = openat (ostree_repo_get_dfd (repo), "refs/heads",
                               O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-          for (guint i = 0; heads_dfd >= 0 && i + 1 < txn->refs->len; i += 2)
+          /* Each waits as an open file: as many as the file limit spares
+           * (128 are kept for the rest); OSTree writes the others. */
+          struct rlimit nofile;
+          guint max = getrlimit (RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur > 256
+                          ? (guint) MIN (nofile.rlim_cur - 128, G_MAXUINT)
+                          : 0;
+          for (guint i = 0; heads_dfd >= 0 && i + 1 < txn->refs->len && new_refs->len < max;
+               i += 2)
             {
               NewRef r = { stage_ref (heads_dfd, txn->refs->pdata[i], txn->refs->pdata[i + 1]),
                            txn->refs->pdata[i] };

@@ -130,6 +130,18 @@ test_expect_success 'with few file descriptors to spare, objects are synced and 
 # Deleting files in the repository is not free either: on ext4 without a
 # journal every inode allocation steps over the inodes deleted in the last
 # minute, one by one.
+test_expect_success 'refs beyond what the file limit spares are written by OSTree (a batch of 200 with 300 descriptors)' '
+    new_repo
+    for i in $(seq 200); do echo "many/r$i $SCRATCH/p.deb"; done > list
+    (ulimit -n 300 && syncs ev "$APT2OSTREE" --repo repo unpack-deb --batch list)
+    assert_streq "$(find repo/refs/heads/many -type f | wc -l)" 200
+    f=$(grep -o F ev | wc -l)
+    test "$f" -gt 0 && test "$f" -lt 200 || { cat ev; false; }
+    assert_streq "$(grep -o R ev | wc -l)" 200
+    assert_streq "$(sort -u repo/refs/heads/many/* | wc -l)" 1
+    ostree --repo=repo fsck > /dev/null 2>&1
+'
+
 test_expect_success 'a ref that is an alias, or whose place a directory takes, is left to OSTree (which syncs it itself)' '
     new_repo
     a2o --repo repo unpack-deb --ref base "$SCRATCH/q.deb" > /dev/null 2>&1
