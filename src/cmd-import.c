@@ -127,16 +127,12 @@ import_file (DirImport *im, const struct stat *st, OstreeMutableTree *parent, co
   if (xattrs == NULL)
     return FALSE;
 
-  g_autoptr(GInputStream) content = NULL;
-  guint64 length;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_raw_file_to_content_stream (data, info, xattrs, &content, &length, cancellable, error)
-      || !ostree_repo_write_content (im->repo, NULL, content, length, &csum, cancellable, error))
+  g_autofree char *checksum = repo_write_content (im->repo, info, xattrs, data, cancellable, error);
+  if (checksum == NULL)
     {
       g_prefix_error (error, "%s: ", path);
       return FALSE;
     }
-  g_autofree char *checksum = ostree_checksum_from_bytes (csum);
   return ostree_mutable_tree_replace_file (parent, name, checksum, error);
 }
 

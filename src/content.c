@@ -114,15 +114,7 @@ write_untrusted (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, const guin
 {
   g_autoptr(GInputStream) input =
       data != NULL ? g_memory_input_stream_new_from_data (data, size, NULL) : NULL;
-  g_autoptr(GInputStream) stream = NULL;
-  guint64 length = 0;
-  if (!ostree_raw_file_to_content_stream (input, info, xattrs, &stream, &length, cancellable,
-                                          error))
-    return NULL;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
-    return NULL;
-  return ostree_checksum_from_bytes (csum);
+  return repo_write_content (repo, info, xattrs, input, cancellable, error);
 }
 
 GHashTable *

@@ -328,23 +328,6 @@ file_info_new (GFileType type, guint32 uid, guint32 gid, guint32 mode, guint64 s
   return info;
 }
 
-/* A content object from INFO, XATTRS and (for regular files) INPUT. */
-static gboolean
-write_content (DebUnpack *u, GFileInfo *info, GVariant *xattrs, GInputStream *input,
-               char **out_checksum, GError **error)
-{
-  g_autoptr(GInputStream) stream = NULL;
-  guint64 length;
-  if (!ostree_raw_file_to_content_stream (input, info, xattrs, &stream, &length, u->cancellable,
-                                          error))
-    return FALSE;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (u->repo, NULL, stream, length, &csum, u->cancellable, error))
-    return FALSE;
-  *out_checksum = ostree_checksum_from_bytes (csum);
-  return TRUE;
-}
-
 static char *
 write_dirmeta (DebUnpack *u, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
                GError **error)
@@ -621,7 +604,8 @@ write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GCh
     {
       g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_REGULAR, uid, gid, mode, size);
       g_autoptr(GInputStream) input = deb_entry_stream_new (a, md5);
-      return write_content (u, info, xattrs, input, out_checksum, error);
+      *out_checksum = repo_write_content (u->repo, info, xattrs, input, u->cancellable, error);
+      return *out_checksum != NULL;
     }
 
   if (size >= 0 && size <= CONTENT_MAX_INLINE)

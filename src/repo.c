@@ -569,20 +569,27 @@ repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode, ch
   return *out_checksum != NULL;
 }
 
+char *
+repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+                    GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GInputStream) stream = NULL;
+  guint64 length = 0;
+  if (!ostree_raw_file_to_content_stream (data, info, xattrs, &stream, &length, cancellable, error))
+    return NULL;
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
+    return NULL;
+  return ostree_checksum_from_bytes (csum);
+}
+
 gboolean
 repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
                     char **out_checksum, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GFileInfo) info = content_symlink_info (uid, gid, target);
-  g_autoptr(GInputStream) stream = NULL;
-  guint64 length;
-  if (!ostree_raw_file_to_content_stream (NULL, info, NULL, &stream, &length, cancellable, error))
-    return FALSE;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
-    return FALSE;
-  *out_checksum = ostree_checksum_from_bytes (csum);
-  return TRUE;
+  *out_checksum = repo_write_content (repo, info, NULL, NULL, cancellable, error);
+  return *out_checksum != NULL;
 }
 
 gboolean
@@ -597,15 +604,8 @@ repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gi
   g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (mode & 07777));
 
   g_autoptr(GInputStream) content = g_memory_input_stream_new_from_bytes (data);
-  g_autoptr(GInputStream) stream = NULL;
-  guint64 length;
-  if (!ostree_raw_file_to_content_stream (content, info, NULL, &stream, &length, cancellable, error))
-    return FALSE;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
-    return FALSE;
-  *out_checksum = ostree_checksum_from_bytes (csum);
-  return TRUE;
+  *out_checksum = repo_write_content (repo, info, NULL, content, cancellable, error);
+  return *out_checksum != NULL;
 }
 
 GBytes *

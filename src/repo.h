@@ -65,6 +65,12 @@ gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const ch
                                 GCancellable *cancellable, GError **error);
 gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
 
+/* Store a content object through libostree, which computes its checksum
+ * (returned): a regular file (INFO, and DATA to read SIZE bytes from) or a
+ * symlink (INFO, DATA NULL), with XATTRS (or NULL). */
+char *repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+                          GCancellable *cancellable, GError **error);
+
 /* Store the metadata object OBJECT (a dirmeta or dirtree variant; a
  * floating reference is taken) and return its checksum: through the
  * transaction's StagingWriter when it has one, else through libostree (the

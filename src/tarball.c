@@ -233,15 +233,8 @@ tar_write_content (TarReader *r, struct archive_entry *entry, char **out_checksu
     }
 
   g_autoptr(GVariant) xattrs = tar_entry_xattrs (entry);
-  g_autoptr(GInputStream) content = NULL;
-  guint64 length;
-  if (!ostree_raw_file_to_content_stream (data, info, xattrs, &content, &length, cancellable, error))
-    return FALSE;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (r->repo, NULL, content, length, &csum, cancellable, error))
-    return FALSE;
-  *out_checksum = ostree_checksum_from_bytes (csum);
-  return TRUE;
+  *out_checksum = repo_write_content (r->repo, info, xattrs, data, cancellable, error);
+  return *out_checksum != NULL;
 }
 
 /* The directory that holds the entry at COMPONENTS, made (0755 root:root)

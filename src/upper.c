@@ -153,16 +153,8 @@ static gboolean
 write_content (OstreeRepo *repo, GFileInfo *info, GInputStream *input, GVariant *xattrs,
                char **out_checksum, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GInputStream) stream = NULL;
-  guint64 length;
-  if (!ostree_raw_file_to_content_stream (input, info, xattrs, &stream, &length, cancellable,
-                                          error))
-    return FALSE;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
-    return FALSE;
-  *out_checksum = ostree_checksum_from_bytes (csum);
-  return TRUE;
+  *out_checksum = repo_write_content (repo, info, xattrs, input, cancellable, error);
+  return *out_checksum != NULL;
 }
 
 /* A regular file or symlink of the upper directory as a content object. */
