@@ -1,30 +1,25 @@
-/* sha256.c — SHA-256 through OpenSSL's EVP interface. */
+/* sha256.c — SHA-256 through Nettle, which uses the CPU's SHA instructions
+ * (and which libarchive loads anyway: no library more for the lean
+ * unpack-deb process, see front.c). */
 #include "config.h"
 
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
+/* Nettle names its functions sha256_* through macros; ours have those
+ * names. */
+#undef sha256_init
+#undef sha256_update
+#undef sha256_digest
 
 #include "sha256.h"
 
 struct Sha256 {
-  EVP_MD_CTX *ctx;
+  struct sha256_ctx ctx;
 };
-
-/* OpenSSL fails here only when out of memory or when SHA-256 itself is
- * unavailable: neither leaves anything sensible to do but stop. */
-static void
-check (int ok, const char *what)
-{
-  if (ok != 1)
-    g_error ("OpenSSL: %s failed", what);
-}
 
 Sha256 *
 sha256_new (void)
 {
   Sha256 *sha = g_new0 (Sha256, 1);
-  sha->ctx = EVP_MD_CTX_new ();
-  if (sha->ctx == NULL)
-    g_error ("OpenSSL: EVP_MD_CTX_new failed");
   sha256_reset (sha);
   return sha;
 }
@@ -32,31 +27,26 @@ sha256_new (void)
 void
 sha256_free (Sha256 *sha)
 {
-  if (sha == NULL)
-    return;
-  EVP_MD_CTX_free (sha->ctx);
   g_free (sha);
 }
 
 void
 sha256_reset (Sha256 *sha)
 {
-  check (EVP_DigestInit_ex (sha->ctx, EVP_sha256 (), NULL), "EVP_DigestInit_ex");
+  nettle_sha256_init (&sha->ctx);
 }
 
 void
 sha256_update (Sha256 *sha, const void *data, gsize len)
 {
   if (len > 0)
-    check (EVP_DigestUpdate (sha->ctx, data, len), "EVP_DigestUpdate");
+    nettle_sha256_update (&sha->ctx, len, data);
 }
 
 void
 sha256_finish (Sha256 *sha, guint8 digest[32])
 {
-  unsigned int len = 0;
-  check (EVP_DigestFinal_ex (sha->ctx, digest, &len), "EVP_DigestFinal_ex");
-  g_assert (len == 32);
+  nettle_sha256_digest (&sha->ctx, SHA256_DIGEST_SIZE, digest);
 }
 
 char *

@@ -1,4 +1,4 @@
-/* sha256.h — SHA-256 through OpenSSL, which uses the CPU's SHA instructions:
+/* sha256.h — SHA-256 through Nettle, which uses the CPU's SHA instructions:
  * several times faster than GLib's GChecksum on the .debs and file content
  * every build hashes. */
 #pragma once

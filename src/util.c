@@ -12,6 +12,8 @@
 
 #include "util.h"
 
+G_DEFINE_QUARK (apt2ostree-error-quark, util_error)
+
 gboolean
 util_source_date_epoch (guint64 *out_epoch, GError **error)
 {
@@ -42,7 +44,7 @@ util_split_tree_path (const char *path, GError **error)
         continue;
       if (g_str_equal (*p, ".."))
         {
-          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+          g_set_error (error, UTIL_ERROR, 0,
                        "path \"%s\": \"..\" is not allowed in a path inside a tree", path);
           return NULL;
         }
@@ -156,6 +158,6 @@ util_fail (GError **error, const char *format, ...)
   va_start (args, format);
   g_autofree char *message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, message);
+  g_set_error_literal (error, UTIL_ERROR, 0, message);
   return FALSE;
 }

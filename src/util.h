@@ -1,7 +1,7 @@
 /* util.h — small helpers shared by every module: paths, time, errors. */
 #pragma once
 
-#include <gio/gio.h>
+#include <glib.h>
 
 G_BEGIN_DECLS
 
@@ -17,6 +17,10 @@ GPtrArray *util_split_tree_path (const char *path, GError **error);
 
 /* "/a/b/c" from components, for error messages. */
 char *util_join_tree_path (GPtrArray *components, guint n);
+
+/* The domain of the errors made here (code 0): messages for the user. */
+#define UTIL_ERROR (util_error_quark ())
+GQuark util_error_quark (void);
 
 /* Prefix an error with printf-style context, keeping it on one line. */
 gboolean util_fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
