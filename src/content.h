@@ -1,6 +1,6 @@
 /* content.h — content objects written from memory (regular files and
- * symlinks), with the object checksum computed by OpenSSL's SHA-256 instead
- * of libostree's. */
+ * symlinks), with the object checksum computed here (objects.c) instead
+ * of by libostree. */
 #pragma once
 
 #include <ostree.h>
@@ -16,15 +16,11 @@ G_BEGIN_DECLS
 char *content_checksum (guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
                         const guint8 *data, gsize size, GError **error);
 
-/* A cache of file headers for content_write_regular(), to free with
- * g_hash_table_unref(). */
-GHashTable *content_headers_new (void);
-
 /* Store a regular file as a content object of REPO and return its
  * checksum.  In a bare or bare-user repository the checksum is computed
  * here; the object is written only when REPO does not hold it yet, and
  * libostree does not hash the data a second time (an archive repository
- * leaves both to libostree).  HEADERS (from content_headers_new(), or
+ * leaves both to libostree).  HEADERS (from objects_headers_new(), or
  * NULL) keeps the file headers of files without xattrs for the next call. */
 char *content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint32 gid,
                              guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,

@@ -11,6 +11,7 @@
 
 #include "content.h"
 #include "deb.h"
+#include "objects.h"
 #include "repo.h"
 #include "util.h"
 
@@ -1147,7 +1148,7 @@ deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions 
     .cancellable = cancellable,
     .root = mtree,
     .dirmeta_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
-    .headers = content_headers_new (),
+    .headers = objects_headers_new (),
     .control = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                       (GDestroyNotify) control_member_free),
     .conffiles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) conffile_free),

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "content.h"
+#include "objects.h"
 #include "repo.h"
 #include "staging.h"
 #include "util.h"
@@ -193,7 +194,7 @@ repo_check_ref_name (const char *ref, GError **error)
  * directory of the repository, whether the transaction touched it or not:
  * 257 fsyncs, each a journal commit on ext4, even for a single small .deb.
  * With OWN_COMMIT the objects are staged the same way (in a bare or
- * bare-user repository the StagingWriter writes them, and all but symlinks
+ * bare-user repository the ObjectWriter writes them, and all but symlinks
  * wait as open files not linked anywhere), and the commit runs with the same guarantees but two syncfs() instead: one before
  * the objects are linked or renamed into objects/ (none appears there before
  * its content is on disk), then one after (no ref can name a commit whose
@@ -218,11 +219,11 @@ struct RepoTxn {
   GPtrArray *refs;  /* ref, commit, ref, commit, ...: written once the objects are in */
 };
 
-/* The transaction's StagingWriter rides on the OstreeRepo, as libostree
+/* The transaction's ObjectWriter rides on the OstreeRepo, as libostree
  * keeps its own transaction state there. */
 #define WRITER_KEY "apt2ostree-staging-writer"
 
-StagingWriter *
+ObjectWriter *
 repo_staging_writer (OstreeRepo *repo)
 {
   return g_object_get_data (G_OBJECT (repo), WRITER_KEY);
@@ -261,7 +262,7 @@ repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
       if (txn->stage_dfd >= 0)
         g_object_set_data_full (G_OBJECT (repo), WRITER_KEY,
                                 staging_writer_new (repo, txn->stage_dfd),
-                                (GDestroyNotify) staging_writer_free);
+                                (GDestroyNotify) object_writer_free);
     }
   return txn;
 }
@@ -391,22 +392,17 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
     return FALSE;
 
   g_autofree char *commit = NULL;
-  StagingWriter *writer = repo_staging_writer (repo);
+  ObjectWriter *writer = repo_staging_writer (repo);
   if (writer != NULL)
     {
       /* The dirtrees and the commit as ostree_repo_write_mtree() and
        * ostree_repo_write_commit_with_time() write them. */
       if (!staging_write_mtree (writer, mtree, error))
         return FALSE;
-      GVariant *object = g_variant_new (
-          "(@a{sv}@ay@a(say)sst@ay@ay)",
-          owned_metadata ? owned_metadata : g_variant_new_array (G_VARIANT_TYPE ("{sv}"), NULL, 0),
-          g_variant_new_array (G_VARIANT_TYPE_BYTE, NULL, 0),
-          g_variant_new_array (G_VARIANT_TYPE ("(say)"), NULL, 0), subject ? subject : "", "",
-          GUINT64_TO_BE (epoch),
-          ostree_checksum_to_bytes_v (ostree_mutable_tree_get_contents_checksum (mtree)),
-          ostree_checksum_to_bytes_v (ostree_mutable_tree_get_metadata_checksum (mtree)));
-      commit = staging_write_metadata (writer, OSTREE_OBJECT_TYPE_COMMIT, object, error);
+      GVariant *object = objects_commit_new (owned_metadata, subject, epoch,
+                                             ostree_mutable_tree_get_contents_checksum (mtree),
+                                             ostree_mutable_tree_get_metadata_checksum (mtree));
+      commit = object_writer_metadata (writer, OBJECTS_COMMIT, object, error);
       if (commit == NULL)
         return FALSE;
     }
@@ -455,8 +451,8 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
           return FALSE;
         }
       /* Objects the writer holds as open files go into objects/ now. */
-      StagingWriter *writer = repo_staging_writer (repo);
-      if (writer != NULL && !staging_writer_publish (writer, error))
+      ObjectWriter *writer = repo_staging_writer (repo);
+      if (writer != NULL && !object_writer_publish (writer, error))
         {
           txn->open = TRUE;
           return FALSE;
@@ -547,9 +543,9 @@ repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
                      GCancellable *cancellable, GError **error)
 {
   g_autoptr(GVariant) owned = g_variant_ref_sink (object);
-  StagingWriter *writer = repo_staging_writer (repo);
+  ObjectWriter *writer = repo_staging_writer (repo);
   if (writer != NULL)
-    return staging_write_metadata (writer, type, owned, error);
+    return object_writer_metadata (writer, (ObjectsType) type, owned, error);
   g_autofree guchar *csum = NULL;
   if (!ostree_repo_write_metadata (repo, type, NULL, owned, &csum, cancellable, error))
     return NULL;
@@ -560,10 +556,7 @@ gboolean
 repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode, char **out_checksum,
                     GCancellable *cancellable, GError **error)
 {
-  GVariant *dirmeta =
-      g_variant_new ("(uuu@a(ayay))", GUINT32_TO_BE (uid), GUINT32_TO_BE (gid),
-                     GUINT32_TO_BE (S_IFDIR | (mode & 07777)),
-                     g_variant_new_array (G_VARIANT_TYPE ("(ayay)"), NULL, 0));
+  GVariant *dirmeta = objects_dirmeta_new (uid, gid, mode, NULL);
   *out_checksum = repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta, cancellable,
                                        error);
   return *out_checksum != NULL;

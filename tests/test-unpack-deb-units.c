@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "content.h"
+#include "objects.h"
 #include "deb.h"
 #include "fetch.h"
 #include "sha256.h"
@@ -261,7 +262,7 @@ test_content_write_regular (void)
                                                     &error);
   g_assert_no_error (error);
   g_assert_cmpstr (written, ==, expected);
-  g_autoptr(GHashTable) headers = content_headers_new ();
+  g_autoptr(GHashTable) headers = objects_headers_new ();
   g_autofree char *again = content_write_regular (repo, headers, 0, 0, 04755, NULL,
                                                   (const guint8 *) text, sizeof text - 1, NULL,
                                                   &error);

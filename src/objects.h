@@ -1,0 +1,63 @@
+/* objects.h — OSTree's object formats, built and checksummed with GLib
+ * alone: the file header of a content object, dirmeta, dirtree and commit
+ * variants.  The bytes are libostree's (the unit tests compare checksums
+ * with libostree's own); nothing here needs libostree, so the lean
+ * unpack-deb process (front.c) can write a repository without loading it. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The object types, numbered as OstreeObjectType numbers them. */
+typedef enum {
+  OBJECTS_FILE = 1,
+  OBJECTS_DIR_TREE = 2,
+  OBJECTS_DIR_META = 3,
+  OBJECTS_COMMIT = 4,
+} ObjectsType;
+
+/* "file", "dirtree", "dirmeta", "commit": the object's file name suffix. */
+const char *objects_type_name (ObjectsType type);
+
+/* The header OSTree puts before a content object's data and hashes with
+ * it.  MODE is the whole st_mode (S_IFREG | perms, or S_IFLNK | 0777 with
+ * TARGET); XATTRS an a(ayay), or NULL for none. */
+GBytes *objects_file_header (guint32 uid, guint32 gid, guint32 mode, const char *target,
+                             GVariant *xattrs, GError **error);
+
+/* A cache of regular-file headers (of files without xattrs, by owner and
+ * mode), to free with g_hash_table_unref(). */
+GHashTable *objects_headers_new (void);
+
+/* The header of a regular file (MODE: permission bits; S_IFREG is added),
+ * from HEADERS when it has it (HEADERS may be NULL). */
+GBytes *objects_regular_header (GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+                                GVariant *xattrs, GError **error);
+
+/* The content checksum (64 hex digits) of HEADER followed by DATA. */
+char *objects_content_checksum (GBytes *header, const guint8 *data, gsize size);
+
+/* 64 hex digits as the 32-byte "ay" OSTree stores (floating), and back. */
+GVariant *objects_checksum_to_bytes_v (const char *checksum);
+char *objects_checksum_from_bytes_v (GVariant *bytes);
+
+/* A dirmeta object (floating): owner, S_IFDIR | perms of MODE, XATTRS
+ * (NULL: none). */
+GVariant *objects_dirmeta_new (guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs);
+
+/* A dirtree object (floating): FILES maps names to content checksums,
+ * DIRS names to a pair of strings (contents checksum, metadata checksum),
+ * both sorted by name here. */
+GVariant *objects_dirtree_new (GHashTable *files, GHashTable *dir_contents,
+                               GHashTable *dir_meta);
+
+/* A parentless commit object (floating) with METADATA (an a{sv}, or NULL),
+ * SUBJECT, TIMESTAMP (seconds) and the root's dirtree and dirmeta. */
+GVariant *objects_commit_new (GVariant *metadata, const char *subject, guint64 timestamp,
+                              const char *root_contents, const char *root_meta);
+
+/* The variant type of a commit object, to load one. */
+#define OBJECTS_COMMIT_TYPE "(a{sv}aya(say)sstayay)"
+
+G_END_DECLS
