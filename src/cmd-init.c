@@ -18,7 +18,7 @@ CMD (init)
   if (argc != 1)
     return cmd_usage_error (inv, error, "unexpected argument \"%s\"", argv[1]);
 
-  g_autoptr(OstreeRepo) repo = repo_ensure (repo_default_path (inv->repo_path), mode,
+  g_autoptr(OstreeRepo) repo = repo_ensure (cmd_repo_path (inv), mode,
                                             cancellable, error);
   return repo != NULL;
 }

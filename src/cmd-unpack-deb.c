@@ -1,325 +1,216 @@
 /* apt2ostree unpack-deb — one .deb (a file or a URL) into one ref, or with
- * --batch many, each into its own ref, in one transaction. */
+ * --batch many, each into its own ref, in one transaction: unpack.c's run
+ * over a libostree repository.  (The lean front, front.c, runs it without
+ * libostree when it can.) */
 #include "config.h"
 
-#include <errno.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <gio/gunixinputstream.h>
-
 #include "cmd.h"
-#include "deb.h"
+#include "content.h"
 #include "fetch.h"
 #include "repo.h"
+#include "unpack.h"
 #include "util.h"
 
-#define DEFAULT_CACHE "build/cache/debs"
+/* ------------------------------------------------------------------------ */
+/* A GInputStream over an ObjectWriterRead, for archive repositories, where
+ * libostree compresses what it reads. */
 
-/* A local .deb: check what the caller pinned, and learn its sha256. */
-static char *
-check_local_deb (const char *path, const char *want_sha256, gint64 want_size, GError **error)
+#define A2O_TYPE_READ_STREAM (a2o_read_stream_get_type ())
+G_DECLARE_FINAL_TYPE (A2oReadStream, a2o_read_stream, A2O, READ_STREAM, GInputStream)
+
+struct _A2oReadStream {
+  GInputStream parent;
+  ObjectWriterRead read;
+  gpointer user_data;
+};
+
+G_DEFINE_TYPE (A2oReadStream, a2o_read_stream, G_TYPE_INPUT_STREAM)
+
+static gssize
+a2o_read_stream_read (GInputStream *stream, void *buffer, gsize count, GCancellable *cancellable,
+                      GError **error)
 {
-  struct stat st;
-  if (stat (path, &st) < 0)
-    return util_fail (error, "%s: %s", path, g_strerror (errno)), NULL;
-  if (!S_ISREG (st.st_mode))
-    return util_fail (error, "%s: not a regular file", path), NULL;
-  if (want_size >= 0 && st.st_size != want_size)
-    return util_fail (error, "%s: size mismatch (expected %" G_GINT64_FORMAT " bytes, got %"
-                      G_GINT64_FORMAT ")", path, want_size, (gint64) st.st_size), NULL;
-  g_autofree char *sha256 = fetch_sha256_file (path, error);
-  if (sha256 == NULL)
-    return NULL;
-  if (want_sha256 != NULL && g_ascii_strcasecmp (sha256, want_sha256) != 0)
-    return util_fail (error, "%s: sha256 mismatch (expected %s, got %s)", path, want_sha256,
-                      sha256), NULL;
-  return g_steal_pointer (&sha256);
+  A2oReadStream *self = A2O_READ_STREAM (stream);
+  return self->read (self->user_data, buffer, count, error);
 }
 
-/* Does REF already hold this package unpacked the way it would be now?
- * (Another image's build got there first, or Ninja lost its log.)  Sets
- * *OUT_COMMIT to that commit, or to NULL. */
 static gboolean
-ref_holding (OstreeRepo *repo, const char *ref, const char *sha256, gboolean merged_usr,
-             char **out_commit, GError **error)
+a2o_read_stream_close (GInputStream *stream, GCancellable *cancellable, GError **error)
 {
-  guint64 epoch;
-  g_autoptr(GHashTable) refs = NULL;
-  /* The ref itself: resolving REF as a revision could read a short name
-   * such as "abc" as a commit checksum prefix. */
-  if (!util_source_date_epoch (&epoch, error)
-      || !ostree_repo_list_refs_ext (repo, ref, &refs, OSTREE_REPO_LIST_REFS_EXT_NONE, NULL, error))
-    return FALSE;
-  const char *commit = g_hash_table_lookup (refs, ref);
-  if (commit != NULL && deb_commit_is_unpack_of (repo, commit, sha256, merged_usr, epoch))
-    *out_commit = g_strdup (commit);
   return TRUE;
 }
 
-/* One package to unpack: what the command line or a --batch line names. */
-typedef struct {
-  char *ref;
-  char *source;  /* FILE.deb or URL */
-  char *sha256;  /* expected, or NULL */
-  gint64 size;   /* expected, or -1 */
-  char *where;   /* "LIST:N" for a --batch line, or NULL */
-  char *commit;  /* the result */
-} UnpackJob;
+static void
+a2o_read_stream_class_init (A2oReadStreamClass *klass)
+{
+  GInputStreamClass *stream_class = G_INPUT_STREAM_CLASS (klass);
+  stream_class->read_fn = a2o_read_stream_read;
+  stream_class->close_fn = a2o_read_stream_close;
+}
 
 static void
-unpack_job_free (UnpackJob *job)
+a2o_read_stream_init (A2oReadStream *self)
 {
-  g_free (job->ref);
-  g_free (job->source);
-  g_free (job->sha256);
-  g_free (job->where);
-  g_free (job->commit);
-  g_free (job);
 }
 
-static UnpackJob *
-unpack_job_new (const char *ref, const char *source, const char *sha256, gint64 size,
-                const char *where)
+/* ------------------------------------------------------------------------ */
+/* The DebSink over libostree, for the repositories the writer does not
+ * serve (archive mode, per-object fsync, fs-verity). */
+
+typedef struct {
+  DebSink sink;
+  OstreeRepo *repo;
+} OstreeSink;
+
+static char *
+ostree_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+                GVariant *xattrs, const guint8 *data, gsize size, GError **error)
 {
-  UnpackJob *job = g_new0 (UnpackJob, 1);
-  job->ref = g_strdup (ref);
-  job->source = g_strdup (source);
-  job->sha256 = g_strdup (sha256);
-  job->size = size;
-  job->where = g_strdup (where);
-  return job;
+  return content_write_regular (((OstreeSink *) sink)->repo, headers, uid, gid, mode, xattrs, data,
+                                size, NULL, error);
 }
 
-/* Unpack JOB into the transaction *TXN (begun here when still NULL), or
- * find that its ref already holds it.  Sets job->commit. */
+static char *
+ostree_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+                       guint64 size, ObjectWriterRead read, gpointer user_data, GError **error)
+{
+  OstreeRepo *repo = ((OstreeSink *) sink)->repo;
+  if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
+    {
+      g_autoptr(GFileInfo) info = g_file_info_new ();
+      g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
+      g_file_info_set_size (info, size);
+      g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
+      g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
+      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (mode & 07777));
+      A2oReadStream *stream = g_object_new (A2O_TYPE_READ_STREAM, NULL);
+      stream->read = read;
+      stream->user_data = user_data;
+      g_autoptr(GInputStream) input = G_INPUT_STREAM (stream);
+      return repo_write_content (repo, info, xattrs, input, NULL, error);
+    }
+
+  g_autoptr(OstreeContentWriter) writer = ostree_repo_write_regfile (repo, NULL, uid, gid,
+                                                                     S_IFREG | (mode & 07777),
+                                                                     size, xattrs, error);
+  if (writer == NULL)
+    return NULL;
+  g_autofree guint8 *buf = g_malloc (128 * 1024);
+  guint64 done = 0;
+  for (;;)
+    {
+      gssize n = read (user_data, buf, 128 * 1024, error);
+      if (n < 0)
+        return NULL;
+      if (n == 0)
+        break;
+      if (!g_output_stream_write_all (G_OUTPUT_STREAM (writer), buf, n, NULL, NULL, error))
+        return NULL;
+      done += n;
+    }
+  if (done != size)
+    return util_fail (error, "truncated (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
+                      done, size), NULL;
+  return ostree_content_writer_finish (writer, NULL, error);
+}
+
+static char *
+ostree_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
+                GError **error)
+{
+  return content_write_symlink (((OstreeSink *) sink)->repo, uid, gid, target, xattrs, NULL,
+                                error);
+}
+
+static char *
+ostree_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error)
+{
+  return repo_write_metadata (((OstreeSink *) sink)->repo, (OstreeObjectType) type, object, NULL,
+                              error);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The UnpackRepo over libostree. */
+
+typedef struct {
+  UnpackRepo base;
+  OstreeRepo *repo;
+  RepoTxn *txn;
+  DebSink *sink;
+} OstreeUnpackRepo;
+
 static gboolean
-unpack_job (OstreeRepo *repo, RepoTxn **txn, UnpackJob *job, const char *cache,
-            gboolean merged_usr, GCancellable *cancellable, GError **error)
+ostree_read_ref (UnpackRepo *base, const char *ref, char **out_commit, GError **error)
 {
-  /* A URL with a known sha256 need not even be downloaded when the ref
-   * holds it; a local file is always checked first. */
-  gboolean from_cache = fetch_is_url (job->source);
-  if (from_cache && job->sha256 != NULL)
-    {
-      if (!ref_holding (repo, job->ref, job->sha256, merged_usr, &job->commit, error))
-        return FALSE;
-      if (job->commit != NULL)
-        return TRUE;
-    }
+  *out_commit = repo_read_ref (((OstreeUnpackRepo *) base)->repo, ref);
+  return TRUE;
+}
 
-  /* Verified before anything is written to the repository. */
-  g_autofree char *path = NULL;
-  g_autofree char *actual_sha256 = NULL;
-  if (from_cache)
-    {
-      path = fetch_cached (job->source, cache, job->sha256, job->size, cancellable, error);
-      if (path == NULL)
-        return FALSE;
-      actual_sha256 = g_path_get_basename (path);
-    }
+static GVariant *
+ostree_load_commit (UnpackRepo *base, const char *checksum)
+{
+  GVariant *commit = NULL;
+  if (!ostree_repo_load_variant (((OstreeUnpackRepo *) base)->repo, OSTREE_OBJECT_TYPE_COMMIT,
+                                 checksum, &commit, NULL))
+    return NULL;
+  return commit;
+}
+
+static DebSink *
+ostree_begin (UnpackRepo *base, GError **error)
+{
+  OstreeUnpackRepo *r = (OstreeUnpackRepo *) base;
+  r->txn = repo_txn_begin (r->repo, NULL, error);
+  if (r->txn == NULL)
+    return NULL;
+  ObjectWriter *writer = repo_staging_writer (r->repo);
+  if (writer != NULL)
+    r->sink = deb_sink_for_writer (writer);
   else
     {
-      path = g_strdup (job->source);
-      actual_sha256 = check_local_deb (path, job->sha256, job->size, error);
-      if (actual_sha256 == NULL)
-        return FALSE;
-      if (!ref_holding (repo, job->ref, actual_sha256, merged_usr, &job->commit, error))
-        return FALSE;
-      if (job->commit != NULL)
-        return TRUE;
+      OstreeSink *sink = g_new0 (OstreeSink, 1);
+      sink->sink = (DebSink) { ostree_regular, ostree_regular_stream, ostree_symlink,
+                               ostree_metadata };
+      sink->repo = r->repo;
+      r->sink = &sink->sink;
     }
-
-  if (*txn == NULL && (*txn = repo_txn_begin (repo, cancellable, error)) == NULL)
-    return FALSE;
-  g_autoptr(OstreeMutableTree) mtree = ostree_mutable_tree_new ();
-  DebUnpackOptions opts = {
-    .merged_usr = merged_usr,
-    .display_name = job->source,
-    .sha256 = actual_sha256,
-  };
-  g_autoptr(DebInfo) info = deb_unpack_to_mtree (repo, path, &opts, mtree, cancellable, error);
-  if (info == NULL)
-    {
-      /* A .deb that cannot be unpacked must not stay in the cache as if it
-       * were good. */
-      if (from_cache)
-        (void) unlink (path);
-      return FALSE;
-    }
-
-  for (guint i = 0; i + 1 < info->skipped->len; i += 2)
-    g_printerr ("apt2ostree unpack-deb: warning: %s: \"%s\" is a %s, which OSTree cannot store; "
-                "skipped\n", job->source, (char *) info->skipped->pdata[i],
-                (char *) info->skipped->pdata[i + 1]);
-
-  g_autofree char *subject = g_strdup_printf ("%s %s %s", info->package, info->version,
-                                              info->architecture);
-  return repo_txn_write_commit (*txn, mtree, job->ref, subject, deb_commit_metadata (info),
-                                &job->commit, cancellable, error);
+  return r->sink;
 }
 
-/* The fields of one --batch line: REF SOURCE [SHA256|- [SIZE]]. */
-static UnpackJob *
-batch_line_parse (const char *where, char **fields, guint n, GError **error)
+static gboolean
+ostree_set_ref (UnpackRepo *base, const char *ref, const char *commit, GError **error)
 {
-  if (n < 2 || n > 4)
-    return util_fail (error, "%s: expected \"REF FILE.deb|URL [SHA256|- [SIZE]]\", got %u field%s",
-                      where, n, n == 1 ? "" : "s"), NULL;
-  g_autoptr(GError) local_error = NULL;
-  if (!repo_check_ref_name (fields[0], &local_error))
-    return util_fail (error, "%s: %s", where, local_error->message), NULL;
-  const char *sha256 = n >= 3 && !g_str_equal (fields[2], "-") ? fields[2] : NULL;
-  if (sha256 != NULL && !fetch_is_sha256 (sha256))
-    return util_fail (error, "%s: sha256 \"%s\" is not 64 hex digits", where, sha256), NULL;
-  guint64 size = 0;
-  if (n == 4 && !g_ascii_string_to_unsigned (fields[3], 10, 0, G_MAXINT64, &size, NULL))
-    return util_fail (error, "%s: size \"%s\" is not a number of bytes", where, fields[3]), NULL;
-  return unpack_job_new (fields[0], fields[1], sha256, n == 4 ? (gint64) size : -1, where);
+  repo_txn_set_ref (((OstreeUnpackRepo *) base)->txn, ref, commit);
+  return TRUE;
 }
 
-/* The jobs a --batch file (or "-", standard input) lists, one per line;
- * blank lines and lines starting with # are skipped. */
-static GPtrArray *
-batch_read (const char *file, GError **error)
+static gboolean
+ostree_finish (UnpackRepo *base, GError **error)
 {
-  g_autofree char *text = NULL;
-  gsize len = 0;
-  g_autoptr(GError) local_error = NULL;
-  if (g_str_equal (file, "-"))
-    {
-      g_autoptr(GInputStream) in = g_unix_input_stream_new (STDIN_FILENO, FALSE);
-      g_autoptr(GOutputStream) out = g_memory_output_stream_new_resizable ();
-      if (g_output_stream_splice (out, in, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET, NULL,
-                                  &local_error) < 0)
-        return util_fail (error, "standard input: %s", local_error->message), NULL;
-      len = g_memory_output_stream_get_data_size (G_MEMORY_OUTPUT_STREAM (out));
-      text = g_memory_output_stream_steal_data (G_MEMORY_OUTPUT_STREAM (out));
-    }
-  else if (!g_file_get_contents (file, &text, &len, &local_error))
-    return util_fail (error, "%s", local_error->message), NULL;
-  if (memchr (text, '\0', len) != NULL)
-    return util_fail (error, "%s: not a text file", file), NULL;
+  return repo_txn_finish (((OstreeUnpackRepo *) base)->txn, NULL, error);
+}
 
-  g_autoptr(GPtrArray) jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) unpack_job_free);
-  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
-  g_auto(GStrv) lines = g_strsplit (text ? text : "", "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      g_autofree char *where = g_strdup_printf ("%s:%u", file, i + 1);
-      g_auto(GStrv) words = g_strsplit_set (lines[i], " \t\r", -1);
-      g_autoptr(GPtrArray) fields = g_ptr_array_new ();
-      for (char **w = words; *w != NULL; w++)
-        if (**w != '\0')
-          g_ptr_array_add (fields, *w);
-      if (fields->len == 0 || *(char *) fields->pdata[0] == '#')
-        continue;
-      UnpackJob *job = batch_line_parse (where, (char **) fields->pdata, fields->len, error);
-      if (job == NULL)
-        return NULL;
-      g_ptr_array_add (jobs, job);
-      guint first = GPOINTER_TO_UINT (g_hash_table_lookup (seen, job->ref));
-      if (first != 0)
-        return util_fail (error, "%s: ref \"%s\" is already written by line %u", where, job->ref,
-                          first), NULL;
-      g_hash_table_insert (seen, job->ref, GUINT_TO_POINTER (i + 1));
-    }
-  if (jobs->len == 0)
-    return util_fail (error, "%s: no packages listed", file), NULL;
-  return g_steal_pointer (&jobs);
+static char *
+fetch (const char *url, const char *cache_dir, const char *sha256, gint64 size, GError **error)
+{
+  return fetch_cached (url, cache_dir, sha256, size, NULL, error);
 }
 
 CMD (unpack_deb)
 {
-  g_autofree char *ref = NULL;
-  g_autofree char *sha256 = NULL;
-  g_autofree char *cache = NULL;
-  g_autofree char *batch = NULL;
-  gint64 size = -1;
-  gboolean merged_usr = FALSE, no_merged_usr = FALSE;
-  const GOptionEntry entries[] = {
-    { "ref", 0, 0, G_OPTION_ARG_STRING, &ref, "Ref to write (required)", "REF" },
-    { "sha256", 0, 0, G_OPTION_ARG_STRING, &sha256, "Expected sha256 of the .deb", "HEX" },
-    { "size", 0, 0, G_OPTION_ARG_INT64, &size, "Expected size of the .deb in bytes", "N" },
-    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &cache,
-      "Download cache, keyed by sha256 (default: " DEFAULT_CACHE ")", "DIR" },
-    { "merged-usr", 0, 0, G_OPTION_ARG_NONE, &merged_usr,
-      "Rewrite bin, sbin, lib* into usr/ (the default)", NULL },
-    { "no-merged-usr", 0, 0, G_OPTION_ARG_NONE, &no_merged_usr,
-      "Keep the paths as the package ships them", NULL },
-    { "batch", 0, 0, G_OPTION_ARG_FILENAME, &batch,
-      "Unpack every package LIST names, one \"REF FILE.deb|URL [SHA256|- [SIZE]]\" per line "
-      "(- reads standard input), in one transaction", "LIST" },
-    { NULL }
-  };
-  if (!cmd_parse (inv, "--ref REF (FILE.deb | URL) | --batch LIST",
-                  "Unpack one Debian package into an OSTree commit at REF.\n"
-                  "URL may be http://, https:// or file://; downloads are cached by sha256.\n"
-                  "--batch unpacks many packages, each into its own ref, in one process and one\n"
-                  "transaction: no ref is written unless every package unpacks.",
-                  entries, &argc, &argv, error))
+  g_auto(UnpackArgs) args = { NULL };
+  if (!unpack_args_parse (inv, argc, argv, &args, error))
     return FALSE;
-  if (merged_usr && no_merged_usr)
-    return cmd_usage_error (inv, error, "--merged-usr and --no-merged-usr exclude each other");
-
-  g_autoptr(GPtrArray) jobs = NULL;
-  if (batch != NULL)
-    {
-      if (argc != 1)
-        return cmd_usage_error (inv, error, "--batch takes its packages from LIST, not from "
-                                            "the command line");
-      if (ref != NULL || sha256 != NULL || size >= 0)
-        return cmd_usage_error (inv, error, "--ref, --sha256 and --size go on each line of the "
-                                            "--batch list");
-      jobs = batch_read (batch, error);
-      if (jobs == NULL)
-        return FALSE;
-    }
-  else
-    {
-      if (argc != 2)
-        return cmd_usage_error (inv, error, argc < 2 ? "expected one FILE.deb or URL"
-                                                     : "expected one FILE.deb or URL, got more");
-      if (ref == NULL)
-        return cmd_usage_error (inv, error, "--ref is required");
-      if (sha256 != NULL && !fetch_is_sha256 (sha256))
-        return cmd_usage_error (inv, error, "--sha256 \"%s\" is not 64 hex digits", sha256);
-      if (!repo_check_ref_name (ref, error))
-        return FALSE;
-      jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) unpack_job_free);
-      g_ptr_array_add (jobs, unpack_job_new (ref, argv[1], sha256, size, NULL));
-    }
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
     return FALSE;
-
-  g_autoptr(RepoTxn) txn = NULL;
-  for (guint i = 0; i < jobs->len; i++)
-    {
-      UnpackJob *job = jobs->pdata[i];
-      if (!unpack_job (repo, &txn, job, cache ? cache : DEFAULT_CACHE, !no_merged_usr,
-                       cancellable, error))
-        {
-          if (job->where != NULL)
-            g_prefix_error (error, "%s: ", job->where);
-          return FALSE;
-        }
-    }
-  /* The refs are written only now, all together, after the objects are
-   * safely on disk. */
-  if (txn != NULL && !repo_txn_finish (txn, cancellable, error))
-    return FALSE;
-
-  for (guint i = 0; i < jobs->len; i++)
-    {
-      UnpackJob *job = jobs->pdata[i];
-      if (batch != NULL)
-        printf ("%s %s\n", job->commit, job->ref);
-      else
-        printf ("%s\n", job->commit);
-    }
-  return TRUE;
+  OstreeUnpackRepo r = {
+    { ostree_read_ref, ostree_load_commit, ostree_begin, ostree_set_ref, ostree_finish },
+    repo, NULL, NULL,
+  };
+  gboolean ok = unpack_run (&r.base, &args, fetch, error);
+  g_free (r.sink);
+  g_clear_pointer (&r.txn, repo_txn_free);
+  return ok;
 }

@@ -8,52 +8,13 @@
 #include "tree.h"
 #include "util.h"
 
-gboolean
-cmd_parse (CmdInvocation *inv, const char *parameters, const char *summary,
-           const GOptionEntry *entries, int *argc, char ***argv, GError **error)
-{
-  char *repo_path = NULL;
-  const GOptionEntry global_entries[] = {
-    { "repo", 0, 0, G_OPTION_ARG_FILENAME, &repo_path,
-      "OSTree repository (default: $APT2OSTREE_REPO, else build/ostree)", "DIR" },
-    { NULL }
-  };
-
-  g_autoptr(GOptionContext) context = g_option_context_new (parameters);
-  g_autofree char *prgname = g_strdup_printf ("apt2ostree %s", inv->name);
-  g_set_prgname (prgname);
-  if (summary != NULL)
-    g_option_context_set_summary (context, summary);
-  if (entries != NULL)
-    g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_add_main_entries (context, global_entries, NULL);
-
-  g_autoptr(GError) local_error = NULL;
-  if (!g_option_context_parse (context, argc, argv, &local_error))
-    return cmd_usage_error (inv, error, "%s", local_error->message);
-
-  if (repo_path != NULL)
-    inv->repo_path = repo_path;  /* lives until exit, as the command line does */
-  return TRUE;
-}
 
 OstreeRepo *
 cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError **error)
 {
-  return repo_open (repo_default_path (inv->repo_path), cancellable, error);
+  return repo_open (cmd_repo_path (inv), cancellable, error);
 }
 
-gboolean
-cmd_usage_error (CmdInvocation *inv, GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-               "%s; see \"apt2ostree %s --help\"", message, inv->name);
-  return FALSE;
-}
 
 gboolean
 cmd_edit_begin (CmdInvocation *inv, const char *out_ref, const char *in, CmdEdit *edit,

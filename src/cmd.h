@@ -4,14 +4,10 @@
 
 #include <ostree.h>
 
+#include "cmdline.h"
 #include "repo.h"
 
 G_BEGIN_DECLS
-
-typedef struct {
-  const char *name;       /* the command, e.g. "combine" */
-  const char *repo_path;  /* --repo given before or after the command, or NULL */
-} CmdInvocation;
 
 typedef gboolean (*CmdFunc) (int argc, char **argv, CmdInvocation *inv,
                              GCancellable *cancellable, GError **error);
@@ -22,17 +18,8 @@ typedef struct {
   const char *summary;
 } CmdEntry;
 
-/* Parse ARGV with ENTRIES plus --repo.  PARAMETERS is the usage line after
- * "apt2ostree COMMAND", e.g. "--ref OUT IN...". */
-gboolean cmd_parse (CmdInvocation *inv, const char *parameters, const char *summary,
-                    const GOptionEntry *entries, int *argc, char ***argv, GError **error);
-
 /* The repository --repo names (or the default), which must exist. */
 OstreeRepo *cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError **error);
-
-/* A usage error: "expected …; see apt2ostree COMMAND --help". */
-gboolean cmd_usage_error (CmdInvocation *inv, GError **error, const char *format, ...)
-    G_GNUC_PRINTF (3, 4);
 
 /* A command that writes one tree to --ref OUT: the repository open, IN
  * resolved and loaded (when given), a write transaction begun. */

@@ -1,6 +1,8 @@
 /* deb.c — one .deb into one OSTree tree, read with libarchive: the ar
  * container, then control.tar.* and data.tar.* streamed from it.  File
- * content goes straight from the decompressor into content objects. */
+ * content goes straight from the decompressor into content objects, the
+ * tree is built in memory and written as dirtree objects, then the commit:
+ * all through a DebSink, so this module needs GLib and libarchive only. */
 #include "config.h"
 
 #include <archive.h>
@@ -9,10 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "content.h"
 #include "deb.h"
 #include "objects.h"
-#include "repo.h"
 #include "util.h"
 
 static void
@@ -24,63 +24,57 @@ typedef struct archive ArchiveRead;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ArchiveRead, archive_free_read)
 
 /* ------------------------------------------------------------------------ */
-/* A GInputStream over the current entry of a libarchive reader, so
- * ostree_raw_file_to_content_stream() can pull the data as it is
- * decompressed.  Optionally computes an md5sum on the way (conffiles). */
+/* The tree, built in memory and written as dirtree objects at the end. */
 
-#define DEB_TYPE_ENTRY_STREAM (deb_entry_stream_get_type ())
-G_DECLARE_FINAL_TYPE (DebEntryStream, deb_entry_stream, DEB, ENTRY_STREAM, GInputStream)
-
-struct _DebEntryStream {
-  GInputStream parent;
-  struct archive *archive;
-  GChecksum *md5;  /* not owned, may be NULL */
+typedef struct DebDir DebDir;
+struct DebDir {
+  char *meta;         /* dirmeta checksum */
+  GHashTable *files;  /* name -> content checksum */
+  GHashTable *dirs;   /* name -> DebDir */
 };
 
-G_DEFINE_TYPE (DebEntryStream, deb_entry_stream, G_TYPE_INPUT_STREAM)
-
-static gssize
-deb_entry_stream_read (GInputStream *stream, void *buffer, gsize count, GCancellable *cancellable,
-                       GError **error)
+static void
+deb_dir_free (DebDir *dir)
 {
-  DebEntryStream *self = DEB_ENTRY_STREAM (stream);
-  la_ssize_t n = archive_read_data (self->archive, buffer, count);
-  if (n < 0)
+  if (dir == NULL)
+    return;
+  g_free (dir->meta);
+  g_hash_table_unref (dir->files);
+  g_hash_table_unref (dir->dirs);
+  g_free (dir);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DebDir, deb_dir_free)
+
+static DebDir *
+deb_dir_new (const char *meta)
+{
+  DebDir *dir = g_new0 (DebDir, 1);
+  dir->meta = g_strdup (meta);
+  dir->files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  dir->dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                     (GDestroyNotify) deb_dir_free);
+  return dir;
+}
+
+/* Write the dirtree objects of DIR and everything under it; returns DIR's. */
+static char *
+deb_dir_write (DebSink *sink, DebDir *dir, GError **error)
+{
+  g_autoptr(GHashTable) contents = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
+  g_autoptr(GHashTable) meta = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer name, child;
+  g_hash_table_iter_init (&iter, dir->dirs);
+  while (g_hash_table_iter_next (&iter, &name, &child))
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, archive_error_string (self->archive));
-      return -1;
+      char *checksum = deb_dir_write (sink, child, error);
+      if (checksum == NULL)
+        return NULL;
+      g_hash_table_insert (contents, name, checksum);
+      g_hash_table_insert (meta, name, ((DebDir *) child)->meta);
     }
-  if (self->md5 != NULL)
-    g_checksum_update (self->md5, buffer, n);
-  return n;
-}
-
-static gboolean
-deb_entry_stream_close (GInputStream *stream, GCancellable *cancellable, GError **error)
-{
-  return TRUE;
-}
-
-static void
-deb_entry_stream_class_init (DebEntryStreamClass *klass)
-{
-  GInputStreamClass *stream_class = G_INPUT_STREAM_CLASS (klass);
-  stream_class->read_fn = deb_entry_stream_read;
-  stream_class->close_fn = deb_entry_stream_close;
-}
-
-static void
-deb_entry_stream_init (DebEntryStream *self)
-{
-}
-
-static GInputStream *
-deb_entry_stream_new (struct archive *archive, GChecksum *md5)
-{
-  DebEntryStream *self = g_object_new (DEB_TYPE_ENTRY_STREAM, NULL);
-  self->archive = archive;
-  self->md5 = md5;
-  return G_INPUT_STREAM (self);
+  return sink->metadata (sink, OBJECTS_DIR_TREE, objects_dirtree_new (dir->files, contents, meta),
+                         error);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -213,22 +207,21 @@ conffile_free (Conffile *c)
   g_free (c);
 }
 
-#define DEB_BUF_SIZE (128 * 1024)
+/* Files larger than this are not held in memory but streamed. */
+#define DEB_MAX_INLINE (64 * 1024 * 1024)
 
 typedef struct {
-  OstreeRepo *repo;
+  DebSink *sink;
   const char *name;                 /* the .deb, for messages */
   const DebUnpackOptions *opts;
-  GCancellable *cancellable;
-  OstreeMutableTree *root;
+  DebDir *root;
   const char *member;               /* the ar member being read, for messages */
-  guint8 *buf;                      /* DEB_BUF_SIZE bytes for file content */
   guint8 *file_buf;                 /* a whole regular file, grown as needed */
   gsize file_buf_size;
 
   char *default_dirmeta;            /* 0755 root:root */
   GHashTable *dirmeta_cache;        /* "uid:gid:mode" -> checksum */
-  GHashTable *headers;              /* for content_write_regular() */
+  GHashTable *headers;              /* for sink->regular() */
 
   GHashTable *control;              /* member name -> ControlMember */
   GPtrArray *fields;                /* of the control file */
@@ -247,7 +240,7 @@ static void
 deb_unpack_clear (DebUnpack *u)
 {
   g_free (u->default_dirmeta);
-  g_free (u->buf);
+  g_clear_pointer (&u->root, deb_dir_free);
   g_free (u->file_buf);
   g_clear_pointer (&u->dirmeta_cache, g_hash_table_unref);
   g_clear_pointer (&u->headers, g_hash_table_unref);
@@ -317,18 +310,6 @@ entry_xattrs (struct archive_entry *entry)
   return g_variant_ref_sink (g_variant_builder_end (&builder));
 }
 
-static GFileInfo *
-file_info_new (GFileType type, guint32 uid, guint32 gid, guint32 mode, guint64 size)
-{
-  GFileInfo *info = g_file_info_new ();
-  g_file_info_set_file_type (info, type);
-  g_file_info_set_size (info, size);
-  g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
-  g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
-  g_file_info_set_attribute_uint32 (info, "unix::mode", mode);
-  return info;
-}
-
 static char *
 write_dirmeta (DebUnpack *u, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
                GError **error)
@@ -342,10 +323,8 @@ write_dirmeta (DebUnpack *u, guint32 uid, guint32 gid, guint32 mode, GVariant *x
         return g_strdup (cached);
     }
 
-  g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_DIRECTORY, uid, gid, S_IFDIR | (mode & 07777), 0);
-  char *checksum = repo_write_metadata (u->repo, OSTREE_OBJECT_TYPE_DIR_META,
-                                        ostree_create_directory_metadata (info, xattrs),
-                                        u->cancellable, error);
+  char *checksum = u->sink->metadata (u->sink, OBJECTS_DIR_META,
+                                      objects_dirmeta_new (uid, gid, mode, xattrs), error);
   if (checksum != NULL && key != NULL)
     g_hash_table_insert (u->dirmeta_cache, g_steal_pointer (&key), g_strdup (checksum));
   return checksum;
@@ -393,20 +372,20 @@ final_components (DebUnpack *u, GPtrArray *shipped)
  * new directories get 0755 root:root until an entry says otherwise.  A file
  * or symlink of the package in the way is an error.  Returns a borrowed
  * subtree of u->root. */
-static OstreeMutableTree *
+static DebDir *
 ensure_parents (DebUnpack *u, GPtrArray *final, guint n, const char *pathname, GError **error)
 {
-  OstreeMutableTree *dir = u->root;
+  DebDir *dir = u->root;
   for (guint i = 0; i < n; i++)
     {
       const char *name = final->pdata[i];
-      OstreeMutableTree *sub = g_hash_table_lookup (ostree_mutable_tree_get_subdirs (dir), name);
+      DebDir *sub = g_hash_table_lookup (dir->dirs, name);
       if (sub != NULL)
         {
           dir = sub;
           continue;
         }
-      if (g_hash_table_contains (ostree_mutable_tree_get_files (dir), name))
+      if (g_hash_table_contains (dir->files, name))
         {
           g_autofree char *where = util_join_tree_path (final, i + 1);
           if (g_hash_table_contains (u->symlinks, where))
@@ -415,10 +394,8 @@ ensure_parents (DebUnpack *u, GPtrArray *final, guint n, const char *pathname, G
           return deb_fail (u, error, "entry \"%s\" would land under \"%s\", which the package "
                            "ships as a file", pathname, where), NULL;
         }
-      g_autoptr(OstreeMutableTree) created = NULL;
-      if (!ostree_mutable_tree_ensure_dir (dir, name, &created, error))
-        return NULL;
-      ostree_mutable_tree_set_metadata_checksum (created, u->default_dirmeta);
+      DebDir *created = deb_dir_new (u->default_dirmeta);
+      g_hash_table_insert (dir->dirs, g_strdup (name), created);
       dir = created;  /* owned by its parent */
     }
   return dir;
@@ -430,20 +407,19 @@ static gboolean
 place_file (DebUnpack *u, GPtrArray *final, const char *pathname, const char *checksum,
             GError **error)
 {
-  OstreeMutableTree *dir = ensure_parents (u, final, final->len - 1, pathname, error);
+  DebDir *dir = ensure_parents (u, final, final->len - 1, pathname, error);
   if (dir == NULL)
     return FALSE;
   const char *name = final->pdata[final->len - 1];
   g_autofree char *path = util_join_tree_path (final, final->len);
-  if (g_hash_table_contains (ostree_mutable_tree_get_subdirs (dir), name))
+  if (g_hash_table_contains (dir->dirs, name))
     return deb_fail (u, error, "entry \"%s\" is a file, but the package also ships \"%s\" as a "
                      "directory", pathname, path);
-  const char *existing = g_hash_table_lookup (ostree_mutable_tree_get_files (dir), name);
+  const char *existing = g_hash_table_lookup (dir->files, name);
   if (existing != NULL && !g_str_equal (existing, checksum))
     return deb_fail (u, error, "entry \"%s\" lands on \"%s\", which an earlier entry of the "
                      "package already holds with other content", pathname, path);
-  if (!ostree_mutable_tree_replace_file (dir, name, checksum, error))
-    return FALSE;
+  g_hash_table_insert (dir->files, g_strdup (name), g_strdup (checksum));
   g_hash_table_insert (u->files, g_steal_pointer (&path), g_strdup (checksum));
   return TRUE;
 }
@@ -481,14 +457,14 @@ static gboolean
 unpack_directory (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
                   const char *pathname, GError **error)
 {
-  OstreeMutableTree *dir = u->root;
+  DebDir *dir = u->root;
   if (final->len > 0)
     {
-      OstreeMutableTree *parent = ensure_parents (u, final, final->len - 1, pathname, error);
+      DebDir *parent = ensure_parents (u, final, final->len - 1, pathname, error);
       if (parent == NULL)
         return FALSE;
       const char *name = final->pdata[final->len - 1];
-      if (g_hash_table_contains (ostree_mutable_tree_get_files (parent), name))
+      if (g_hash_table_contains (parent->files, name))
         {
           g_autofree char *path = util_join_tree_path (final, final->len);
           return deb_fail (u, error, "entry \"%s\" is a directory, but the package also ships "
@@ -509,7 +485,8 @@ unpack_directory (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
                                          archive_entry_perm (entry), xattrs, error);
   if (meta == NULL)
     return FALSE;
-  ostree_mutable_tree_set_metadata_checksum (dir, meta);
+  g_free (dir->meta);
+  dir->meta = g_steal_pointer (&meta);
   g_hash_table_add (u->explicit_dirs, g_steal_pointer (&path));
   return TRUE;
 }
@@ -586,61 +563,49 @@ read_whole_entry (DebUnpack *u, struct archive *a, gsize size, GChecksum *md5, G
   return TRUE;
 }
 
-/* A regular file's content object.  Into a bare or bare-user repository a
- * file up to CONTENT_MAX_INLINE bytes is read whole and written by
- * content_write_regular() (a faster checksum, and nothing written for
- * content the repository already has); larger ones are streamed through an
- * OstreeContentWriter; archive repositories, which the writer does not
- * support, take a stream. */
+/* The data of the current entry, for sink->regular_stream(). */
+typedef struct {
+  struct archive *archive;
+  GChecksum *md5;  /* may be NULL */
+} EntryReader;
+
+static gssize
+entry_read (gpointer user_data, guint8 *buf, gsize len, GError **error)
+{
+  EntryReader *r = user_data;
+  la_ssize_t n = archive_read_data (r->archive, buf, len);
+  if (n < 0)
+    return util_fail (error, "%s", archive_error_string (r->archive)), -1;
+  if (r->md5 != NULL && n > 0)
+    g_checksum_update (r->md5, buf, n);
+  return n;
+}
+
+/* A regular file's content object: read whole when it is up to
+ * DEB_MAX_INLINE bytes (then the sink writes nothing for content the
+ * repository already has), else streamed. */
 static gboolean
 write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GChecksum *md5,
                char **out_checksum, GError **error)
 {
   guint32 uid = archive_entry_uid (entry), gid = archive_entry_gid (entry);
-  guint32 mode = S_IFREG | archive_entry_perm (entry);
+  guint32 mode = archive_entry_perm (entry);
   gint64 size = archive_entry_size (entry);
   g_autoptr(GVariant) xattrs = entry_xattrs (entry);
+  if (size < 0)
+    return util_fail (error, "a negative size");
 
-  if (ostree_repo_get_mode (u->repo) == OSTREE_REPO_MODE_ARCHIVE)
-    {
-      g_autoptr(GFileInfo) info = file_info_new (G_FILE_TYPE_REGULAR, uid, gid, mode, size);
-      g_autoptr(GInputStream) input = deb_entry_stream_new (a, md5);
-      *out_checksum = repo_write_content (u->repo, info, xattrs, input, u->cancellable, error);
-      return *out_checksum != NULL;
-    }
-
-  if (size >= 0 && size <= CONTENT_MAX_INLINE)
+  if (size <= DEB_MAX_INLINE)
     {
       if (!read_whole_entry (u, a, size, md5, error))
         return FALSE;
-      *out_checksum = content_write_regular (u->repo, u->headers, uid, gid, mode, xattrs,
-                                             u->file_buf, size, u->cancellable, error);
+      *out_checksum = u->sink->regular (u->sink, u->headers, uid, gid, mode, xattrs, u->file_buf,
+                                        size, error);
       return *out_checksum != NULL;
     }
-
-  g_autoptr(OstreeContentWriter) writer = ostree_repo_write_regfile (u->repo, NULL, uid, gid, mode,
-                                                                     size, xattrs, error);
-  if (writer == NULL)
-    return FALSE;
-  gint64 done = 0;
-  for (;;)
-    {
-      la_ssize_t n = archive_read_data (a, u->buf, DEB_BUF_SIZE);
-      if (n < 0)
-        return util_fail (error, "%s", archive_error_string (a));
-      if (n == 0)
-        break;
-      if (md5 != NULL)
-        g_checksum_update (md5, u->buf, n);
-      if (!g_output_stream_write_all (G_OUTPUT_STREAM (writer), u->buf, n, NULL, u->cancellable,
-                                      error))
-        return FALSE;
-      done += n;
-    }
-  if (done != size)
-    return util_fail (error, "truncated (%" G_GINT64_FORMAT " of %" G_GINT64_FORMAT " bytes)",
-                      done, size);
-  *out_checksum = ostree_content_writer_finish (writer, u->cancellable, error);
+  EntryReader reader = { a, md5 };
+  *out_checksum = u->sink->regular_stream (u->sink, uid, gid, mode, xattrs, size, entry_read,
+                                           &reader, error);
   return *out_checksum != NULL;
 }
 
@@ -674,8 +639,8 @@ unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
     return deb_fail (u, error, "symlink \"%s\" has no target", pathname);
   g_autoptr(GVariant) xattrs = entry_xattrs (entry);
   g_autofree char *checksum = NULL;
-  checksum = content_write_symlink (u->repo, archive_entry_uid (entry), archive_entry_gid (entry),
-                                    target, xattrs, u->cancellable, error);
+  checksum = u->sink->symlink (u->sink, archive_entry_uid (entry), archive_entry_gid (entry),
+                              target, xattrs, error);
   if (checksum == NULL)
     return FALSE;
   if (!place_file (u, final, pathname, checksum, error))
@@ -778,8 +743,6 @@ member_foreach_entry (DebUnpack *u, struct archive *outer, const char *member, E
   u->member = member;
   for (;;)
     {
-      if (g_cancellable_set_error_if_cancelled (u->cancellable, error))
-        return FALSE;
       struct archive_entry *entry;
       int r = archive_read_next_header (a, &entry);
       if (r == ARCHIVE_EOF)
@@ -1008,21 +971,20 @@ add_metadata_file (DebUnpack *u, const char *path, GBytes *data, guint32 mode, G
   g_autoptr(GPtrArray) components = util_split_tree_path (path, error);
   if (components == NULL)
     return FALSE;
-  OstreeMutableTree *dir = ensure_parents (u, components, components->len - 1, path, error);
+  DebDir *dir = ensure_parents (u, components, components->len - 1, path, error);
   if (dir == NULL)
     return FALSE;
   const char *name = components->pdata[components->len - 1];
-  if (g_hash_table_contains (ostree_mutable_tree_get_files (dir), name)
-      || g_hash_table_contains (ostree_mutable_tree_get_subdirs (dir), name))
+  if (g_hash_table_contains (dir->files, name) || g_hash_table_contains (dir->dirs, name))
     return deb_fail (u, error, "data.tar ships \"/%s\", where the package's dpkg metadata goes", path);
 
   gsize size;
   const guint8 *bytes = g_bytes_get_data (data, &size);
-  g_autofree char *checksum = content_write_regular (u->repo, u->headers, 0, 0, mode, NULL, bytes,
-                                                     size, u->cancellable, error);
+  char *checksum = u->sink->regular (u->sink, u->headers, 0, 0, mode, NULL, bytes, size, error);
   if (checksum == NULL)
     return FALSE;
-  return ostree_mutable_tree_replace_file (dir, name, checksum, error);
+  g_hash_table_insert (dir->files, g_strdup (name), checksum);
+  return TRUE;
 }
 
 static GBytes *
@@ -1130,9 +1092,35 @@ deb_info_basename (const char *name, const char *arch, const char *multi_arch)
   return g_strdup (name);
 }
 
+/* Read the .deb into U's tree; its DebInfo, or NULL. */
+static DebInfo *
+unpack (DebUnpack *u, const char *path, guint64 size, GError **error)
+{
+  u->default_dirmeta = write_dirmeta (u, 0, 0, 0755, NULL, error);
+  if (u->default_dirmeta == NULL)
+    return NULL;
+  u->root = deb_dir_new (u->default_dirmeta);
+  if (!read_deb (u, path, error))
+    return NULL;
+  g_autoptr(DebInfo) info = g_new0 (DebInfo, 1);
+  info->package = control_get_word (u->fields, "Package");
+  info->version = control_get_word (u->fields, "Version");
+  info->architecture = control_get_word (u->fields, "Architecture");
+  info->multi_arch = control_get_word (u->fields, "Multi-Arch");
+  if (info->multi_arch == NULL)
+    info->multi_arch = g_strdup ("no");
+  info->sha256 = g_strdup (u->opts->sha256);
+  info->size = size;
+  info->merged_usr = u->opts->merged_usr;
+  if (!add_dpkg_metadata (u, info, error))
+    return NULL;
+  info->skipped = g_steal_pointer (&u->skipped);
+  return g_steal_pointer (&info);
+}
+
 DebInfo *
-deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions *opts,
-                     OstreeMutableTree *mtree, GCancellable *cancellable, GError **error)
+deb_unpack (DebSink *sink, const char *path, const DebUnpackOptions *opts, guint64 timestamp,
+            char **out_commit, GError **error)
 {
   struct stat st;
   if (stat (path, &st) < 0)
@@ -1142,11 +1130,9 @@ deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions 
     }
 
   DebUnpack u = {
-    .repo = repo,
+    .sink = sink,
     .name = opts->display_name ? opts->display_name : path,
     .opts = opts,
-    .cancellable = cancellable,
-    .root = mtree,
     .dirmeta_cache = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
     .headers = objects_headers_new (),
     .control = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
@@ -1159,35 +1145,22 @@ deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions 
     .explicit_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .skipped_paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .skipped = g_ptr_array_new_with_free_func (g_free),
-    .buf = g_malloc (DEB_BUF_SIZE),
   };
-
-  DebInfo *result = NULL;
-  u.default_dirmeta = write_dirmeta (&u, 0, 0, 0755, NULL, error);
-  if (u.default_dirmeta != NULL)
+  g_autoptr(DebInfo) info = unpack (&u, path, st.st_size, error);
+  g_autofree char *contents = info != NULL ? deb_dir_write (sink, u.root, error) : NULL;
+  if (contents != NULL)
     {
-      ostree_mutable_tree_set_metadata_checksum (mtree, u.default_dirmeta);
-      if (read_deb (&u, path, error))
-        {
-          g_autoptr(DebInfo) info = g_new0 (DebInfo, 1);
-          info->package = control_get_word (u.fields, "Package");
-          info->version = control_get_word (u.fields, "Version");
-          info->architecture = control_get_word (u.fields, "Architecture");
-          info->multi_arch = control_get_word (u.fields, "Multi-Arch");
-          if (info->multi_arch == NULL)
-            info->multi_arch = g_strdup ("no");
-          info->sha256 = g_strdup (opts->sha256);
-          info->size = st.st_size;
-          info->merged_usr = opts->merged_usr;
-          if (add_dpkg_metadata (&u, info, error))
-            {
-              info->skipped = g_steal_pointer (&u.skipped);
-              result = g_steal_pointer (&info);
-            }
-        }
+      g_autofree char *subject = g_strdup_printf ("%s %s %s", info->package, info->version,
+                                                  info->architecture);
+      *out_commit = sink->metadata (sink, OBJECTS_COMMIT,
+                                    objects_commit_new (deb_commit_metadata (info), subject,
+                                                        timestamp, contents, u.root->meta),
+                                    error);
     }
   deb_unpack_clear (&u);
-  return result;
+  if (contents == NULL || *out_commit == NULL)
+    return NULL;
+  return g_steal_pointer (&info);
 }
 
 GVariant *
@@ -1216,13 +1189,14 @@ deb_commit_metadata (const DebInfo *info)
 }
 
 gboolean
-deb_commit_is_unpack_of (OstreeRepo *repo, const char *commit, const char *sha256,
-                         gboolean merged_usr, guint64 timestamp)
+deb_commit_is_unpack_of (GVariant *commit_v, const char *sha256, gboolean merged_usr,
+                         guint64 timestamp)
 {
-  g_autoptr(GVariant) commit_v = NULL;
-  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_COMMIT, commit, &commit_v, NULL))
+  if (!g_variant_is_of_type (commit_v, G_VARIANT_TYPE (OBJECTS_COMMIT_TYPE)))
     return FALSE;
-  if (ostree_commit_get_timestamp (commit_v) != timestamp)
+  guint64 be_timestamp;
+  g_variant_get_child (commit_v, 5, "t", &be_timestamp);
+  if (GUINT64_FROM_BE (be_timestamp) != timestamp)
     return FALSE;
   g_autoptr(GVariant) metadata = g_variant_get_child_value (commit_v, 0);
   g_autoptr(GVariantDict) dict = g_variant_dict_new (metadata);
@@ -1262,4 +1236,50 @@ deb_ref_name (const char *name, const char *version, const char *arch, const cha
   g_autofree char *lower = g_ascii_strdown (sha256, -1);
   append_escaped (ref, lower);
   return g_string_free (ref, FALSE);
+}
+
+/* ------------------------------------------------------------------------ */
+/* The sink over an ObjectWriter. */
+
+typedef struct {
+  DebSink sink;
+  ObjectWriter *writer;
+} WriterSink;
+
+static char *
+writer_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+                GVariant *xattrs, const guint8 *data, gsize size, GError **error)
+{
+  return object_writer_regular (((WriterSink *) sink)->writer, headers, uid, gid, mode, xattrs,
+                                data, size, error);
+}
+
+static char *
+writer_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+                       guint64 size, ObjectWriterRead read, gpointer user_data, GError **error)
+{
+  return object_writer_regular_stream (((WriterSink *) sink)->writer, uid, gid, mode, xattrs,
+                                       size, read, user_data, error);
+}
+
+static char *
+writer_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
+                GError **error)
+{
+  return object_writer_symlink (((WriterSink *) sink)->writer, uid, gid, target, xattrs, error);
+}
+
+static char *
+writer_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error)
+{
+  return object_writer_metadata (((WriterSink *) sink)->writer, type, object, error);
+}
+
+DebSink *
+deb_sink_for_writer (ObjectWriter *w)
+{
+  WriterSink *ws = g_new0 (WriterSink, 1);
+  ws->sink = (DebSink) { writer_regular, writer_regular_stream, writer_symlink, writer_metadata };
+  ws->writer = w;
+  return &ws->sink;
 }

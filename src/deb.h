@@ -4,7 +4,10 @@
  * package "unpacked". */
 #pragma once
 
-#include <ostree.h>
+#include <glib.h>
+
+#include "objects.h"
+#include "writer.h"
 
 G_BEGIN_DECLS
 
@@ -24,7 +27,7 @@ G_BEGIN_DECLS
 #define DEB_META_SIZE "apt2ostree.deb-size"
 #define DEB_META_MERGED_USR "apt2ostree.merged-usr"
 #define DEB_META_SKIPPED "apt2ostree.skipped"
-/* The version of the rules deb_unpack_to_mtree() follows (a uint32): it
+/* The version of the rules deb_unpack() follows (a uint32): it
  * changes when the same .deb would give another tree. */
 #define DEB_META_FORMAT "apt2ostree.deb-format"
 #define DEB_FORMAT_VERSION 1
@@ -55,22 +58,46 @@ typedef struct {
 void deb_info_free (DebInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DebInfo, deb_info_free)
 
-/* Read the .deb at PATH into MTREE (which must be empty), writing content
- * objects into REPO, which must be in a transaction.  Nothing is checked out
- * on disk.  Every directory gets its metadata (from its tar entry, else
- * 0755 root:root), the root included. */
-DebInfo *deb_unpack_to_mtree (OstreeRepo *repo, const char *path, const DebUnpackOptions *opts,
-                              OstreeMutableTree *mtree, GCancellable *cancellable,
-                              GError **error);
+/* Where deb_unpack() stores objects; each function returns the object's
+ * checksum.  deb_sink_for_writer() is the one for an ObjectWriter;
+ * cmd-unpack-deb.c has one over libostree for the repositories the writer
+ * does not serve. */
+typedef struct DebSink DebSink;
+struct DebSink {
+  /* A regular file (MODE: permission bits) of SIZE bytes at DATA; HEADERS
+   * is an objects_headers_new() cache. */
+  char *(*regular) (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+                    GVariant *xattrs, const guint8 *data, gsize size, GError **error);
+  /* The same, too large to hold in memory: READ gives it. */
+  char *(*regular_stream) (DebSink *sink, guint32 uid, guint32 gid, guint32 mode,
+                           GVariant *xattrs, guint64 size, ObjectWriterRead read,
+                           gpointer user_data, GError **error);
+  char *(*symlink) (DebSink *sink, guint32 uid, guint32 gid, const char *target,
+                    GVariant *xattrs, GError **error);
+  /* A dirmeta, dirtree or commit (floating references are taken). */
+  char *(*metadata) (DebSink *sink, ObjectsType type, GVariant *object, GError **error);
+};
+
+/* A DebSink writing through W, to free with g_free(). */
+DebSink *deb_sink_for_writer (ObjectWriter *w);
+
+/* Read the .deb at PATH into a tree and commit it (parentless, dated
+ * TIMESTAMP, with deb_commit_metadata() and the subject "NAME VERSION
+ * ARCH"): every object through SINK.  Nothing is checked out on disk.
+ * Every directory gets its metadata (from its tar entry, else 0755
+ * root:root), the root included.  Sets *OUT_COMMIT. */
+DebInfo *deb_unpack (DebSink *sink, const char *path, const DebUnpackOptions *opts,
+                     guint64 timestamp, char **out_commit, GError **error);
 
 /* The commit metadata (a{sv}, floating) recording what was unpacked. */
 GVariant *deb_commit_metadata (const DebInfo *info);
 
-/* Is COMMIT exactly what unpacking the .deb with this SHA256 and these
- * options now would make (same rules, same merged-/usr choice, dated
- * TIMESTAMP)?  Then a caller can keep it without reading the .deb. */
-gboolean deb_commit_is_unpack_of (OstreeRepo *repo, const char *commit, const char *sha256,
-                                  gboolean merged_usr, guint64 timestamp);
+/* Is the commit object COMMIT exactly what unpacking the .deb with this
+ * SHA256 and these options now would make (same rules, same merged-/usr
+ * choice, dated TIMESTAMP)?  Then a caller can keep it without reading the
+ * .deb. */
+gboolean deb_commit_is_unpack_of (GVariant *commit, const char *sha256, gboolean merged_usr,
+                                  guint64 timestamp);
 
 /* The ref a package's tree gets: deb/NAME/VERSION/ARCH/SHA256, each of
  * NAME, VERSION and ARCH escaped so that any Debian version is a valid ref

@@ -43,23 +43,7 @@ typedef enum {
   ATTEMPT_FAILED,      /* error set, do not retry */
 } AttemptResult;
 
-gboolean
-fetch_is_sha256 (const char *s)
-{
-  if (s == NULL || strlen (s) != 64)
-    return FALSE;
-  for (const char *p = s; *p; p++)
-    if (!g_ascii_isxdigit (*p))
-      return FALSE;
-  return TRUE;
-}
 
-gboolean
-fetch_is_url (const char *s)
-{
-  return g_str_has_prefix (s, "http://") || g_str_has_prefix (s, "https://")
-         || g_str_has_prefix (s, "file://");
-}
 
 static long
 fetch_stall_seconds (void)
@@ -419,50 +403,7 @@ fetch_bytes (const char *url, GCancellable *cancellable, GError **error)
   return g_byte_array_free_to_bytes (g_steal_pointer (&buf));
 }
 
-char *
-fetch_sha256_file (const char *path, GError **error)
-{
-  int fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    {
-      g_set_error (error, G_IO_ERROR, g_io_error_from_errno (errno), "%s: %s", path,
-                   g_strerror (errno));
-      return NULL;
-    }
-  g_autoptr(Sha256) sha256 = sha256_new ();
-  g_autofree guchar *buf = g_malloc (256 * 1024);
-  for (;;)
-    {
-      ssize_t n = read (fd, buf, 256 * 1024);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int errsv = errno;
-          close (fd);
-          util_fail (error, "%s: cannot read: %s", path, g_strerror (errsv));
-          return NULL;
-        }
-      if (n == 0)
-        break;
-      sha256_update (sha256, buf, n);
-    }
-  close (fd);
-  return sha256_finish_hex (sha256);
-}
 
-/* Does the cached file PATH hold SIZE bytes (when >= 0) with this SHA256? */
-static gboolean
-cache_entry_is_valid (const char *path, const char *sha256, gint64 size)
-{
-  struct stat st;
-  if (stat (path, &st) < 0 || !S_ISREG (st.st_mode))
-    return FALSE;
-  if (size >= 0 && st.st_size != size)
-    return FALSE;
-  g_autofree char *actual = fetch_sha256_file (path, NULL);
-  return actual != NULL && g_ascii_strcasecmp (actual, sha256) == 0;
-}
 
 /* Temporary files of downloads that were killed (Ctrl-C in Ninja) would
  * stay forever: remove those untouched for an hour.  A live download writes
@@ -493,14 +434,14 @@ fetch_cached (const char *url, const char *cache_dir, const char *sha256, gint64
   g_autofree char *want = NULL;
   if (sha256 != NULL)
     {
-      if (!fetch_is_sha256 (sha256))
+      if (!cache_is_sha256 (sha256))
         {
           util_fail (error, "\"%s\" is not a sha256 (64 hex digits)", sha256);
           return NULL;
         }
       want = g_ascii_strdown (sha256, -1);
       g_autofree char *path = g_build_filename (cache_dir, want, NULL);
-      if (cache_entry_is_valid (path, want, size))
+      if (cache_is_valid (path, want, size))
         return g_steal_pointer (&path);
       /* A damaged or foreign file under that name: it must not stay. */
       (void) unlink (path);

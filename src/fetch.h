@@ -6,6 +6,8 @@
 
 #include <gio/gio.h>
 
+#include "cache.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -35,14 +37,5 @@ GBytes *fetch_bytes (const char *url, GCancellable *cancellable, GError **error)
  * Returns the path in the cache. */
 char *fetch_cached (const char *url, const char *cache_dir, const char *sha256, gint64 size,
                     GCancellable *cancellable, GError **error);
-
-/* The sha256 of a file, lowercase hex. */
-char *fetch_sha256_file (const char *path, GError **error);
-
-/* TRUE when S is 64 lowercase or uppercase hex digits. */
-gboolean fetch_is_sha256 (const char *s);
-
-/* TRUE for the URL schemes fetch_* understand (http, https, file). */
-gboolean fetch_is_url (const char *s);
 
 G_END_DECLS

@@ -120,7 +120,7 @@ parse_sha256_entries (Release *release, const char *text, const char *origin, GE
       if (w->len == 0)
         continue;
       guint64 size;
-      if (w->len != 3 || !fetch_is_sha256 (w->pdata[0])
+      if (w->len != 3 || !cache_is_sha256 (w->pdata[0])
           || !g_ascii_string_to_unsigned (w->pdata[1], 10, 0, G_MAXINT64, &size, NULL))
         return util_fail (error, "%s: malformed SHA256 line \"%s\"", origin, *l);
       ReleaseEntry *entry = g_new0 (ReleaseEntry, 1);

@@ -12,22 +12,10 @@
 
 #include "content.h"
 #include "objects.h"
+#include "refs.h"
 #include "repo.h"
 #include "staging.h"
 #include "util.h"
-
-#define DEFAULT_REPO "build/ostree"
-
-const char *
-repo_default_path (const char *cli_path)
-{
-  if (cli_path != NULL)
-    return cli_path;
-  const char *env = g_getenv ("APT2OSTREE_REPO");
-  if (env != NULL && *env != '\0')
-    return env;
-  return DEFAULT_REPO;
-}
 
 OstreeRepo *
 repo_open (const char *path, GCancellable *cancellable, GError **error)
@@ -106,9 +94,8 @@ repo_rev_free (RepoRev *rev)
   g_free (rev);
 }
 
-/* The commit the ref NAME (exactly that ref) points at, or NULL. */
-static char *
-lookup_ref (OstreeRepo *repo, const char *name)
+char *
+repo_read_ref (OstreeRepo *repo, const char *name)
 {
   g_autoptr(GHashTable) refs = NULL;
   if (!ostree_validate_rev (name, NULL)
@@ -128,7 +115,7 @@ resolve_commit (OstreeRepo *repo, const char *name, char **out_commit)
       *out_commit = g_strdup (name);
       return TRUE;
     }
-  *out_commit = lookup_ref (repo, name);
+  *out_commit = repo_read_ref (repo, name);
   if (*out_commit != NULL)
     return TRUE;
   return ostree_repo_resolve_rev (repo, name, TRUE, out_commit, NULL);
@@ -182,10 +169,7 @@ repo_resolve_all (OstreeRepo *repo, const char *const *names, int n, GError **er
 gboolean
 repo_check_ref_name (const char *ref, GError **error)
 {
-  g_autoptr(GError) local_error = NULL;
-  if (!ostree_validate_rev (ref, &local_error))
-    return util_fail (error, "\"%s\" is not a valid ref name: %s", ref, local_error->message);
-  return TRUE;
+  return refs_check_name (ref, error);
 }
 
 /* How a transaction reaches the disk.  OSTree's own way (core.fsync, the
@@ -295,88 +279,15 @@ sync_repo (OstreeRepo *repo, GError **error)
   return TRUE;
 }
 
-/* A ref written here rather than by OSTree: "COMMIT\n" in an O_TMPFILE of
- * the ref's directory, waiting for the second syncfs. */
-typedef struct {
-  int fd;
-  const char *ref;  /* owned by the transaction's refs */
-} NewRef;
-
-static void
-new_ref_clear (gpointer data)
+void
+repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit)
 {
-  util_fd_close (&((NewRef *) data)->fd);
-}
-
-/* Make DIR (relative to DFD) and its parents, as OSTree makes a ref's. */
-static void
-make_dirs (int dfd, const char *dir)
-{
-  g_autofree char *path = g_strdup (dir);
-  for (char *slash = strchr (path, '/');; slash = strchr (slash + 1, '/'))
+  g_autofree char *current = repo_read_ref (txn->repo, ref);
+  if (g_strcmp0 (current, commit) != 0)
     {
-      if (slash != NULL)
-        *slash = '\0';
-      (void) mkdirat (dfd, path, 0777);
-      if (slash == NULL)
-        return;
-      *slash = '/';
+      g_ptr_array_add (txn->refs, g_strdup (ref));
+      g_ptr_array_add (txn->refs, g_strdup (commit));
     }
-}
-
-/* The new content of REF as an O_TMPFILE under HEADS_DFD, or -1 when OSTree
- * is to write it: its place holds an alias or a directory, or anything
- * fails here. */
-static int
-stage_ref (int heads_dfd, const char *ref, const char *commit)
-{
-  struct stat st;
-  if (fstatat (heads_dfd, ref, &st, AT_SYMLINK_NOFOLLOW) == 0 ? !S_ISREG (st.st_mode)
-                                                              : errno != ENOENT)
-    return -1;
-  g_autofree char *dir = g_path_get_dirname (ref);
-  if (!g_str_equal (dir, "."))
-    make_dirs (heads_dfd, dir);
-  util_autofd int fd = openat (heads_dfd, dir, O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
-  g_autofree char *line = g_strconcat (commit, "\n", NULL);
-  size_t len = strlen (line);
-  if (fd < 0 || write (fd, line, len) != (ssize_t) len || fchmod (fd, 0644) < 0)
-    return -1;
-  int staged = fd;
-  fd = -1;
-  return staged;
-}
-
-static gboolean
-ref_fail (OstreeRepo *repo, const char *ref, int errsv, GError **error)
-{
-  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-  return util_fail (error, "%s: writing ref %s: %s", path, ref, g_strerror (errsv));
-}
-
-/* Put the staged REF in place: linked in under a temporary name in its
- * directory, then renamed over the ref. */
-static gboolean
-publish_ref (OstreeRepo *repo, int heads_dfd, NewRef *r, gboolean *by_fd, GError **error)
-{
-  g_autofree char *dir = g_path_get_dirname (r->ref);
-  g_autofree char *tmp = NULL;
-  for (int attempt = 0;; attempt++)
-    {
-      g_free (tmp);
-      tmp = g_strdup_printf ("%s/tmp.%08x", dir, g_random_int ());
-      if (util_link_tmpfile (r->fd, heads_dfd, tmp, by_fd) == 0)
-        break;
-      if (errno != EEXIST || attempt == 100)
-        return ref_fail (repo, r->ref, errno, error);
-    }
-  if (renameat (heads_dfd, tmp, heads_dfd, r->ref) < 0)
-    {
-      int errsv = errno;
-      (void) unlinkat (heads_dfd, tmp, 0);
-      return ref_fail (repo, r->ref, errsv, error);
-    }
-  return TRUE;
 }
 
 gboolean
@@ -416,13 +327,7 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
         return FALSE;
     }
 
-  g_autofree char *current = lookup_ref (repo, ref);
-  if (g_strcmp0 (current, commit) != 0)
-    {
-      g_ptr_array_add (txn->refs, g_strdup (ref));
-      g_ptr_array_add (txn->refs, g_strdup (commit));
-    }
-
+  repo_txn_set_ref (txn, ref, commit);
   if (out_commit != NULL)
     *out_commit = g_steal_pointer (&commit);
   return TRUE;
@@ -433,10 +338,8 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
 {
   OstreeRepo *repo = txn->repo;
   txn->open = FALSE;
-  g_autoptr(GArray) new_refs = g_array_new (FALSE, FALSE, sizeof (NewRef));
-  g_array_set_clear_func (new_refs, new_ref_clear);
   g_autofree gboolean *staged = g_new0 (gboolean, txn->refs->len / 2 + 1);
-  util_autofd int heads_dfd = -1;
+  g_autoptr(RefsBatch) batch = NULL;
   if (!txn->own_commit)
     {
       if (!ostree_repo_commit_transaction (repo, NULL, cancellable, error))
@@ -450,7 +353,7 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
           txn->open = TRUE;
           return FALSE;
         }
-      /* Objects the writer holds as open files go into objects/ now. */
+      /* Objects the writer holds go into objects/ now. */
       ObjectWriter *writer = repo_staging_writer (repo);
       if (writer != NULL && !object_writer_publish (writer, error))
         {
@@ -473,29 +376,16 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
           if (!ok)
             return FALSE;
         }
-      /* The refs' new files, synced with the links.  (With
+      /* The refs' new files, synced with the links (refs.c).  (With
        * core.auto-update-summary OSTree also regenerates the summary at
        * each ref it writes: it writes them all then.) */
       GKeyFile *config = ostree_repo_get_config (repo);
       if (txn->sync && !g_key_file_get_boolean (config, "core", "auto-update-summary", NULL))
         {
-          heads_dfd = openat (ostree_repo_get_dfd (repo), "refs/heads",
-                              O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-          /* Each waits as an open file: as many as the file limit spares
-           * (128 are kept for the rest); OSTree writes the others. */
-          struct rlimit nofile;
-          guint max = getrlimit (RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur > 256
-                          ? (guint) MIN (nofile.rlim_cur - 128, G_MAXUINT)
-                          : 0;
-          for (guint i = 0; heads_dfd >= 0 && i + 1 < txn->refs->len && new_refs->len < max;
-               i += 2)
-            {
-              NewRef r = { stage_ref (heads_dfd, txn->refs->pdata[i], txn->refs->pdata[i + 1]),
-                           txn->refs->pdata[i] };
-              staged[i / 2] = r.fd >= 0;
-              if (r.fd >= 0)
-                g_array_append_val (new_refs, r);
-            }
+          g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
+          batch = refs_batch_new (ostree_repo_get_dfd (repo), path);
+          for (guint i = 0; i + 1 < txn->refs->len; i += 2)
+            staged[i / 2] = refs_batch_stage (batch, txn->refs->pdata[i], txn->refs->pdata[i + 1]);
         }
       if (txn->sync && !sync_repo (repo, error))
         {
@@ -509,19 +399,13 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
     }
   /* The refs last: those staged above, then OSTree's, each synced as the
    * repository's settings say. */
-  gboolean by_fd = TRUE;
-  for (guint i = 0; i < new_refs->len; i++)
-    if (!publish_ref (repo, heads_dfd, &g_array_index (new_refs, NewRef, i), &by_fd, error))
-      return FALSE;
+  if (batch != NULL && !refs_batch_publish (batch, error))
+    return FALSE;
   for (guint i = 0; i + 1 < txn->refs->len; i += 2)
     if (!staged[i / 2] && !ostree_repo_set_ref_immediate (repo, NULL, txn->refs->pdata[i],
                                                           txn->refs->pdata[i + 1], cancellable,
                                                           error))
       return FALSE;
-  /* As OSTree does when it writes a ref: the repository's mtime tells
-   * watchers that refs changed. */
-  if (new_refs->len > 0)
-    (void) futimens (ostree_repo_get_dfd (repo), NULL);
   return TRUE;
 }
 

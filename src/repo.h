@@ -8,9 +8,6 @@
 
 G_BEGIN_DECLS
 
-/* --repo, else $APT2OSTREE_REPO, else build/ostree. */
-const char *repo_default_path (const char *cli_path);
-
 /* Open an existing repository; a missing one is an error that says how to
  * create it. */
 OstreeRepo *repo_open (const char *path, GCancellable *cancellable, GError **error);
@@ -64,6 +61,14 @@ gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const ch
                                 const char *subject, GVariant *metadata, char **out_commit,
                                 GCancellable *cancellable, GError **error);
 gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
+
+/* Point REF at COMMIT when the transaction finishes (unless it already
+ * does, then its file is left alone). */
+void repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit);
+
+/* The commit the ref NAME (exactly that ref, not a checksum prefix) points
+ * at, or NULL. */
+char *repo_read_ref (OstreeRepo *repo, const char *name);
 
 /* Store a content object through libostree, which computes its checksum
  * (returned): a regular file (INFO, and DATA to read SIZE bytes from) or a

@@ -1,0 +1,22 @@
+/* cache.h — the download cache: files stored as CACHE_DIR/SHA256 (see
+ * fetch_cached()), and the checks a .deb gets before anything is written.
+ * GLib alone: the lean unpack-deb process (front.c) reads the cache too. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+/* The sha256 of a file, lowercase hex. */
+char *cache_sha256_file (const char *path, GError **error);
+
+/* Does the cached file PATH hold SIZE bytes (when >= 0) with this SHA256? */
+gboolean cache_is_valid (const char *path, const char *sha256, gint64 size);
+
+/* TRUE when S is 64 lowercase or uppercase hex digits. */
+gboolean cache_is_sha256 (const char *s);
+
+/* TRUE for the URL schemes fetch_* understand (http, https, file). */
+gboolean cache_is_url (const char *s);
+
+G_END_DECLS

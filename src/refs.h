@@ -1,0 +1,37 @@
+/* refs.h — ref files under refs/heads written the way a commit that must
+ * survive a crash needs them: each new content staged as an O_TMPFILE in
+ * the ref's directory (synced with the objects by the caller's syncfs()),
+ * then linked in under a temporary name and renamed over the ref.  GLib
+ * alone: repo.c and the lean unpack-deb process (leanrepo.c) share it. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct RefsBatch RefsBatch;
+
+/* Refs of the repository REPO_DFD (REPO_PATH for messages). */
+RefsBatch *refs_batch_new (int repo_dfd, const char *repo_path);
+void refs_batch_free (RefsBatch *batch);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RefsBatch, refs_batch_free)
+
+/* Stage REF's new content "COMMIT\n".  FALSE when this code does not
+ * write REF, which is then the caller's to write another way: its place
+ * holds an alias (a symlink) or a directory, the file limit spares no more
+ * open files (128 are kept for the rest), or anything fails here. */
+gboolean refs_batch_stage (RefsBatch *batch, const char *ref, const char *commit);
+
+/* Put every staged ref in place, in the order staged; then, as OSTree does
+ * when it writes a ref, touch the repository (watchers look at its mtime). */
+gboolean refs_batch_publish (RefsBatch *batch, GError **error);
+
+/* The commit the ref file refs/heads/REF of the repository REPO_DFD names:
+ * *OUT_COMMIT NULL when there is none.  FALSE when REF's place is not a
+ * plain file this code reads (an alias, a directory) or holds no checksum. */
+gboolean refs_read (int repo_dfd, const char *ref, char **out_commit);
+
+/* Is REF a valid ref name, by OSTree's rules?  The error names it. */
+gboolean refs_check_name (const char *ref, GError **error);
+
+G_END_DECLS
