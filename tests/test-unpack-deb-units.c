@@ -76,13 +76,13 @@ test_info_basename (void)
 static void
 test_sha256_helpers (void)
 {
-  g_assert_true (fetch_is_sha256 (SHA));
-  g_assert_false (fetch_is_sha256 ("0123"));
-  g_assert_false (fetch_is_sha256 (NULL));
-  g_assert_false (fetch_is_sha256 ("g123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
-  g_assert_true (fetch_is_url ("https://x/y"));
-  g_assert_true (fetch_is_url ("file:///x"));
-  g_assert_false (fetch_is_url ("/x.deb"));
+  g_assert_true (cache_is_sha256 (SHA));
+  g_assert_false (cache_is_sha256 ("0123"));
+  g_assert_false (cache_is_sha256 (NULL));
+  g_assert_false (cache_is_sha256 ("g123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"));
+  g_assert_true (cache_is_url ("https://x/y"));
+  g_assert_true (cache_is_url ("file:///x"));
+  g_assert_false (cache_is_url ("/x.deb"));
 }
 
 /* sha256_* against GLib's SHA-256, across sizes, in pieces, and reused after
@@ -142,7 +142,7 @@ test_fetch_file_urls (void)
   g_autofree char *path = g_build_filename (dir, "abc", NULL);
   g_autoptr(GError) error = NULL;
 
-  g_autofree char *sum = fetch_sha256_file (path, &error);
+  g_autofree char *sum = cache_sha256_file (path, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (sum, ==, ABC_SHA);
 
