@@ -43,11 +43,17 @@ refs_batch_new (int repo_dfd, const char *repo_path)
   batch->repo_path = g_strdup (repo_path);
   batch->staged = g_array_new (FALSE, FALSE, sizeof (StagedRef));
   g_array_set_clear_func (batch->staged, staged_ref_clear);
-  struct rlimit nofile;
-  batch->max = getrlimit (RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur > 256
-                   ? (guint) MIN (nofile.rlim_cur - 128, G_MAXUINT)
-                   : 0;
+  batch->max = refs_max_staged ();
   return batch;
+}
+
+guint
+refs_max_staged (void)
+{
+  struct rlimit nofile;
+  return getrlimit (RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur > 256
+             ? (guint) MIN (nofile.rlim_cur - 128, G_MAXUINT)
+             : 0;
 }
 
 void

@@ -22,6 +22,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RefsBatch, refs_batch_free)
  * open files (128 are kept for the rest), or anything fails here. */
 gboolean refs_batch_stage (RefsBatch *batch, const char *ref, const char *commit);
 
+/* How many refs a batch stages at most: what the file limit spares, 128
+ * kept for the rest (0 with a limit of 256 or less). */
+guint refs_max_staged (void);
+
 /* Put every staged ref in place, in the order staged; then, as OSTree does
  * when it writes a ref, touch the repository (watchers look at its mtime). */
 gboolean refs_batch_publish (RefsBatch *batch, GError **error);
