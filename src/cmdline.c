@@ -1,6 +1,8 @@
 /* cmdline.c — what every command's command line shares, with GLib alone. */
 #include "config.h"
 
+#include <string.h>
+
 #include "cmdline.h"
 
 #define DEFAULT_REPO "build/ostree"
@@ -55,4 +57,20 @@ cmd_repo_path (const CmdInvocation *inv)
   if (env != NULL && *env != '\0')
     return env;
   return DEFAULT_REPO;
+}
+
+int
+cmd_parse_global (int argc, char **argv, CmdInvocation *inv)
+{
+  int i = 1;
+  for (; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--repo") && i + 1 < argc)
+        inv->repo_path = argv[++i];
+      else if (g_str_has_prefix (argv[i], "--repo="))
+        inv->repo_path = argv[i] + strlen ("--repo=");
+      else
+        break;
+    }
+  return i;
 }

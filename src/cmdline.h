@@ -12,6 +12,11 @@ typedef struct {
   const char *repo_path;  /* --repo given before or after the command, or NULL */
 } CmdInvocation;
 
+/* The global options of "apt2ostree [--repo DIR] COMMAND ...": --repo DIR
+ * or --repo=DIR, into INV.  Returns the index in ARGV of the first other
+ * argument (ARGC when there is none). */
+int cmd_parse_global (int argc, char **argv, CmdInvocation *inv);
+
 /* Parse ARGV with ENTRIES plus --repo.  PARAMETERS is the usage line after
  * "apt2ostree COMMAND", e.g. "--ref OUT IN...". */
 gboolean cmd_parse (CmdInvocation *inv, const char *parameters, const char *summary,

@@ -76,16 +76,7 @@ static int
 lean_unpack_deb (int argc, char **argv)
 {
   CmdInvocation inv = { "unpack-deb", NULL };
-  int i = 1;
-  for (; i < argc && argv[i][0] == '-'; i++)
-    {
-      if (g_str_equal (argv[i], "--repo") && i + 1 < argc)
-        inv.repo_path = argv[++i];
-      else if (g_str_has_prefix (argv[i], "--repo="))
-        inv.repo_path = argv[i] + strlen ("--repo=");
-      else
-        return -1;
-    }
+  int i = cmd_parse_global (argc, argv, &inv);
   if (i == argc || !g_str_equal (argv[i], "unpack-deb"))
     return -1;
   for (int k = i + 1; k < argc; k++)

@@ -49,28 +49,21 @@ main (int argc, char **argv)
   g_set_prgname ("apt2ostree");
 
   CmdInvocation inv = { NULL, NULL };
-  int i = 1;
-  for (; i < argc && argv[i][0] == '-'; i++)
+  int i = cmd_parse_global (argc, argv, &inv);
+  if (i < argc && (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h")))
     {
-      if (g_str_equal (argv[i], "--repo") && i + 1 < argc)
-        inv.repo_path = argv[++i];
-      else if (g_str_has_prefix (argv[i], "--repo="))
-        inv.repo_path = argv[i] + strlen ("--repo=");
-      else if (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h"))
-        {
-          print_usage (stdout);
-          return 0;
-        }
-      else if (g_str_equal (argv[i], "--version"))
-        {
-          printf ("apt2ostree %s\n", PACKAGE_VERSION);
-          return 0;
-        }
-      else
-        {
-          fprintf (stderr, "apt2ostree: unknown option \"%s\"; see \"apt2ostree --help\"\n", argv[i]);
-          return 2;
-        }
+      print_usage (stdout);
+      return 0;
+    }
+  if (i < argc && g_str_equal (argv[i], "--version"))
+    {
+      printf ("apt2ostree %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  if (i < argc && argv[i][0] == '-')
+    {
+      fprintf (stderr, "apt2ostree: unknown option \"%s\"; see \"apt2ostree --help\"\n", argv[i]);
+      return 2;
     }
   if (i == argc)
     {

@@ -92,19 +92,9 @@ objects_checksum_to_bytes_v (const char *checksum)
 char *
 objects_checksum_from_bytes_v (GVariant *bytes)
 {
-  static const char hex[] = "0123456789abcdef";
   gsize n = 0;
   const guint8 *data = g_variant_get_fixed_array (bytes, &n, 1);
-  if (n != 32)
-    return NULL;
-  char *out = g_malloc (65);
-  for (gsize i = 0; i < 32; i++)
-    {
-      out[2 * i] = hex[data[i] >> 4];
-      out[2 * i + 1] = hex[data[i] & 0xf];
-    }
-  out[64] = '\0';
-  return out;
+  return n == 32 ? sha256_to_hex (data) : NULL;
 }
 
 GVariant *

@@ -50,11 +50,9 @@ sha256_finish (Sha256 *sha, guint8 digest[32])
 }
 
 char *
-sha256_finish_hex (Sha256 *sha)
+sha256_to_hex (const guint8 digest[32])
 {
   static const char hex[] = "0123456789abcdef";
-  guint8 digest[32];
-  sha256_finish (sha, digest);
   char *out = g_malloc (65);
   for (int i = 0; i < 32; i++)
     {
@@ -63,4 +61,12 @@ sha256_finish_hex (Sha256 *sha)
     }
   out[64] = '\0';
   return out;
+}
+
+char *
+sha256_finish_hex (Sha256 *sha)
+{
+  guint8 digest[32];
+  sha256_finish (sha, digest);
+  return sha256_to_hex (digest);
 }

@@ -21,6 +21,9 @@ void sha256_update (Sha256 *sha, const void *data, gsize len);
  * finished: reset it before adding more. */
 void sha256_finish (Sha256 *sha, guint8 digest[32]);
 
+/* 32 bytes of a digest as 64 lowercase hex digits. */
+char *sha256_to_hex (const guint8 digest[32]);
+
 /* The same as 64 lowercase hex digits. */
 char *sha256_finish_hex (Sha256 *sha);
 

@@ -336,18 +336,46 @@ add_object (ObjectWriter *w, int fd, const char *path, GError **error)
   return object_writer_publish (w, error);
 }
 
-/* A new O_TMPFILE in the staging directory holding DATA, with the object's
- * metadata; -1 with errno set. */
-static int
-new_object_file (ObjectWriter *w, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
-                 const guint8 *data, gsize size)
+/* The object PATH (CHECKSUM, which is taken) in the open file *FD (taken
+ * too), its content written: given its metadata (a content object's owner,
+ * MODE and XATTRS; with METADATA_OBJECT mode 0644) and added. */
+static char *
+finish_object (ObjectWriter *w, int *fd, const char *path, char *checksum,
+               gboolean metadata_object, guint32 uid, guint32 gid, guint32 mode,
+               GVariant *xattrs, GError **error)
 {
+  g_autofree char *owned_checksum = checksum;
+  util_autofd int owned = *fd;
+  *fd = -1;
+  if (!(metadata_object ? fchmod (owned, 0644) == 0 : set_metadata (w, owned, uid, gid, mode, xattrs)))
+    return util_fail (error, "%s: writing object %s: %s", w->repo_path, path,
+                      g_strerror (errno)), NULL;
+  int added = owned;
+  owned = -1;
+  if (!add_object (w, added, path, error))
+    return NULL;
+  return g_steal_pointer (&owned_checksum);
+}
+
+/* Store DATA (SIZE bytes) as the object PATH (CHECKSUM, taken) unless
+ * the repository or this writer has it; see finish_object() for the
+ * rest. */
+static char *
+store (ObjectWriter *w, const char *path, char *checksum, gboolean metadata_object, guint32 uid,
+       guint32 gid, guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
+       GError **error)
+{
+  g_autofree char *owned_checksum = checksum;
+  if (object_writer_has (w, path))
+    return g_steal_pointer (&owned_checksum);
+  if (!reserve_space (w, size, error))
+    return NULL;
   util_autofd int fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
-  if (fd < 0 || !write_all (fd, data, size) || !set_metadata (w, fd, uid, gid, mode, xattrs))
-    return -1;
-  int owned = fd;
-  fd = -1;
-  return owned;
+  if (fd < 0 || !write_all (fd, data, size))
+    return util_fail (error, "%s: writing object %s: %s", w->repo_path, path,
+                      g_strerror (errno)), NULL;
+  return finish_object (w, &fd, path, g_steal_pointer (&owned_checksum), metadata_object, uid, gid,
+                        mode, xattrs, error);
 }
 
 char *
@@ -358,20 +386,10 @@ object_writer_regular (ObjectWriter *w, GHashTable *headers, guint32 uid, guint3
   g_autoptr(GBytes) header = objects_regular_header (headers, uid, gid, mode, xattrs, error);
   if (header == NULL)
     return NULL;
-  g_autofree char *checksum = objects_content_checksum (header, data, size);
+  char *checksum = objects_content_checksum (header, data, size);
   char path[OBJECT_PATH_MAX];
   object_path (path, checksum, OBJECTS_FILE);
-  if (object_writer_has (w, path))
-    return g_steal_pointer (&checksum);
-  if (!reserve_space (w, size, error))
-    return NULL;
-  int fd = new_object_file (w, uid, gid, mode, xattrs, data, size);
-  if (fd < 0)
-    return util_fail (error, "%s: writing object %s: %s", w->repo_path, checksum,
-                      g_strerror (errno)), NULL;
-  if (!add_object (w, fd, path, error))
-    return NULL;
-  return g_steal_pointer (&checksum);
+  return store (w, path, checksum, FALSE, uid, gid, mode, xattrs, data, size, error);
 }
 
 char *
@@ -415,14 +433,8 @@ object_writer_regular_stream (ObjectWriter *w, guint32 uid, guint32 gid, guint32
   object_path (path, checksum, OBJECTS_FILE);
   if (object_writer_has (w, path))
     return g_steal_pointer (&checksum);
-  if (!set_metadata (w, fd, uid, gid, mode, xattrs))
-    return util_fail (error, "%s: writing object %s: %s", w->repo_path, checksum,
-                      g_strerror (errno)), NULL;
-  int owned = fd;
-  fd = -1;
-  if (!add_object (w, owned, path, error))
-    return NULL;
-  return g_steal_pointer (&checksum);
+  return finish_object (w, &fd, path, g_steal_pointer (&checksum), FALSE, uid, gid, mode, xattrs,
+                        error);
 }
 
 char *
@@ -435,24 +447,13 @@ object_writer_symlink (ObjectWriter *w, guint32 uid, guint32 gid, const char *ta
   g_autofree char *checksum = objects_content_checksum (header, NULL, 0);
   char path[OBJECT_PATH_MAX];
   object_path (path, checksum, OBJECTS_FILE);
+  /* bare-user: a regular file holding the target (and its terminating
+   * NUL, as libostree writes it); the rest in user.ostreemeta. */
+  if (w->bare_user)
+    return store (w, path, g_steal_pointer (&checksum), FALSE, uid, gid, S_IFLNK | 0777, xattrs,
+                  (const guint8 *) target, strlen (target) + 1, error);
   if (object_writer_has (w, path))
     return g_steal_pointer (&checksum);
-
-  if (w->bare_user)
-    {
-      /* A regular file holding the target (and its terminating NUL, as
-       * libostree writes it); the rest in user.ostreemeta. */
-      gsize size = strlen (target) + 1;
-      if (!reserve_space (w, size, error))
-        return NULL;
-      int fd = new_object_file (w, uid, gid, S_IFLNK | 0777, xattrs, (const guint8 *) target, size);
-      if (fd < 0)
-        return util_fail (error, "%s: writing object %s: %s", w->repo_path, checksum,
-                          g_strerror (errno)), NULL;
-      if (!add_object (w, fd, path, error))
-        return NULL;
-      return g_steal_pointer (&checksum);
-    }
 
   /* bare: the symlink itself, made in the staging directory (libostree
    * leaves a symlink's mtime as it is). */
@@ -493,23 +494,10 @@ object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *object, GEr
   const guint8 *data = g_variant_get_data (normal);
   g_autoptr(Sha256) sha = sha256_new ();
   sha256_update (sha, data, size);
-  g_autofree char *checksum = sha256_finish_hex (sha);
-
+  char *checksum = sha256_finish_hex (sha);
   char path[OBJECT_PATH_MAX];
   object_path (path, checksum, type);
-  if (object_writer_has (w, path))
-    return g_steal_pointer (&checksum);
-  if (!reserve_space (w, size, error))
-    return NULL;
-  util_autofd int fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
-  if (fd < 0 || !write_all (fd, data, size) || fchmod (fd, 0644) < 0)
-    return util_fail (error, "%s: writing object %s: %s", w->repo_path, path,
-                      g_strerror (errno)), NULL;
-  int owned = fd;
-  fd = -1;
-  if (!add_object (w, owned, path, error))
-    return NULL;
-  return g_steal_pointer (&checksum);
+  return store (w, path, checksum, TRUE, 0, 0, 0, NULL, data, size, error);
 }
 
 gboolean
