@@ -61,7 +61,9 @@ typedef struct {
   char *sha256;  /* expected, or NULL */
   gint64 size;   /* expected, or -1 */
   char *where;   /* "LIST:N" for a --batch line, or NULL */
-  char *commit;  /* the result */
+  char *path;    /* the verified .deb: the file, or its copy in the cache */
+  char *actual_sha256;
+  char *commit;  /* the result (or the commit its ref holds already) */
   GPtrArray *skipped;  /* of the DebInfo, to report */
 } UnpackJob;
 
@@ -72,6 +74,8 @@ unpack_job_free (UnpackJob *job)
   g_free (job->source);
   g_free (job->sha256);
   g_free (job->where);
+  g_free (job->path);
+  g_free (job->actual_sha256);
   g_free (job->commit);
   if (job->skipped != NULL)
     g_ptr_array_unref (job->skipped);
@@ -91,45 +95,41 @@ unpack_job_new (const char *ref, const char *source, const char *sha256, gint64 
   return job;
 }
 
-/* Unpack JOB into REPO's transaction (begun here when *SINK is still
- * NULL), or find that its ref already holds it.  Sets job->commit. */
+/* Find JOB's .deb and verify it (downloading it first, with FETCH, for a
+ * URL), or find that its ref already holds it (job->commit).  Nothing is
+ * written to the repository. */
 static gboolean
-unpack_job (UnpackRepo *repo, DebSink **sink, UnpackJob *job, const UnpackArgs *args,
-            UnpackFetch fetch, GError **error)
+prepare_job (UnpackRepo *repo, UnpackJob *job, const UnpackArgs *args, UnpackFetch fetch,
+             GError **error)
 {
   /* A URL with a known sha256 need not even be downloaded when the ref
    * holds it; a local file is always checked first. */
-  gboolean from_cache = cache_is_url (job->source);
-  if (from_cache && job->sha256 != NULL)
+  if (cache_is_url (job->source))
     {
-      if (!ref_holding (repo, job->ref, job->sha256, args->merged_usr, &job->commit, error))
+      if (job->sha256 != NULL
+          && !ref_holding (repo, job->ref, job->sha256, args->merged_usr, &job->commit, error))
         return FALSE;
       if (job->commit != NULL)
         return TRUE;
+      job->path = fetch (job->source, args->cache, job->sha256, job->size, error);
+      if (job->path == NULL)
+        return FALSE;
+      job->actual_sha256 = g_path_get_basename (job->path);
+      return TRUE;
     }
+  job->actual_sha256 = check_local_deb (job->source, job->sha256, job->size, error);
+  if (job->actual_sha256 == NULL)
+    return FALSE;
+  job->path = g_strdup (job->source);
+  return ref_holding (repo, job->ref, job->actual_sha256, args->merged_usr, &job->commit, error);
+}
 
-  /* Verified before anything is written to the repository. */
-  g_autofree char *path = NULL;
-  g_autofree char *actual_sha256 = NULL;
-  if (from_cache)
-    {
-      path = fetch (job->source, args->cache, job->sha256, job->size, error);
-      if (path == NULL)
-        return FALSE;
-      actual_sha256 = g_path_get_basename (path);
-    }
-  else
-    {
-      path = g_strdup (job->source);
-      actual_sha256 = check_local_deb (path, job->sha256, job->size, error);
-      if (actual_sha256 == NULL)
-        return FALSE;
-      if (!ref_holding (repo, job->ref, actual_sha256, args->merged_usr, &job->commit, error))
-        return FALSE;
-      if (job->commit != NULL)
-        return TRUE;
-    }
-
+/* Unpack the prepared JOB into REPO's transaction (begun here when *SINK
+ * is still NULL).  Sets job->commit. */
+static gboolean
+unpack_job (UnpackRepo *repo, DebSink **sink, UnpackJob *job, const UnpackArgs *args,
+            GError **error)
+{
   guint64 epoch;
   if (!util_source_date_epoch (&epoch, error))
     return FALSE;
@@ -138,15 +138,15 @@ unpack_job (UnpackRepo *repo, DebSink **sink, UnpackJob *job, const UnpackArgs *
   DebUnpackOptions opts = {
     .merged_usr = args->merged_usr,
     .display_name = job->source,
-    .sha256 = actual_sha256,
+    .sha256 = job->actual_sha256,
   };
-  g_autoptr(DebInfo) info = deb_unpack (*sink, path, &opts, epoch, &job->commit, error);
+  g_autoptr(DebInfo) info = deb_unpack (*sink, job->path, &opts, epoch, &job->commit, error);
   if (info == NULL)
     {
       /* A .deb that cannot be unpacked must not stay in the cache as if it
        * were good. */
-      if (from_cache)
-        (void) unlink (path);
+      if (cache_is_url (job->source))
+        (void) unlink (job->path);
       return FALSE;
     }
   job->skipped = g_steal_pointer (&info->skipped);
@@ -318,19 +318,32 @@ unpack_args_parse (CmdInvocation *inv, int argc, char **argv, UnpackArgs *args, 
 
 }
 
+/* JOB's error: a --batch line names its place in the list. */
+static gboolean
+job_fail (UnpackJob *job, GError **error)
+{
+  if (job->where != NULL)
+    g_prefix_error (error, "%s: ", job->where);
+  return FALSE;
+}
+
 gboolean
 unpack_run (UnpackRepo *repo, const UnpackArgs *args, UnpackFetch fetch, GError **error)
 {
+  /* Every package found and verified first: nothing is written while a
+   * later one may still fail (or, in the lean front, be handed over). */
+  for (guint i = 0; i < args->jobs->len; i++)
+    {
+      UnpackJob *job = args->jobs->pdata[i];
+      if (!prepare_job (repo, job, args, fetch, error))
+        return job_fail (job, error);
+    }
   DebSink *sink = NULL;
   for (guint i = 0; i < args->jobs->len; i++)
     {
       UnpackJob *job = args->jobs->pdata[i];
-      if (!unpack_job (repo, &sink, job, args, fetch, error))
-        {
-          if (job->where != NULL)
-            g_prefix_error (error, "%s: ", job->where);
-          return FALSE;
-        }
+      if (job->commit == NULL && !unpack_job (repo, &sink, job, args, error))
+        return job_fail (job, error);
     }
   /* The refs are written only now, all together, after the objects are
    * safely on disk. */

@@ -72,8 +72,6 @@ object_writer_free (ObjectWriter *w)
 {
   if (w == NULL)
     return;
-  util_fd_close (&w->stage_dfd);
-  util_fd_close (&w->objects_dfd);
   for (guint i = 0; i < w->pending->len; i++)
     {
       Pending *p = &g_array_index (w->pending, Pending, i);
@@ -81,6 +79,8 @@ object_writer_free (ObjectWriter *w)
         (void) unlinkat (w->stage_dfd, p->staged, 0);
       pending_clear (p);
     }
+  util_fd_close (&w->stage_dfd);
+  util_fd_close (&w->objects_dfd);
   g_array_unref (w->pending);
   if (w->raised_nofile)
     (void) setrlimit (RLIMIT_NOFILE, &w->saved_nofile);
