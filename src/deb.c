@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #include "deb.h"
 #include "objects.h"
@@ -693,40 +694,128 @@ unpack_data_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry,
 /* ------------------------------------------------------------------------ */
 /* The members of the ar container. */
 
-/* A tar member of the ar archive, read through a second libarchive reader
- * that pulls blocks from the first. */
+/* A tar member of the ar archive, read through two more libarchive
+ * readers: the decompressor (the "raw" format behind every filter Debian
+ * uses), which pulls the compressed blocks from the ar reader, and the tar
+ * reader, which pulls the decompressed blocks from it.  Two, so that the
+ * decompressor can be read to its end once the tar reader has its last
+ * entry: libarchive's tar reader stops at the end-of-archive blocks, and
+ * the check of the compressed stream (xz, zstd and bzip2 check their data
+ * as it ends) would go unread.  libarchive does not check gzip's CRC at
+ * all: it is checked here, against the stream's trailer. */
+typedef struct {
+  struct archive *outer;       /* the ar reader */
+  struct archive *z;           /* the decompressor */
+  guint8 tail[8];              /* the last 8 bytes of the compressed member */
+  gsize tail_len;
+  uLong crc;                   /* CRC-32 of the decompressed bytes */
+  guint64 size;                /* how many */
+} Member;
+
 static la_ssize_t
-member_read (struct archive *inner, void *client_data, const void **buffer)
+member_read (struct archive *z, void *client_data, const void **buffer)
 {
-  struct archive *outer = client_data;
+  Member *m = client_data;
   size_t size;
   la_int64_t offset;
-  int r = archive_read_data_block (outer, buffer, &size, &offset);
+  int r = archive_read_data_block (m->outer, buffer, &size, &offset);
   if (r == ARCHIVE_EOF)
     return 0;
   if (r != ARCHIVE_OK)
     {
-      archive_set_error (inner, archive_errno (outer), "%s", archive_error_string (outer));
+      archive_set_error (z, archive_errno (m->outer), "%s", archive_error_string (m->outer));
       return -1;
+    }
+  /* Keep the last 8 bytes: the gzip trailer (CRC-32, size). */
+  const guint8 *data = *buffer;
+  if (size >= sizeof m->tail)
+    {
+      memcpy (m->tail, data + size - sizeof m->tail, sizeof m->tail);
+      m->tail_len = sizeof m->tail;
+    }
+  else
+    {
+      gsize keep = MIN (m->tail_len, sizeof m->tail - size);
+      memmove (m->tail, m->tail + m->tail_len - keep, keep);
+      memcpy (m->tail + keep, data, size);
+      m->tail_len = keep + size;
     }
   return size;
 }
 
+static la_ssize_t
+decompressed_read (struct archive *a, void *client_data, const void **buffer)
+{
+  Member *m = client_data;
+  size_t size;
+  la_int64_t offset;
+  int r = archive_read_data_block (m->z, buffer, &size, &offset);
+  if (r == ARCHIVE_EOF)
+    return 0;
+  if (r != ARCHIVE_OK)
+    {
+      archive_set_error (a, archive_errno (m->z), "%s", archive_error_string (m->z));
+      return -1;
+    }
+  m->crc = crc32 (m->crc, *buffer, size);
+  m->size += size;
+  return size;
+}
+
+/* The decompressor of the member being read from M->outer. */
 static struct archive *
-member_open (DebUnpack *u, struct archive *outer, const char *member, GError **error)
+member_open_z (DebUnpack *u, Member *m, const char *member, GError **error)
+{
+  g_autoptr(ArchiveRead) z = archive_read_new ();
+  archive_read_support_format_raw (z);
+  archive_read_support_filter_none (z);
+  archive_read_support_filter_gzip (z);
+  archive_read_support_filter_xz (z);
+  archive_read_support_filter_lzma (z);
+  archive_read_support_filter_bzip2 (z);
+  archive_read_support_filter_zstd (z);
+  struct archive_entry *entry;
+  if (archive_read_open (z, m, NULL, member_read, NULL) != ARCHIVE_OK
+      || archive_read_next_header (z, &entry) != ARCHIVE_OK)
+    return deb_fail (u, error, "%s: %s", member, archive_error_string (z)), NULL;
+  return g_steal_pointer (&z);
+}
+
+/* The tar reader over M->z. */
+static struct archive *
+member_open_tar (DebUnpack *u, Member *m, const char *member, GError **error)
 {
   g_autoptr(ArchiveRead) a = archive_read_new ();
   archive_read_support_format_tar (a);
   archive_read_support_format_gnutar (a);
-  archive_read_support_filter_none (a);
-  archive_read_support_filter_gzip (a);
-  archive_read_support_filter_xz (a);
-  archive_read_support_filter_lzma (a);
-  archive_read_support_filter_bzip2 (a);
-  archive_read_support_filter_zstd (a);
-  if (archive_read_open (a, outer, NULL, member_read, NULL) != ARCHIVE_OK)
+  if (archive_read_open (a, m, NULL, decompressed_read, NULL) != ARCHIVE_OK)
     return deb_fail (u, error, "%s: %s", member, archive_error_string (a)), NULL;
   return g_steal_pointer (&a);
+}
+
+/* After the last tar entry: the rest of the decompressed stream (the tar
+ * padding) read, so the decompressor checks the end of its stream; for
+ * gzip, the CRC and size in the trailer compared with what came out. */
+static gboolean
+member_check_end (DebUnpack *u, Member *m, struct archive *a, const char *member, GError **error)
+{
+  const void *buf;
+  la_ssize_t n;
+  while ((n = decompressed_read (a, m, &buf)) > 0)
+    ;
+  if (n < 0)
+    return deb_fail (u, error, "%s is corrupt: %s", member, archive_error_string (a));
+  if (archive_filter_code (m->z, 0) == ARCHIVE_FILTER_GZIP)
+    {
+      guint32 crc, size;
+      memcpy (&crc, m->tail, 4);
+      memcpy (&size, m->tail + 4, 4);
+      if (m->tail_len < 8 || GUINT32_FROM_LE (crc) != (guint32) m->crc
+          || GUINT32_FROM_LE (size) != (guint32) m->size)
+        return deb_fail (u, error, "%s is corrupt: its data does not match the gzip trailer's "
+                         "CRC-32 and size", member);
+    }
+  return TRUE;
 }
 
 /* The member's tar entries, one after the other, until EOF. */
@@ -737,7 +826,12 @@ static gboolean
 member_foreach_entry (DebUnpack *u, struct archive *outer, const char *member, EntryFunc func,
                       GError **error)
 {
-  g_autoptr(ArchiveRead) a = member_open (u, outer, member, error);
+  Member m = { .outer = outer, .crc = crc32 (0, NULL, 0) };
+  g_autoptr(ArchiveRead) z = member_open_z (u, &m, member, error);
+  if (z == NULL)
+    return FALSE;
+  m.z = z;
+  g_autoptr(ArchiveRead) a = member_open_tar (u, &m, member, error);
   if (a == NULL)
     return FALSE;
   u->member = member;
@@ -752,9 +846,13 @@ member_foreach_entry (DebUnpack *u, struct archive *outer, const char *member, E
       if (!func (u, a, entry, error))
         return FALSE;
     }
+  if (!member_check_end (u, &m, a, member, error))
+    return FALSE;
   /* The compressed stream must end cleanly too. */
   if (archive_read_close (a) != ARCHIVE_OK)
     return deb_fail (u, error, "%s is corrupt: %s", member, archive_error_string (a));
+  if (archive_read_close (z) != ARCHIVE_OK)
+    return deb_fail (u, error, "%s is corrupt: %s", member, archive_error_string (z));
   return TRUE;
 }
 

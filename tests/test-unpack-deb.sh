@@ -546,6 +546,38 @@ test_expect_success 'a corrupt data.tar is an error naming the member' '
     fails_cleanly "bad.deb: data.tar.gz" bad.deb
 '
 
+# A package whose data is incompressible: gzip and xz store it as it is, so
+# bytes changed inside it still decompress, and only the stream's check
+# (gzip's CRC-32 in its trailer, xz's CRC64 after its block) tells.
+make_incompressible () {
+    mkdir -p big/usr/share/big && head -c 2000000 /dev/urandom > big/usr/share/big/blob
+    DEB_COMPRESSION=$1 make_deb big big 1.0 amd64
+}
+
+test_expect_success 'a gzip data.tar whose data does not match its CRC-32 is refused (libarchive does not check it)' '
+    mv "$(make_incompressible gzip)" big.deb
+    new_repo
+    a2o --repo repo unpack-deb --ref good big.deb > /dev/null 2>&1
+    deb_members big.deb m
+    size=$(stat -c %s m/data.tar.gz)
+    dd if=/dev/zero of=m/data.tar.gz bs=1 seek=$((size - 5000)) count=64 conv=notrunc 2>/dev/null
+    deb_ar bad.deb m/control.tar.* m/data.tar.gz
+    ! dpkg-deb -x bad.deb dpkg-out 2>/dev/null
+    fails_cleanly "bad.deb: data.tar.gz is corrupt: its data does not match the gzip trailer" bad.deb
+'
+
+test_expect_success 'an xz data.tar whose block check is wrong is refused' '
+    mv "$(make_incompressible xz)" big.deb
+    deb_members big.deb m
+    # the check: the last 8 bytes before the index, which is 12 + 8 bytes
+    # (its header and one record, padded) before the 12-byte stream footer
+    size=$(stat -c %s m/data.tar.xz)
+    printf "\\377\\377\\377\\377" | dd of=m/data.tar.xz bs=1 seek=$((size - 12 - 12 - 8)) conv=notrunc 2>/dev/null
+    deb_ar bad.deb m/control.tar.* m/data.tar.xz
+    ! xz -t m/data.tar.xz 2>/dev/null
+    fails_cleanly "bad.deb: data.tar.xz" bad.deb
+'
+
 test_expect_success 'a damaged tar header is an error' '
     deb_members "$FIX/everything-none.deb" m
     dd if=/dev/zero of=m/data.tar bs=1 seek=600 count=200 conv=notrunc 2>/dev/null
