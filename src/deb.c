@@ -706,9 +706,10 @@ unpack_data_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry,
 typedef struct {
   struct archive *outer;       /* the ar reader */
   struct archive *z;           /* the decompressor */
+  gboolean gzip;               /* the member is gzip-compressed */
   guint8 tail[8];              /* the last 8 bytes of the compressed member */
   gsize tail_len;
-  uLong crc;                   /* CRC-32 of the decompressed bytes */
+  uLong crc;                   /* CRC-32 of the decompressed bytes (gzip) */
   guint64 size;                /* how many */
 } Member;
 
@@ -757,7 +758,8 @@ decompressed_read (struct archive *a, void *client_data, const void **buffer)
       archive_set_error (a, archive_errno (m->z), "%s", archive_error_string (m->z));
       return -1;
     }
-  m->crc = crc32 (m->crc, *buffer, size);
+  if (m->gzip)
+    m->crc = crc32 (m->crc, *buffer, size);
   m->size += size;
   return size;
 }
@@ -805,7 +807,7 @@ member_check_end (DebUnpack *u, Member *m, struct archive *a, const char *member
     ;
   if (n < 0)
     return deb_fail (u, error, "%s is corrupt: %s", member, archive_error_string (a));
-  if (archive_filter_code (m->z, 0) == ARCHIVE_FILTER_GZIP)
+  if (m->gzip)
     {
       guint32 crc, size;
       memcpy (&crc, m->tail, 4);
@@ -831,6 +833,7 @@ member_foreach_entry (DebUnpack *u, struct archive *outer, const char *member, E
   if (z == NULL)
     return FALSE;
   m.z = z;
+  m.gzip = archive_filter_code (z, 0) == ARCHIVE_FILTER_GZIP;
   g_autoptr(ArchiveRead) a = member_open_tar (u, &m, member, error);
   if (a == NULL)
     return FALSE;
