@@ -268,3 +268,63 @@ compare_with_dpkg () {
     chmod -R u+w "$work" 2>/dev/null
     rm -rf "$work"
 }
+
+# stage_everything DIR: the tree of the package with every kind of entry
+# (setuid, setgid and sticky bits, private modes, numeric owners as root,
+# symlinks, hard links across the merged-/usr rewrite, names longer than
+# 100 characters, a fifo, a conffile, maintainer scripts).
+long_dir=usr/share/very-long-directory-name-that-goes-on-and-on/and-on-and-on-beyond-the-hundred-character-limit
+long_name=a-file-name-that-is-also-quite-long-to-need-pax-or-gnu-long-names.txt
+
+stage_everything () {
+    local s=$1
+    mkdir -p "$s"/{bin,sbin,lib/x86_64-linux-gnu,lib64,usr/bin,usr/lib,etc/everything,tmp,var/spool/private}
+    mkdir -p "$s/usr/share/doc/everything" "$s/$long_dir"
+    echo '#!/bin/sh' > "$s/bin/tool";              chmod 0755 "$s/bin/tool"
+    echo 'suid' > "$s/bin/suid";                   chmod 4755 "$s/bin/suid"
+    echo 'sgid' > "$s/usr/bin/sgid";               chmod 2755 "$s/usr/bin/sgid"
+    echo 'admin' > "$s/sbin/admin";                chmod 0750 "$s/sbin/admin"
+    echo 'lib' > "$s/lib/x86_64-linux-gnu/libx.so.1"
+    echo 'ld' > "$s/lib64/ld.so";                  chmod 0755 "$s/lib64/ld.so"
+    : > "$s/usr/lib/empty"
+    echo 'secret' > "$s/etc/everything/secret";    chmod 0600 "$s/etc/everything/secret"
+    echo 'setting=1' > "$s/etc/everything/everything.conf"
+    chmod 1777 "$s/tmp"
+    chmod 0700 "$s/var/spool/private"
+    chmod 2775 "$s/usr/share/doc/everything"
+    echo 'long' > "$s/$long_dir/$long_name"
+    ln -s "/$long_dir/$long_name" "$s/usr/share/doc/everything/long-target"
+    ln -s tool "$s/bin/tool-relative"
+    ln -s /bin/tool "$s/usr/bin/tool-absolute"
+    ln "$s/bin/tool" "$s/usr/bin/tool-hardlink"     # across the /usr rewrite
+    ln "$s/usr/bin/sgid" "$s/usr/bin/sgid-hardlink"
+    mkfifo "$s/etc/everything/fifo"
+    if [ "$(id -u)" = 0 ]; then
+        chown 1234:5678 "$s/usr/share/doc/everything"
+        chown 4321:8765 "$s/etc/everything/secret"
+    fi
+    mkdir -p "$s/DEBIAN"
+    echo /etc/everything/everything.conf > "$s/DEBIAN/conffiles"
+    local script
+    for script in preinst postinst prerm postrm; do
+        printf '#!/bin/sh\necho %s\n' "$script" > "$s/DEBIAN/$script"
+    done
+    echo 'activate-noawait ldconfig' > "$s/DEBIAN/triggers"
+    echo 'libx 1 everything (>= 1.0)' > "$s/DEBIAN/shlibs"
+}
+
+# objects_stat REPO: each regular-file object with its mode, owner, mtime and
+# extended attributes, and each metadata object with its mode and owner
+# (libostree leaves their mtime alone), sorted.
+objects_stat () {
+    (cd "$1/objects" && find . \( -type f -o -type l \) | sort | while read -r f; do
+        case $f in
+            # (symlinks, in bare repositories, keep the time they were made)
+            *.file) if [ -L "$f" ]; then printf "%s %s -> %s " "$f" "$(stat -c "%a %u %g %s" "$f")" "$(readlink "$f")"
+                    else printf "%s %s " "$f" "$(stat -c "%a %u %g %Y %s" "$f")"; fi ;;
+            *) printf "%s %s " "$f" "$(stat -c "%a %u %g %s" "$f")" ;;
+        esac
+        getfattr -h -d -m - -e hex "$f" 2>/dev/null | grep -v "^#" | sort | tr "\n" " "
+        echo
+    done)
+}
