@@ -19,6 +19,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cache.h"
@@ -80,9 +81,19 @@ lean_unpack_deb (int argc, char **argv)
   if (i == argc || !g_str_equal (argv[i], "unpack-deb"))
     return -1;
   for (int k = i + 1; k < argc; k++)
-    if (g_str_has_prefix (argv[k], "--help") || g_str_equal (argv[k], "-h")
-        || g_str_equal (argv[k], "-?"))
-      return -1;
+    {
+      if (g_str_has_prefix (argv[k], "--help") || g_str_equal (argv[k], "-h")
+          || g_str_equal (argv[k], "-?"))
+        return -1;
+      /* A --batch list read here could not be read again by the full
+       * binary unless it is a regular file (not standard input, a pipe). */
+      const char *list = g_str_equal (argv[k], "--batch") ? argv[k + 1]
+                         : g_str_has_prefix (argv[k], "--batch=") ? argv[k] + strlen ("--batch=")
+                                                                  : NULL;
+      struct stat st;
+      if (list != NULL && (g_str_equal (list, "-") || stat (list, &st) < 0 || !S_ISREG (st.st_mode)))
+        return -1;
+    }
 
   /* The options are parsed from a copy: GOption reorders what it parses,
    * and the full binary may need the command line as it was. */

@@ -373,6 +373,23 @@ test_expect_success 'a --batch the front must hand over for its second package i
     assert_not_file_has_content after "^apt2ostree-"
 '
 
+test_expect_success 'a --batch list on standard input or a pipe is handed over unread, so the full binary reads it whole' '
+    new_repo repo bare
+    sha=$(sha256sum < "$EVERYTHING" | cut -d" " -f1)
+    # (the second line needs a download: the full binary must see both)
+    printf "a %s\nb file://%s %s\n" "$LINKS" "$EVERYTHING" "$sha" > list
+    execs ex "$APT2OSTREE" --repo repo unpack-deb --cache cache --batch - < list > out 2> err
+    handed_over ex
+    assert_streq "$(wc -l < out)" 2
+    assert_streq "$(ref_commit repo a)" "$LINKS_COMMIT"
+    assert_has_file repo/refs/heads/b
+    new_repo repo2 bare
+    execs ex "$APT2OSTREE" --repo repo2 unpack-deb --cache cache2 --batch <(cat list) > out 2> err
+    handed_over ex
+    assert_streq "$(ref_commit repo2 a)" "$LINKS_COMMIT"
+    assert_streq "$(ref_commit repo2 b)" "$(ref_commit repo b)"
+'
+
 # --- the Ninja rules run the front ------------------------------------------
 
 test_expect_success '`apt2ostree ninja` (run by the full binary) writes rules that run the front, not apt2ostree-full' '
