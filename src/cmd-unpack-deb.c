@@ -77,12 +77,7 @@ ostree_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GV
   OstreeRepo *repo = ((OstreeSink *) sink)->repo;
   if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
     {
-      g_autoptr(GFileInfo) info = g_file_info_new ();
-      g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
-      g_file_info_set_size (info, size);
-      g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
-      g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
-      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (mode & 07777));
+      g_autoptr(GFileInfo) info = content_regular_info (uid, gid, mode, size);
       A2oReadStream *stream = g_object_new (A2O_TYPE_READ_STREAM, NULL);
       stream->read = read;
       stream->user_data = user_data;

@@ -21,8 +21,8 @@
 #include "repo.h"
 #include "util.h"
 
-static GFileInfo *
-regular_info (guint32 uid, guint32 gid, guint32 mode, gsize size)
+GFileInfo *
+content_regular_info (guint32 uid, guint32 gid, guint32 mode, gsize size)
 {
   GFileInfo *info = g_file_info_new ();
   g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
@@ -84,7 +84,7 @@ content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint
     return object_writer_regular (writer, headers, uid, gid, mode, xattrs, data, size, error);
   if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
     {
-      g_autoptr(GFileInfo) info = regular_info (uid, gid, mode, size);
+      g_autoptr(GFileInfo) info = content_regular_info (uid, gid, mode, size);
       return write_untrusted (repo, info, xattrs, data, size, cancellable, error);
     }
   g_autoptr(GBytes) header = objects_regular_header (headers, uid, gid, mode, xattrs, error);

@@ -26,6 +26,10 @@ char *content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid,
                              guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                              GCancellable *cancellable, GError **error);
 
+/* The file info OSTree stores for a regular file of SIZE bytes (MODE: its
+ * permission bits). */
+GFileInfo *content_regular_info (guint32 uid, guint32 gid, guint32 mode, gsize size);
+
 /* The file info OSTree stores for a symlink to TARGET. */
 GFileInfo *content_symlink_info (guint32 uid, guint32 gid, const char *target);
 

@@ -473,13 +473,7 @@ gboolean
 repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gid, guint32 mode,
                          char **out_checksum, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GFileInfo) info = g_file_info_new ();
-  g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
-  g_file_info_set_size (info, g_bytes_get_size (data));
-  g_file_info_set_attribute_uint32 (info, "unix::uid", uid);
-  g_file_info_set_attribute_uint32 (info, "unix::gid", gid);
-  g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (mode & 07777));
-
+  g_autoptr(GFileInfo) info = content_regular_info (uid, gid, mode, g_bytes_get_size (data));
   g_autoptr(GInputStream) content = g_memory_input_stream_new_from_bytes (data);
   *out_checksum = repo_write_content (repo, info, NULL, content, cancellable, error);
   return *out_checksum != NULL;

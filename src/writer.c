@@ -252,8 +252,9 @@ move_object (ObjectWriter *w, const char *name, const char *path, GError **error
   return util_fail (error, "%s: storing object %s: %s", w->repo_path, path, g_strerror (errsv));
 }
 
-gboolean
-object_writer_has (ObjectWriter *w, const char *path)
+/* Is the object PATH ("XX/REST.TYPE") in objects/, or written here? */
+static gboolean
+has_object (ObjectWriter *w, const char *path)
 {
   struct stat st;
   return g_hash_table_contains (w->written, path)
@@ -366,7 +367,7 @@ store (ObjectWriter *w, const char *path, char *checksum, gboolean metadata_obje
        GError **error)
 {
   g_autofree char *owned_checksum = checksum;
-  if (object_writer_has (w, path))
+  if (has_object (w, path))
     return g_steal_pointer (&owned_checksum);
   if (!reserve_space (w, size, error))
     return NULL;
@@ -431,7 +432,7 @@ object_writer_regular_stream (ObjectWriter *w, guint32 uid, guint32 gid, guint32
   g_autofree char *checksum = sha256_finish_hex (sha);
   char path[OBJECT_PATH_MAX];
   object_path (path, checksum, OBJECTS_FILE);
-  if (object_writer_has (w, path))
+  if (has_object (w, path))
     return g_steal_pointer (&checksum);
   return finish_object (w, &fd, path, g_steal_pointer (&checksum), FALSE, uid, gid, mode, xattrs,
                         error);
@@ -452,7 +453,7 @@ object_writer_symlink (ObjectWriter *w, guint32 uid, guint32 gid, const char *ta
   if (w->bare_user)
     return store (w, path, g_steal_pointer (&checksum), FALSE, uid, gid, S_IFLNK | 0777, xattrs,
                   (const guint8 *) target, strlen (target) + 1, error);
-  if (object_writer_has (w, path))
+  if (has_object (w, path))
     return g_steal_pointer (&checksum);
 
   /* bare: the symlink itself, made in the staging directory (libostree

@@ -61,7 +61,4 @@ char *object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *objec
  * so that no object appears there before its content is on disk. */
 gboolean object_writer_publish (ObjectWriter *w, GError **error);
 
-/* Is the object PATH ("XX/REST.TYPE") in objects/? */
-gboolean object_writer_has (ObjectWriter *w, const char *path);
-
 G_END_DECLS
