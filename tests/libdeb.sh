@@ -328,3 +328,22 @@ objects_stat () {
         echo
     done)
 }
+
+# make_everything_debs [COMPRESSION...]: in the current directory,
+# everything.deb (stage_everything's tree as the package "everything",
+# version 1:2.0+b1~rc1-1), everything-COMPRESSION.deb for each compression
+# given, and libsame1.deb (a Multi-Arch: same library with a postinst).
+make_everything_debs () {
+    stage_everything stage
+    local z out
+    for z in default "$@"; do
+        out=everything-$z.deb
+        [ "$z" = default ] && { out=everything.deb; z=; }
+        DEB_KEEP_OWNERS=1 DEB_COMPRESSION=$z make_deb stage everything 1:2.0+b1~rc1-1 amd64 \
+            "Depends: libc6 (>= 2.36)" "Multi-Arch: foreign" "Homepage: https://example.invalid/" > name
+        mv "$(cat name)" "$out"
+    done
+    mkdir -p same/usr/lib/x86_64-linux-gnu && echo so > same/usr/lib/x86_64-linux-gnu/libsame.so.1
+    mkdir -p same/DEBIAN && printf '#!/bin/sh\n' > same/DEBIAN/postinst
+    mv "$(make_deb same libsame1 1.0-1 amd64 'Multi-Arch: same')" libsame1.deb
+}

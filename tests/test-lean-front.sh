@@ -19,13 +19,7 @@ mkdir -p "$FIX"
 
 (
     cd "$FIX"
-    stage_everything stage
-    DEB_KEEP_OWNERS=1 make_deb stage everything 1:2.0+b1~rc1-1 amd64 \
-        "Depends: libc6 (>= 2.36)" "Multi-Arch: foreign" "Homepage: https://example.invalid/" > name
-    mv "$(cat name)" everything.deb
-    mkdir -p same/usr/lib/x86_64-linux-gnu && echo so > same/usr/lib/x86_64-linux-gnu/libsame.so.1
-    mkdir -p same/DEBIAN && printf '#!/bin/sh\n' > same/DEBIAN/postinst
-    mv "$(make_deb same libsame1 1.0-1 amd64 'Multi-Arch: same')" libsame1.deb
+    make_everything_debs
     # A small package with symlinks (bare repositories stage those in tmp/).
     mkdir -p links/usr/bin links/usr/share/links
     echo links > links/usr/bin/links && chmod 0755 links/usr/bin/links

@@ -9,20 +9,9 @@ mkdir -p "$FIX"
 
 (
     cd "$FIX"
-    stage_everything stage
-    DEB_KEEP_OWNERS=1 make_deb stage everything 1:2.0+b1~rc1-1 amd64 \
-        "Depends: libc6 (>= 2.36)" "Multi-Arch: foreign" "Homepage: https://example.invalid/" > name
-    mv "$(cat name)" everything.deb
-    for z in gzip zstd none; do
-        DEB_KEEP_OWNERS=1 DEB_COMPRESSION=$z make_deb stage everything 1:2.0+b1~rc1-1 amd64 \
-            "Depends: libc6 (>= 2.36)" "Multi-Arch: foreign" "Homepage: https://example.invalid/" > name
-        mv "$(cat name)" everything-$z.deb
-    done
+    make_everything_debs gzip zstd none
     recompress_deb everything.deb bzip2 everything-bzip2.deb
     recompress_deb everything.deb lzma everything-lzma.deb
-    mkdir -p same/usr/lib/x86_64-linux-gnu && echo so > same/usr/lib/x86_64-linux-gnu/libsame.so.1
-    mkdir -p same/DEBIAN && printf '#!/bin/sh\n' > same/DEBIAN/postinst
-    mv "$(make_deb same libsame1 1.0-1 amd64 'Multi-Arch: same')" libsame1.deb
 ) > "$FIX/log" 2>&1 || { cat "$FIX/log"; echo "Bail out! cannot build the test packages"; exit 1; }
 
 EVERYTHING="$FIX/everything.deb"
