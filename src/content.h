@@ -7,10 +7,6 @@
 
 G_BEGIN_DECLS
 
-/* Files larger than this are not held in memory: callers stream them through
- * ostree_repo_write_regfile() instead. */
-#define CONTENT_MAX_INLINE (64 * 1024 * 1024)
-
 /* The OSTree checksum of a regular file with these properties and DATA, the
  * same as ostree_checksum_file_from_input() gives, as 64 hex digits. */
 char *content_checksum (guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,

@@ -713,23 +713,34 @@ typedef struct {
   guint64 size;                /* how many */
 } Member;
 
+/* The next data block of FROM for the reader TO: its size, 0 at the end,
+ * or -1 with FROM's error set on TO. */
 static la_ssize_t
-member_read (struct archive *z, void *client_data, const void **buffer)
+pass_block (struct archive *from, struct archive *to, const void **buffer)
 {
-  Member *m = client_data;
   size_t size;
   la_int64_t offset;
-  int r = archive_read_data_block (m->outer, buffer, &size, &offset);
+  int r = archive_read_data_block (from, buffer, &size, &offset);
   if (r == ARCHIVE_EOF)
     return 0;
   if (r != ARCHIVE_OK)
     {
-      archive_set_error (z, archive_errno (m->outer), "%s", archive_error_string (m->outer));
+      archive_set_error (to, archive_errno (from), "%s", archive_error_string (from));
       return -1;
     }
+  return size;
+}
+
+static la_ssize_t
+member_read (struct archive *z, void *client_data, const void **buffer)
+{
+  Member *m = client_data;
+  la_ssize_t size = pass_block (m->outer, z, buffer);
+  if (size <= 0)
+    return size;
   /* Keep the last 8 bytes: the gzip trailer (CRC-32, size). */
   const guint8 *data = *buffer;
-  if (size >= sizeof m->tail)
+  if ((gsize) size >= sizeof m->tail)
     {
       memcpy (m->tail, data + size - sizeof m->tail, sizeof m->tail);
       m->tail_len = sizeof m->tail;
@@ -748,16 +759,9 @@ static la_ssize_t
 decompressed_read (struct archive *a, void *client_data, const void **buffer)
 {
   Member *m = client_data;
-  size_t size;
-  la_int64_t offset;
-  int r = archive_read_data_block (m->z, buffer, &size, &offset);
-  if (r == ARCHIVE_EOF)
-    return 0;
-  if (r != ARCHIVE_OK)
-    {
-      archive_set_error (a, archive_errno (m->z), "%s", archive_error_string (m->z));
-      return -1;
-    }
+  la_ssize_t size = pass_block (m->z, a, buffer);
+  if (size <= 0)
+    return size;
   if (m->gzip)
     m->crc = crc32 (m->crc, *buffer, size);
   m->size += size;
