@@ -17,6 +17,8 @@
 #                     comparison on equal terms: dpkg-deb -x does not wait for
 #                     the disk; with fsync on, every unpack-deb ends in syncfs
 #   PER_OBJECT_FSYNC=1  fsync each object instead (core.per-object-fsync)
+#   BENCH_TIME        GNU time or a command that takes its -f FORMAT -o FILE
+#                     (default /usr/bin/time; tests/test-bench.sh gives its own)
 # Prints wall-clock and CPU (user + system) seconds of each side and their
 # ratios to dpkg-deb -x; the goal is a wall-clock ratio of at most 1 (dpkg-deb -x writes
 # plain files and hashes nothing; unpack-deb checksums every file into a
@@ -30,6 +32,7 @@ set -eu
 
 DEBS=${1:-/var/cache/apt2ostree-tests/debs}
 APT2OSTREE=${APT2OSTREE:-./apt2ostree}
+BENCH_TIME=${BENCH_TIME:-/usr/bin/time}
 JOBS=${JOBS:-2}
 ROUNDS=${ROUNDS:-1}
 [ -d "$DEBS" ] || { echo "bench/unpack.sh: $DEBS does not exist; run tests/test-unpack-deb-mirror.sh first" >&2; exit 1; }
@@ -48,15 +51,17 @@ n=$(wc -l < "$WORK/debs")
 bytes=$(xargs cat < "$WORK/debs" | wc -c)
 xargs cat < "$WORK/debs" > /dev/null   # both sides read from the page cache
 
-# timed OUT CMD...: run CMD then sync; OUT gets "wall user+system".
+# timed OUT CMD...: run CMD then sync; OUT gets "wall user+system", the
+# wall-clock time including the sync.  (GNU time's own output goes to a file
+# outside the OUT.* names that best() reads.)
 timed () {
     local out=$1
     shift
     sync
-    /usr/bin/time -f "%e %U %S" -o "$out.t" "$@"
+    $BENCH_TIME -f "%e %U %S" -o "$WORK/time.raw" "$@"
     local t0 t1
     t0=$(date +%s.%N); sync; t1=$(date +%s.%N)
-    awk -v s="$t1 - $t0" '{ split(s, p, " - "); print $1 + (p[1] - p[2]), $2 + $3 }' "$out.t" > "$out"
+    awk -v s="$t1 - $t0" '{ split(s, p, " - "); print $1 + (p[1] - p[2]), $2 + $3 }' "$WORK/time.raw" > "$out"
 }
 
 # Each round writes into fresh directories and nothing is deleted until the
