@@ -33,6 +33,17 @@ cmd_parse (CmdInvocation *inv, const char *parameters, const char *summary,
 
   if (repo_path != NULL)
     inv->repo_path = repo_path;  /* lives until exit, as the command line does */
+  if (inv->repo_path != NULL && *inv->repo_path == '\0')
+    return cmd_usage_error (inv, error, "--repo is the empty string");
+  /* No option names a file, ref or value by the empty string. */
+  for (const GOptionEntry *e = entries; e != NULL && e->long_name != NULL; e++)
+    if ((e->arg == G_OPTION_ARG_STRING || e->arg == G_OPTION_ARG_FILENAME)
+        && *(char **) e->arg_data != NULL && **(char **) e->arg_data == '\0')
+      return cmd_usage_error (inv, error, "--%s is the empty string", e->long_name);
+  /* Nor does any operand (mod's COMMAND is split off before this). */
+  for (int i = 1; i < *argc; i++)
+    if ((*argv)[i][0] == '\0')
+      return cmd_usage_error (inv, error, "operand %d is the empty string", i);
   return TRUE;
 }
 

@@ -55,4 +55,41 @@ test_expect_success 'an unknown mode is a one-line error' '
     assert_file_has_content err "unknown repository mode \"fancy\""
 '
 
+test_expect_success 'an empty option value or operand is a usage error naming it, for every command, and writes nothing' '
+    a2o --repo r init
+    find r | sort > before
+    # COMMAND|ARGS (with one "" in them)|what the error names
+    while IFS="|" read -r cmd args names; do
+        set +e
+        eval a2o --repo r $cmd $args 2> err; rc=$?
+        set -e
+        [ "$rc" = 2 ] || fail "$cmd $args: exit status $rc, not 2"
+        assert_one_line err
+        assert_file_has_content err "^apt2ostree $cmd: error: $names is the empty string"
+    done <<LIST
+lock|""|operand 1
+lock|--output "" p.txt|--output
+build|""|operand 1
+ninja|l.json -o ""|--output
+unpack-deb|--ref a ""|operand 1
+export|x --dir ""|--dir
+import|--ref "" dir|--ref
+combine|--ref o a ""|operand 2
+rm|--ref o in ""|operand 2
+mkdir|--ref o in a --mode ""|--mode
+mod|--ref o in --workdir "" -- true|--workdir
+LIST
+    expect_failure err a2o --repo "" init
+    assert_file_has_content err "\-\-repo is the empty string"
+    find r | sort > after
+    diff before after
+'
+
+test_expect_success 'an empty argument of the command mod runs is that command'"'"'s own' '
+    a2o --repo r init
+    expect_failure err a2o --repo r mod --ref o missing -- sh -c ""
+    assert_not_file_has_content err "empty string"
+    assert_file_has_content err "missing"
+'
+
 test_done
