@@ -18,7 +18,7 @@
 #                     the disk; with fsync on, every unpack-deb ends in syncfs
 #   PER_OBJECT_FSYNC=1  fsync each object instead (core.per-object-fsync)
 #   BENCH_TIME        GNU time or a command that takes its -f FORMAT -o FILE
-#                     (default /usr/bin/time; tests/test-bench.sh gives its own)
+#                     (default /usr/bin/time; tests/test-bench-unpack.sh gives its own)
 # Prints wall-clock and CPU (user + system) seconds of each side and their
 # ratios to dpkg-deb -x; the goal is a wall-clock ratio of at most 1 (dpkg-deb -x writes
 # plain files and hashes nothing; unpack-deb checksums every file into a
@@ -61,7 +61,7 @@ timed () {
     $BENCH_TIME -f "%e %U %S" -o "$WORK/time.raw" "$@"
     local t0 t1
     t0=$(date +%s.%N); sync; t1=$(date +%s.%N)
-    awk -v s="$t1 - $t0" '{ split(s, p, " - "); print $1 + (p[1] - p[2]), $2 + $3 }' "$WORK/time.raw" > "$out"
+    awk -v t0="$t0" -v t1="$t1" '{ print $1 + (t1 - t0), $2 + $3 }' "$WORK/time.raw" > "$out"
 }
 
 # Each round writes into fresh directories and nothing is deleted until the

@@ -44,11 +44,9 @@ state="$FAKE_TIME_STATE/$side"
 round=$(( $(cat "$state" 2>/dev/null || echo 0) + 1 ))
 echo "$round" > "$state"
 case "$side.$round" in
-    dpkg.1) echo "1000.00 9.00 9.00" ;;
+    *.1) echo "1000.00 9.00 9.00" ;;
     dpkg.*) echo "4.00 3.00 1.00" ;;
-    a2o.1) echo "1000.00 9.00 9.00" ;;
     a2o.*) echo "3.00 1.50 1.50" ;;
-    batch.1) echo "1000.00 9.00 9.00" ;;
     batch.*) echo "2.00 0.75 0.25" ;;
 esac > "$out"
 EOF

@@ -72,6 +72,8 @@ lock|--output "" p.txt|--output
 build|""|operand 1
 ninja|l.json -o ""|--output
 unpack-deb|--ref a ""|operand 1
+unpack-deb|--batch ""|--batch
+unpack-deb|--cache "" --ref a x.deb|--cache
 export|x --dir ""|--dir
 import|--ref "" dir|--ref
 combine|--ref o a ""|operand 2

@@ -55,23 +55,6 @@ test_expect_success '--merged-usr and --no-merged-usr together are a usage error
     assert_file_has_content err "exclude each other"
 '
 
-test_expect_success 'an empty FILE.deb, --batch or --cache is a usage error that says which, and the repository is untouched' '
-    new_repo
-    find repo | sort > before
-    set +e
-    a2o --repo repo unpack-deb --ref pkg "" 2> err1; rc1=$?
-    a2o --repo repo unpack-deb --batch "" 2> err2; rc2=$?
-    a2o --repo repo unpack-deb --cache "" --ref pkg "$EVERYTHING" 2> err3; rc3=$?
-    set -e
-    assert_streq "$rc1 $rc2 $rc3" "2 2 2"
-    for e in err1 err2 err3; do assert_one_line $e; done
-    assert_file_has_content err1 "operand 1 is the empty string"
-    assert_file_has_content err2 "\-\-batch is the empty string"
-    assert_file_has_content err3 "\-\-cache is the empty string"
-    find repo | sort > after
-    diff before after
-'
-
 test_expect_success 'hard links share one content object, also when the merged-/usr rewrite moves the target' '
     new_repo
     a2o --repo repo unpack-deb --ref pkg "$EVERYTHING" > /dev/null 2>&1
