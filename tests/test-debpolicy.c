@@ -1,0 +1,82 @@
+/* Debian's grammar for names, versions and architectures: a table of
+ * values dpkg accepts and values it refuses. */
+#include "config.h"
+
+#include "debpolicy.h"
+
+typedef struct {
+  const char *(*check) (const char *);
+  const char *value;
+  gboolean ok;
+} Case;
+
+static const Case cases[] = {
+  { debpolicy_name_problem, "libc6", TRUE },
+  { debpolicy_name_problem, "g++-12", TRUE },
+  { debpolicy_name_problem, "libstdc++6", TRUE },
+  { debpolicy_name_problem, "python3.11", TRUE },
+  { debpolicy_name_problem, "nvidia-l4t_core", TRUE },
+  { debpolicy_name_problem, "", FALSE },
+  { debpolicy_name_problem, "a/b", FALSE },
+  { debpolicy_name_problem, "../../etc", FALSE },
+  { debpolicy_name_problem, "-rf", FALSE },
+  { debpolicy_name_problem, "a b", FALSE },
+  { debpolicy_name_problem, "a\nb", FALSE },
+  { debpolicy_name_problem, "a$b", FALSE },
+  { debpolicy_version_problem, "2.36-9+deb12u4", TRUE },
+  { debpolicy_version_problem, "1:2.38.1-5+deb12u3", TRUE },
+  { debpolicy_version_problem, "3.23+nmu1", TRUE },
+  { debpolicy_version_problem, "1.0~rc1-1ubuntu0.18.04.1", TRUE },
+  { debpolicy_version_problem, "35.4.1-20230801124926", TRUE },
+  { debpolicy_version_problem, "1:2:3-4", TRUE },
+  { debpolicy_version_problem, "1.2-3-4", TRUE },
+  { debpolicy_version_problem, "", FALSE },
+  { debpolicy_version_problem, "3.23+nmu1\n  command = touch /tmp/pwned #", FALSE },
+  { debpolicy_version_problem, "1.0 2", FALSE },
+  { debpolicy_version_problem, "a:1.0", FALSE },
+  { debpolicy_version_problem, ":1.0", FALSE },
+  { debpolicy_version_problem, "1:", FALSE },
+  { debpolicy_version_problem, "1.0-", FALSE },
+  { debpolicy_version_problem, "1.0-1:2", FALSE },
+  { debpolicy_version_problem, "1.0/../x", FALSE },
+  { debpolicy_version_problem, "1.0$(id)", FALSE },
+  { debpolicy_version_problem, "2:1.0;rm", FALSE },
+  { debpolicy_arch_problem, "amd64", TRUE },
+  { debpolicy_arch_problem, "all", TRUE },
+  { debpolicy_arch_problem, "hurd-i386", TRUE },
+  { debpolicy_arch_problem, "", FALSE },
+  { debpolicy_arch_problem, "AMD64", FALSE },
+  { debpolicy_arch_problem, "amd64/../x", FALSE },
+  { debpolicy_arch_problem, "-amd64", FALSE },
+  { debpolicy_arch_problem, "amd64\n", FALSE },
+};
+
+static void
+test_table (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const char *problem = cases[i].check (cases[i].value);
+      if ((problem == NULL) != cases[i].ok)
+        g_error ("case %" G_GSIZE_FORMAT " \"%s\": expected %s, got %s", i, cases[i].value,
+                 cases[i].ok ? "allowed" : "refused", problem != NULL ? problem : "allowed");
+    }
+}
+
+static void
+test_long (void)
+{
+  g_autofree char *name = g_strnfill (256, 'a');
+  g_assert_nonnull (debpolicy_name_problem (name));
+  name[255] = '\0';
+  g_assert_null (debpolicy_name_problem (name));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/debpolicy/dpkg-accepts-and-refuses-the-table", test_table);
+  g_test_add_func ("/debpolicy/values-longer-than-255-bytes-are-refused", test_long);
+  return g_test_run ();
+}
