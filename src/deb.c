@@ -357,12 +357,22 @@ is_usr_merged_dir (const char *name)
   return g_strv_contains (dirs, name);
 }
 
-/* The path in the tree: with merged /usr, bin/x becomes usr/bin/x. */
+/* Is the entry one of the top-level links of a merged /usr ("./bin", a
+ * symlink)?  From Debian trixie on (DEP 17) base-files ships them itself. */
+static gboolean
+is_merged_usr_link (GPtrArray *shipped, mode_t type)
+{
+  return type == AE_IFLNK && shipped->len == 1 && is_usr_merged_dir (shipped->pdata[0]);
+}
+
+/* The path in the tree: with merged /usr, bin/x becomes usr/bin/x; the
+ * link /bin itself stays where it is. */
 static GPtrArray *
-final_components (DebUnpack *u, GPtrArray *shipped)
+final_components (DebUnpack *u, GPtrArray *shipped, mode_t type)
 {
   GPtrArray *final = g_ptr_array_new_with_free_func (g_free);
-  if (u->opts->merged_usr && shipped->len > 0 && is_usr_merged_dir (shipped->pdata[0]))
+  if (u->opts->merged_usr && shipped->len > 0 && is_usr_merged_dir (shipped->pdata[0])
+      && !is_merged_usr_link (shipped, type))
     g_ptr_array_add (final, g_strdup ("usr"));
   for (guint i = 0; i < shipped->len; i++)
     g_ptr_array_add (final, g_strdup (shipped->pdata[i]));
@@ -500,7 +510,7 @@ unpack_hardlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *shipped, 
   g_autoptr(GPtrArray) target_shipped = entry_components (u, "hard link target of", target, error);
   if (target_shipped == NULL)
     return FALSE;
-  g_autoptr(GPtrArray) target_final = final_components (u, target_shipped);
+  g_autoptr(GPtrArray) target_final = final_components (u, target_shipped, AE_IFREG);
   g_autofree char *target_path = util_join_tree_path (target_final, target_final->len);
 
   if (g_hash_table_contains (u->skipped_paths, target_path))
@@ -638,6 +648,16 @@ unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
   const char *target = archive_entry_symlink (entry);
   if (target == NULL || *target == '\0')
     return deb_fail (u, error, "symlink \"%s\" has no target", pathname);
+  /* A merged /usr's top-level link must point where the rewrite puts the
+   * files it would hold. */
+  if (u->opts->merged_usr && final->len == 1 && is_usr_merged_dir (final->pdata[0]))
+    {
+      g_autofree char *expected = g_strconcat ("usr/", (char *) final->pdata[0], NULL);
+      const char *t = target[0] == '/' ? target + 1 : target;
+      if (!g_str_equal (t, expected))
+        return deb_fail (u, error, "symlink \"%s\" points to \"%s\"; with merged /usr it must "
+                         "point to \"%s\"", pathname, target, expected);
+    }
   g_autoptr(GVariant) xattrs = entry_xattrs (entry);
   g_autofree char *checksum = NULL;
   checksum = u->sink->symlink (u->sink, archive_entry_uid (entry), archive_entry_gid (entry),
@@ -659,8 +679,8 @@ unpack_data_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry,
   g_autoptr(GPtrArray) shipped = entry_components (u, u->member, pathname, error);
   if (shipped == NULL)
     return FALSE;
-  g_autoptr(GPtrArray) final = final_components (u, shipped);
   mode_t type = archive_entry_filetype (entry);
+  g_autoptr(GPtrArray) final = final_components (u, shipped, type);
 
   list_append (u, shipped);
 
