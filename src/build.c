@@ -57,6 +57,8 @@ load_sources (BuildArgs *args, Lockfile *lock, GError **error)
                                                  error);
   if (sources == NULL)
     return NULL;
+  if (lock->request.suite != NULL && !sources_list_set_suite (sources, lock->request.suite, error))
+    return NULL;
   if (!sources_list_apply_mirrors (sources, (const char *const *) args->mirrors, error))
     return NULL;
   return g_steal_pointer (&sources);
