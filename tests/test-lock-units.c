@@ -416,7 +416,8 @@ test_committed_lockfiles (void)
       g_test_skip ("TOP_SRCDIR is not set");
       return;
     }
-  const char *names[] = { "bookworm-minbase-amd64", "bookworm-minbase-arm64" };
+  const char *names[] = { "bookworm-minbase-amd64", "bookworm-minbase-arm64",
+                          "trixie-minbase-amd64", "trixie-minbase-arm64" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autoptr(GError) error = NULL;
@@ -428,6 +429,8 @@ test_committed_lockfiles (void)
       g_assert_true (lock->merged_usr);
       g_assert_null (lock->request.sources_file);
       g_assert_nonnull (lockfile_lookup_package (lock, "libc6", NULL));
+      if (g_str_has_prefix (names[i], "trixie"))
+        g_assert_cmpstr (lock->request.suite, ==, "trixie");
       g_autofree char *text = NULL;
       g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
       g_autofree char *again = lockfile_to_string (lock);
