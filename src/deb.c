@@ -1121,15 +1121,17 @@ status_stanza (DebUnpack *u, GError **error)
     {
       const char *path = u->conffile_order->pdata[i];
       Conffile *c = g_hash_table_lookup (u->conffiles, path);
-      if (c->md5 == NULL)
+      /* dpkg >= 1.20.1: a conffile flagged remove-on-upgrade is not
+       * shipped, and dpkg records it with the hash "newconffile" (procps in
+       * trixie: /etc/sysctl.conf). */
+      gboolean removed = c->flags != NULL && strstr (c->flags, "remove-on-upgrade") != NULL;
+      if (c->md5 == NULL && !removed)
         {
-          /* dpkg >= 1.20.1: a conffile flagged remove-on-upgrade is not shipped. */
-          if (c->flags != NULL && strstr (c->flags, "remove-on-upgrade") != NULL)
-            continue;
           g_string_free (out, TRUE);
           return deb_fail (u, error, "conffile \"%s\" is not a file in data.tar", path), NULL;
         }
-      g_string_append_printf (conffiles, "\n %s %s%s%s", path, c->md5, c->flags ? " " : "",
+      g_string_append_printf (conffiles, "\n %s %s%s%s", path,
+                              c->md5 != NULL ? c->md5 : "newconffile", c->flags ? " " : "",
                               c->flags ? c->flags : "");
     }
 
