@@ -650,7 +650,7 @@ unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
     {
       g_autofree char *shown = util_shown_path (target);
       return deb_fail (u, error, "symlink \"%s\" has a target that is not valid UTF-8 or longer "
-                       "than 4095 bytes (\"%.64s\"...)", pathname, shown);
+                       "than 4095 bytes (\"%s\")", pathname, shown);
     }
   g_autoptr(GVariant) xattrs = entry_xattrs (entry);
   g_autofree char *checksum = NULL;
@@ -933,7 +933,8 @@ control_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry, GEr
 /* The fields that name files, refs and status stanzas, checked as dpkg
  * checks them: Package, Version and Architecture by Debian's grammar
  * ("Package: a/b" would make info/a/b.list), Multi-Arch one of dpkg's four
- * values. */
+ * values, and none of the fields only dpkg's status file may hold (the
+ * stanza would carry them: "Triggers-Awaited: libc-bin"). */
 static gboolean
 control_check_fields (DebUnpack *u, GError **error)
 {
@@ -958,6 +959,13 @@ control_check_fields (DebUnpack *u, GError **error)
                            problem);
         }
     }
+  static const char *const status_only[] = { "Status", "Config-Version", "Triggers-Pending",
+                                             "Triggers-Awaited", NULL };
+  for (guint i = 0; i < u->fields->len; i++)
+    for (const char *const *f = status_only; *f != NULL; f++)
+      if (g_ascii_strcasecmp (((ControlField *) u->fields->pdata[i])->name, *f) == 0)
+        return deb_fail (u, error, "control file: a %s field, which only dpkg's status file "
+                         "may hold (dpkg refuses it in a package)", *f);
   static const char *const multi_arch[] = { "no", "same", "foreign", "allowed", NULL };
   g_autofree char *ma = control_get_word (u->fields, "Multi-Arch");
   if (ma != NULL && !g_strv_contains (multi_arch, ma))
@@ -1021,8 +1029,9 @@ control_load (DebUnpack *u, GError **error)
             {
               conffile_free (c);
               g_autofree char *shown = util_shown_path (words[i]);
+              g_autofree char *shown_path = util_shown_path (path);
               return deb_fail (u, error, "conffiles: unknown flag \"%s\" for \"%s\" (dpkg knows "
-                               "remove-on-upgrade only)", shown, path);
+                               "remove-on-upgrade only)", shown, shown_path);
             }
           char *flags = c->flags ? g_strconcat (c->flags, " ", words[i], NULL) : g_strdup (words[i]);
           g_free (c->flags);

@@ -82,6 +82,8 @@ row architecture-climbing refuses "$(control evil 1.0 ../../x)" 'd|./|755' \
     'control file: Architecture "../../x" does not start with a letter or digit'
 row multi-arch-unknown refuses "$(control evil 1.0 all 'Multi-Arch: bogus\n')" 'd|./|755' \
     'control file: Multi-Arch "bogus" is not one of no, same, foreign, allowed'
+row status-field-in-control refuses "$(control evil 1.0 all 'Triggers-Awaited: libc-bin\n')" 'd|./|755' \
+    "control file: a Triggers-Awaited field, which only dpkg's status file may hold"
 row control-member-of-101-bytes refuses "$CONTROL ; f|./$(printf 'c%.0s' $(seq 101))|755|#!/bin/sh\n" 'd|./|755' \
     "control.tar.gz entry \"./$(printf 'c%.0s' $(seq 101))\" has a name longer than 100 bytes, which dpkg refuses"
 row control-member-newline accepts "$CONTROL ; f|./post\ninst|755|#!/bin/sh\n" 'd|./|755' \
