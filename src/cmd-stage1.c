@@ -5,6 +5,7 @@
 
 #include "cmd.h"
 #include "deb.h"
+#include "debpolicy.h"
 #include "dpkgdb.h"
 #include "stage2.h"
 #include "tree.h"
@@ -35,6 +36,22 @@ inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
           || !g_variant_dict_lookup (&dict, DEB_META_MERGED_USR, "b", &this_merged))
         return util_fail (error, "\"%s\" is not a package tree made by \"apt2ostree unpack-deb\"",
                           rev->name);
+      /* Trees from before unpack-deb checked these name paths here (the
+       * info files, the set-aside directory). */
+      const char *field = "package name", *value = package;
+      const char *problem = debpolicy_name_problem (package);
+      if (problem == NULL)
+        {
+          field = "architecture";
+          value = arch;
+          problem = debpolicy_arch_problem (arch);
+        }
+      if (problem != NULL)
+        {
+          g_autofree char *shown = util_shown_path (value);
+          return util_fail (error, "\"%s\": the %s \"%s\" in its commit metadata %s; unpack "
+                            "the .deb again", rev->name, field, shown, problem);
+        }
       g_ptr_array_add (dpkg_names, deb_info_basename (package, arch, multi_arch));
       if (merged >= 0 && merged != this_merged)
         return util_fail (error, "\"%s\" was unpacked %s merged /usr, unlike the packages before it",

@@ -8,11 +8,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <zlib.h>
 
 #include "deb.h"
+#include "debpolicy.h"
 #include "objects.h"
 #include "util.h"
 
@@ -208,6 +210,9 @@ conffile_free (Conffile *c)
   g_free (c);
 }
 
+/* The longest control.tar member name dpkg installs (its MAXCONTROLFILENAME). */
+#define DEB_CONTROL_NAME_MAX 100
+
 /* Files larger than this are not held in memory but streamed. */
 #define DEB_MAX_INLINE (64 * 1024 * 1024)
 
@@ -336,18 +341,19 @@ write_dirmeta (DebUnpack *u, guint32 uid, guint32 gid, guint32 mode, GVariant *x
 
 /* An archive member's path as components: "./usr/bin/x" -> usr, bin, x.
  * Absolute paths and ".." are refused: a .deb must not write outside its
- * tree. */
+ * tree (dpkg would take "/etc/x" as "etc/x", but dpkg-deb never builds such
+ * a name); so is every name util_tree_path_problem() refuses, a newline
+ * first, as dpkg does. */
 static GPtrArray *
 entry_components (DebUnpack *u, const char *what, const char *pathname, GError **error)
 {
+  g_autofree char *shown = util_shown_path (pathname);
   if (pathname[0] == '/')
-    return deb_fail (u, error, "%s entry \"%s\" has an absolute path", what, pathname), NULL;
-  g_autoptr(GError) local_error = NULL;
-  GPtrArray *components = util_split_tree_path (pathname, &local_error);
-  if (components == NULL)
-    return deb_fail (u, error, "%s entry \"%s\" climbs out of the tree with \"..\"", what,
-                     pathname), NULL;
-  return components;
+    return deb_fail (u, error, "%s entry \"%s\" has an absolute path", what, shown), NULL;
+  const char *problem = util_tree_path_problem (pathname);
+  if (problem != NULL)
+    return deb_fail (u, error, "%s entry \"%s\" %s", what, shown, problem), NULL;
+  return util_split_tree_path (pathname, error);
 }
 
 static gboolean
@@ -648,6 +654,14 @@ unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
   const char *target = archive_entry_symlink (entry);
   if (target == NULL || *target == '\0')
     return deb_fail (u, error, "symlink \"%s\" has no target", pathname);
+  /* OSTree keeps the target as a string, and symlink(2) takes less than
+   * PATH_MAX bytes. */
+  if (!g_utf8_validate (target, -1, NULL) || strlen (target) >= PATH_MAX)
+    {
+      g_autofree char *shown = util_shown_path (target);
+      return deb_fail (u, error, "symlink \"%s\" has a target that is not valid UTF-8 or longer "
+                       "than 4095 bytes (\"%s\")", pathname, shown);
+    }
   /* A merged /usr's top-level link must point where the rewrite puts the
    * files it would hold. */
   if (u->opts->merged_usr && final->len == 1 && is_usr_merged_dir (final->pdata[0]))
@@ -917,6 +931,13 @@ control_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry, GEr
   const char *name = components->pdata[0];
   if (g_str_equal (name, "list"))
     return deb_fail (u, error, "control.tar has a \"list\" member, which dpkg reserves");
+  /* dpkg installs no member whose name has a dot: "x.postinst" would be
+   * var/lib/dpkg/info/PKG.x.postinst, the script of a package "PKG.x". */
+  if (strchr (name, '.') != NULL)
+    return TRUE;
+  if (strlen (name) > DEB_CONTROL_NAME_MAX)
+    return deb_fail (u, error, "%s entry \"%s\" has a name longer than %d bytes, which dpkg "
+                     "refuses", u->member, pathname, DEB_CONTROL_NAME_MAX);
 
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GBytes) data = read_entry_bytes (a, archive_entry_size (entry), &local_error);
@@ -926,6 +947,53 @@ control_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry, GEr
   m->data = g_steal_pointer (&data);
   m->mode = archive_entry_perm (entry);
   g_hash_table_replace (u->control, g_strdup (name), m);
+  return TRUE;
+}
+
+/* The fields that name files, refs and status stanzas, checked as dpkg
+ * checks them: Package, Version and Architecture by Debian's grammar
+ * ("Package: a/b" would make info/a/b.list), Multi-Arch one of dpkg's four
+ * values, and none of the fields only dpkg's status file may hold (the
+ * stanza would carry them: "Triggers-Awaited: libc-bin"). */
+static gboolean
+control_check_fields (DebUnpack *u, GError **error)
+{
+  static const struct {
+    const char *name;
+    const char *(*problem) (const char *value);
+  } checked[] = {
+    { "Package", debpolicy_name_problem },
+    { "Version", debpolicy_version_problem },
+    { "Architecture", debpolicy_arch_problem },
+  };
+  for (gsize i = 0; i < G_N_ELEMENTS (checked); i++)
+    {
+      g_autofree char *value = control_get_word (u->fields, checked[i].name);
+      if (value == NULL)
+        return deb_fail (u, error, "control file has no %s field", checked[i].name);
+      const char *problem = checked[i].problem (value);
+      if (problem != NULL)
+        {
+          g_autofree char *shown = util_shown_path (value);
+          return deb_fail (u, error, "control file: %s \"%s\" %s", checked[i].name, shown,
+                           problem);
+        }
+    }
+  static const char *const status_only[] = { "Status", "Config-Version", "Triggers-Pending",
+                                             "Triggers-Awaited", NULL };
+  for (guint i = 0; i < u->fields->len; i++)
+    for (const char *const *f = status_only; *f != NULL; f++)
+      if (g_ascii_strcasecmp (((ControlField *) u->fields->pdata[i])->name, *f) == 0)
+        return deb_fail (u, error, "control file: a %s field, which only dpkg's status file "
+                         "may hold (dpkg refuses it in a package)", *f);
+  static const char *const multi_arch[] = { "no", "same", "foreign", "allowed", NULL };
+  g_autofree char *ma = control_get_word (u->fields, "Multi-Arch");
+  if (ma != NULL && !g_strv_contains (multi_arch, ma))
+    {
+      g_autofree char *shown = util_shown_path (ma);
+      return deb_fail (u, error, "control file: Multi-Arch \"%s\" is not one of no, same, "
+                       "foreign, allowed", shown);
+    }
   return TRUE;
 }
 
@@ -942,13 +1010,8 @@ control_load (DebUnpack *u, GError **error)
   u->fields = control_parse (text, len, &local_error);
   if (u->fields == NULL)
     return deb_fail (u, error, "control file: %s", local_error->message);
-  static const char *const required[] = { "Package", "Version", "Architecture", NULL };
-  for (const char *const *f = required; *f; f++)
-    {
-      g_autofree char *value = control_get_word (u->fields, *f);
-      if (value == NULL)
-        return deb_fail (u, error, "control file has no %s field", *f);
-    }
+  if (!control_check_fields (u, error))
+    return FALSE;
 
   ControlMember *conffiles = g_hash_table_lookup (u->control, "conffiles");
   if (conffiles == NULL)
@@ -980,6 +1043,16 @@ control_load (DebUnpack *u, GError **error)
         {
           if (*words[i] == '\0')
             continue;
+          /* dpkg knows one flag, and refuses others (they go into the
+           * status file's Conffiles: lines). */
+          if (!g_str_equal (words[i], "remove-on-upgrade"))
+            {
+              conffile_free (c);
+              g_autofree char *shown = util_shown_path (words[i]);
+              g_autofree char *shown_path = util_shown_path (path);
+              return deb_fail (u, error, "conffiles: unknown flag \"%s\" for \"%s\" (dpkg knows "
+                               "remove-on-upgrade only)", shown, shown_path);
+            }
           char *flags = c->flags ? g_strconcat (c->flags, " ", words[i], NULL) : g_strdup (words[i]);
           g_free (c->flags);
           c->flags = flags;
@@ -1093,9 +1166,10 @@ read_deb (DebUnpack *u, const char *path, GError **error)
 static gboolean
 add_metadata_file (DebUnpack *u, const char *path, GBytes *data, guint32 mode, GError **error)
 {
-  g_autoptr(GPtrArray) components = util_split_tree_path (path, error);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GPtrArray) components = util_split_tree_path (path, &local_error);
   if (components == NULL)
-    return FALSE;
+    return deb_fail (u, error, "%s", local_error->message);
   DebDir *dir = ensure_parents (u, components, components->len - 1, path, error);
   if (dir == NULL)
     return FALSE;

@@ -28,9 +28,10 @@ G_BEGIN_DECLS
 #define DEB_META_MERGED_USR "apt2ostree.merged-usr"
 #define DEB_META_SKIPPED "apt2ostree.skipped"
 /* The version of the rules deb_unpack() follows (a uint32): it
- * changes when the same .deb would give another tree. */
+ * changes when the same .deb would give another tree (2: control.tar
+ * members whose name has a dot are left out, as dpkg leaves them out). */
 #define DEB_META_FORMAT "apt2ostree.deb-format"
-#define DEB_FORMAT_VERSION 1
+#define DEB_FORMAT_VERSION 2
 
 typedef struct {
   /* Rewrite bin, sbin, lib, lib32, lib64 and libx32 into usr/ (the .list

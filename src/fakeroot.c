@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -259,6 +260,12 @@ write_seed (Fakeroot *fr, GError **error)
   return ok;
 }
 
+static void
+faked_child_setup (gpointer data)
+{
+  (void) prctl (PR_SET_PDEATHSIG, SIGTERM);
+}
+
 /* Once the overlay is mounted: seed and start faked, give its key to the
  * command. */
 static gboolean
@@ -269,20 +276,24 @@ on_mounted (Sandbox *sandbox, dev_t overlay_dev, gpointer user_data, GError **er
   if (!write_seed (fr, error))
     return FALSE;
 
-  const char *argv[] = { fr->faked, "--load", "--save-file", fr->save_path, NULL };
+  /* In the foreground, as our child, so that it ends when we do, however
+   * we end (a daemon would outlive a killed run). */
+  const char *argv[] = { fr->faked, "--foreground", "--load", "--save-file", fr->save_path, NULL };
   g_autoptr(GSubprocessLauncher) launcher =
       g_subprocess_launcher_new (G_SUBPROCESS_FLAGS_STDOUT_PIPE);
   g_subprocess_launcher_set_stdin_file_path (launcher, fr->seed_path);
+  g_subprocess_launcher_set_child_setup (launcher, faked_child_setup, NULL, NULL);
   g_autoptr(GSubprocess) proc = g_subprocess_launcher_spawnv (launcher, argv, error);
   if (proc == NULL)
     return FALSE;
-  g_autofree char *out = NULL;
-  if (!g_subprocess_communicate_utf8 (proc, NULL, NULL, &out, NULL, error))
-    return FALSE;
+  g_autoptr(GDataInputStream) lines = g_data_input_stream_new (g_subprocess_get_stdout_pipe (proc));
+  g_autoptr(GError) read_error = NULL;
+  g_autofree char *out = g_data_input_stream_read_line_utf8 (lines, NULL, NULL, &read_error);
+  if (read_error != NULL)
+    return util_fail (error, "%s: %s", fr->faked, read_error->message);
   unsigned long key = 0;
   int pid = 0;
-  if (!g_subprocess_get_successful (proc) || out == NULL
-      || sscanf (out, "%lu:%d", &key, &pid) != 2 || pid <= 0)
+  if (out == NULL || sscanf (out, "%lu:%d", &key, &pid) != 2 || pid <= 0)
     return util_fail (error, "%s did not start (it said \"%s\"); check the \"fakeroot\" package",
                       fr->faked, out ? g_strstrip (out) : "");
   fr->faked_pid = pid;
@@ -342,8 +353,7 @@ read_save_file (Fakeroot *fr, GError **error)
   return TRUE;
 }
 
-/* Running, and not a zombie waiting for some init to reap it (the daemon
- * detached itself: it is not our child). */
+/* Running, and not a zombie waiting to be reaped (GLib reaps our child). */
 static gboolean
 process_alive (pid_t pid)
 {
@@ -360,7 +370,7 @@ fakeroot_finish (Fakeroot *fr, GError **error)
 {
   if (fr->faked_pid <= 0)
     return TRUE;
-  /* faked writes its database when it gets SIGTERM; it is not our child. */
+  /* faked writes its database when it gets SIGTERM. */
   pid_t pid = fr->faked_pid;
   fr->faked_pid = 0;
   (void) kill (pid, SIGTERM);

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +15,7 @@
 #include "mod.h"
 #include "repo.h"
 #include "sandbox.h"
+#include "scratch.h"
 #include "upper.h"
 #include "util.h"
 
@@ -28,6 +28,7 @@ typedef struct {
   OstreeRepo *repo;
   const ModOptions *options;
   gboolean unprivileged;
+  Scratch *scratch_dir;    /* locked for as long as we run */
   char *scratch;
   char *lower;
   char *upper;
@@ -41,6 +42,7 @@ static void
 mod_clear (Mod *mod)
 {
   g_free (mod->scratch);
+  g_clear_pointer (&mod->scratch_dir, scratch_free);
   g_free (mod->lower);
   g_free (mod->upper);
   g_free (mod->work);
@@ -50,162 +52,6 @@ mod_clear (Mod *mod)
 }
 
 /* --- scratch directory --- */
-
-/* Removing a tree: like the checkout, on a few threads, each directory a
- * task that unlinks its files and queues its subdirectories; the emptied
- * directories are removed at the end, deepest first.  Symlinks are never
- * followed and mounts never crossed.  Not root, a checkout and overlayfs'
- * work directory hold directories without write (or any) permission: they
- * are opened up first (only directories: the files are the repository's
- * own). */
-typedef struct {
-  dev_t dev;
-  GThreadPool *pool;
-  GMutex lock;             /* guards what follows */
-  GCond idle;
-  guint pending;
-  GPtrArray *dirs;         /* every directory found, parents before children */
-  GError *error;
-} Remover;
-
-static void
-remover_queue (Remover *rm, char *path)
-{
-  g_mutex_lock (&rm->lock);
-  g_ptr_array_add (rm->dirs, g_strdup (path));
-  rm->pending++;
-  g_mutex_unlock (&rm->lock);
-  g_thread_pool_push (rm->pool, path, NULL);
-}
-
-/* Open up the directory NAME of DFD (at PATH) for removal, after checking
- * it is on the same filesystem. */
-static gboolean
-remover_check_dir (Remover *rm, int dfd, const char *name, const char *path, GError **error)
-{
-  struct stat st;
-  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return util_fail (error, "%s: %s", path, g_strerror (errno));
-  if (st.st_dev != rm->dev)
-    return util_fail (error, "%s: a mount point inside the scratch directory", path);
-  if ((st.st_mode & 0700) != 0700)
-    (void) fchmodat (dfd, name, (st.st_mode & 07777) | 0700, 0);
-  return TRUE;
-}
-
-static gboolean
-remover_empty_dir (Remover *rm, const char *path, GError **error)
-{
-  int fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return util_fail (error, "%s: cannot open: %s", path, g_strerror (errno));
-  DIR *dir = fdopendir (fd);
-  if (dir == NULL)
-    {
-      close (fd);
-      return util_fail (error, "%s: cannot read: %s", path, g_strerror (errno));
-    }
-  gboolean ok = TRUE;
-  struct dirent *de;
-  while (ok && (de = readdir (dir)) != NULL)
-    {
-      if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
-        continue;
-      gboolean is_dir = de->d_type == DT_DIR;
-      if (de->d_type == DT_UNKNOWN)
-        {
-          struct stat st;
-          if (fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-            {
-              if (errno == ENOENT)
-                continue;
-              ok = util_fail (error, "%s/%s: %s", path, de->d_name, g_strerror (errno));
-              break;
-            }
-          is_dir = S_ISDIR (st.st_mode);
-        }
-      if (!is_dir)
-        {
-          if (unlinkat (dirfd (dir), de->d_name, 0) < 0 && errno != ENOENT)
-            ok = util_fail (error, "%s/%s: cannot remove: %s", path, de->d_name,
-                            g_strerror (errno));
-          continue;
-        }
-      char *sub = g_build_filename (path, de->d_name, NULL);
-      ok = remover_check_dir (rm, dirfd (dir), de->d_name, sub, error);
-      if (ok)
-        remover_queue (rm, sub);
-      else
-        g_free (sub);
-    }
-  closedir (dir);
-  return ok;
-}
-
-static void
-remover_run (gpointer data, gpointer user_data)
-{
-  char *path = data;
-  Remover *rm = user_data;
-  g_autoptr(GError) local_error = NULL;
-  g_mutex_lock (&rm->lock);
-  gboolean failed = rm->error != NULL;
-  g_mutex_unlock (&rm->lock);
-  if (!failed)
-    (void) remover_empty_dir (rm, path, &local_error);
-  g_free (path);
-  g_mutex_lock (&rm->lock);
-  if (local_error != NULL && rm->error == NULL)
-    rm->error = g_steal_pointer (&local_error);
-  if (--rm->pending == 0)
-    g_cond_signal (&rm->idle);
-  g_mutex_unlock (&rm->lock);
-}
-
-static gboolean
-rm_rf (const char *path, GError **error)
-{
-  struct stat st;
-  if (lstat (path, &st) < 0)
-    return errno == ENOENT ? TRUE : util_fail (error, "%s: %s", path, g_strerror (errno));
-  if (!S_ISDIR (st.st_mode))
-    {
-      if (unlink (path) < 0 && errno != ENOENT)
-        return util_fail (error, "cannot remove %s: %s", path, g_strerror (errno));
-      return TRUE;
-    }
-
-  Remover rm = { .dev = st.st_dev, .dirs = g_ptr_array_new_with_free_func (g_free) };
-  g_mutex_init (&rm.lock);
-  g_cond_init (&rm.idle);
-  if ((st.st_mode & 0700) != 0700)
-    (void) chmod (path, (st.st_mode & 07777) | 0700);
-  rm.pool = g_thread_pool_new (remover_run, &rm, CLAMP (g_get_num_processors (), 1, 4), FALSE,
-                               NULL);
-  remover_queue (&rm, g_strdup (path));
-  g_mutex_lock (&rm.lock);
-  while (rm.pending > 0)
-    g_cond_wait (&rm.idle, &rm.lock);
-  g_mutex_unlock (&rm.lock);
-  g_thread_pool_free (rm.pool, FALSE, TRUE);
-
-  for (guint i = rm.dirs->len; rm.error == NULL && i > 0; i--)
-    {
-      const char *dir = rm.dirs->pdata[i - 1];
-      if (rmdir (dir) < 0 && errno != ENOENT)
-        util_fail (&rm.error, "%s: cannot remove: %s", dir, g_strerror (errno));
-    }
-  g_ptr_array_unref (rm.dirs);
-  g_mutex_clear (&rm.lock);
-  g_cond_clear (&rm.idle);
-  if (rm.error != NULL)
-    {
-      g_propagate_error (error, rm.error);
-      g_prefix_error (error, "cannot remove the scratch directory %s: ", path);
-      return FALSE;
-    }
-  return TRUE;
-}
 
 static gboolean
 make_scratch (Mod *mod, GError **error)
@@ -230,12 +76,12 @@ make_scratch (Mod *mod, GError **error)
                       "a hardlink checkout needs both on one filesystem: choose a --workdir "
                       "there (the default is the repository's tmp/)", workdir, repo_path);
 
-  g_autofree char *template = g_build_filename (workdir, "mod-XXXXXX", NULL);
-  if (g_mkdtemp (template) == NULL)
-    return util_fail (error, "%s: cannot create a scratch directory: %s", workdir,
-                      g_strerror (errno));
-  char *abs = g_canonicalize_filename (template, NULL);
-  mod->scratch = abs;
+  /* Also removes the scratch directories of killed runs. */
+  mod->scratch_dir = scratch_new (workdir, "mod", error);
+  if (mod->scratch_dir == NULL)
+    return FALSE;
+  const char *abs = mod->scratch_dir->path;
+  mod->scratch = g_strdup (abs);
   mod->lower = g_build_filename (abs, "lower", NULL);
   mod->upper = g_build_filename (abs, "upper", NULL);
   mod->work = g_build_filename (abs, "work", NULL);
@@ -518,7 +364,7 @@ commit_result (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancella
    * which would otherwise write out its directories only to see them
    * deleted. */
   gint64 rm_start = g_get_monotonic_time ();
-  if (!rm_rf (mod->lower, error))
+  if (!scratch_rm_rf (mod->lower, error))
     return FALSE;
   double rm_seconds = (g_get_monotonic_time () - rm_start) / 1e6;
   if (options->timings != NULL)
@@ -631,12 +477,14 @@ mod_run (OstreeRepo *repo, const ModOptions *options, char **out_commit,
 
   gboolean ok = run_and_commit (&mod, rev, out_commit, cancellable, error);
   gint64 since = g_get_monotonic_time ();
+  g_autoptr(GError) rm_error = NULL;
   if (ok || !options->keep_on_failure)
     {
-      g_autoptr(GError) rm_error = NULL;
-      if (!rm_rf (mod.scratch, &rm_error) && ok)
+      if (!scratch_remove (mod.scratch_dir, &rm_error) && ok)
         g_warning ("%s", rm_error->message);
     }
+  else if (!scratch_keep (mod.scratch_dir, &rm_error))
+    g_warning ("%s", rm_error->message);
   if (options->timings != NULL)
     {
       double before = options->timings->cleanup;

@@ -96,41 +96,36 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TarReader, tar_reader_clear)
 
 /* The components of an entry's path inside the tree.  Archives write "./usr/"
  * or "usr"; both mean the same.  A path that could land outside the tree is
- * refused rather than silently made relative. */
+ * refused rather than silently made relative, and so is every name
+ * util_tree_path_problem() refuses (a newline, bytes that are not UTF-8, a
+ * name too long for a file system). */
 static GPtrArray *
 tar_entry_components (TarReader *r, const char *pathname, const char *link_of, GError **error)
 {
-  /* "entry \"x\"" or, for a hardlink's target, "entry \"y\" (a hardlink to \"x\")" */
-  g_autofree char *what = link_of == NULL
-      ? g_strdup_printf ("entry \"%s\"", pathname)
-      : g_strdup_printf ("entry \"%s\" (a hardlink to \"%s\")", link_of, pathname);
   if (pathname == NULL || *pathname == '\0')
     {
       util_fail (error, "%s: an entry has no path name; the archive is damaged", r->file);
       return NULL;
     }
-  if (!g_utf8_validate (pathname, -1, NULL))
-    {
-      g_autofree char *shown = g_utf8_make_valid (what, -1);
-      util_fail (error, "%s: %s: the path is not valid UTF-8, which OSTree cannot store",
-                 r->file, shown);
-      return NULL;
-    }
+  /* "entry \"x\"" or, for a hardlink's target, "entry \"y\" (a hardlink to \"x\")" */
+  g_autofree char *shown = util_shown_path (pathname);
+  g_autofree char *shown_link_of = link_of != NULL ? util_shown_path (link_of) : NULL;
+  g_autofree char *what = link_of == NULL
+      ? g_strdup_printf ("entry \"%s\"", shown)
+      : g_strdup_printf ("entry \"%s\" (a hardlink to \"%s\")", shown_link_of, shown);
   if (pathname[0] == '/')
     {
       util_fail (error, "%s: %s has an absolute path; refusing an archive that writes "
                  "outside its own tree", r->file, what);
       return NULL;
     }
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GPtrArray) components = util_split_tree_path (pathname, &local_error);
-  if (components == NULL)
+  const char *problem = util_tree_path_problem (pathname);
+  if (problem != NULL)
     {
-      util_fail (error, "%s: %s climbs out of the tree with \"..\"; refusing the archive",
-                 r->file, what);
+      util_fail (error, "%s: %s %s; refusing the archive", r->file, what, problem);
       return NULL;
     }
-  return g_steal_pointer (&components);
+  return util_split_tree_path (pathname, error);
 }
 
 /* The entry's extended attributes as OSTree stores them: a(ayay), sorted by

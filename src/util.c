@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/xattr.h>
@@ -65,6 +66,63 @@ util_join_tree_path (GPtrArray *components, guint n)
   if (s->len == 0)
     g_string_append_c (s, '/');
   return g_string_free (s, FALSE);
+}
+
+const char *
+util_tree_path_problem (const char *path)
+{
+  if (strchr (path, '\n') != NULL)
+    return "contains a newline, which dpkg refuses (a .list file holds one path a line)";
+  if (!g_utf8_validate (path, -1, NULL))
+    return "is not valid UTF-8, which OSTree cannot store";
+  const char *rest = path;
+  while (*rest == '/' || (rest[0] == '.' && rest[1] == '/'))
+    rest++;
+  if (1 + strlen (rest) >= PATH_MAX)
+    return "is longer than 4095 bytes (PATH_MAX), which dpkg cannot install";
+  for (const char *c = rest; *c != '\0';)
+    {
+      size_t len = strcspn (c, "/");
+      if (len > NAME_MAX)
+        return "has a component longer than 255 bytes (NAME_MAX), which no file system holds";
+      if (len == 2 && c[0] == '.' && c[1] == '.')
+        return "climbs out of the tree with \"..\"";
+      c += len;
+      c += strspn (c, "/");
+    }
+  return NULL;
+}
+
+char *
+util_shown_path (const char *path)
+{
+  GString *out = g_string_new ("");
+  for (const char *p = path; *p != '\0';)
+    {
+      if (out->len >= 200)
+        {
+          g_string_append (out, "...");
+          break;
+        }
+      gunichar c = g_utf8_get_char_validated (p, -1);
+      if (c == (gunichar) -1 || c == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02x", (guint8) *p);
+          p++;
+          continue;
+        }
+      const char *next = g_utf8_next_char (p);
+      if (c == '\n')
+        g_string_append (out, "\\n");
+      else if (c == '\\')
+        g_string_append (out, "\\\\");
+      else if (c < 0x20 || c == 0x7f)
+        g_string_append_printf (out, "\\x%02x", (guint) c);
+      else
+        g_string_append_len (out, p, next - p);
+      p = next;
+    }
+  return g_string_free (out, FALSE);
 }
 
 static int

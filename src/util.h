@@ -18,6 +18,21 @@ GPtrArray *util_split_tree_path (const char *path, GError **error);
 /* "/a/b/c" from components, for error messages. */
 char *util_join_tree_path (GPtrArray *components, guint n);
 
+/* Why PATH, a member name from an archive (a .deb, a tarball) or a hard
+ * link's target, cannot name a file in a tree, or NULL when it can: a
+ * newline (dpkg refuses it: a .list file holds one path a line), bytes that
+ * are not UTF-8 (OSTree keeps names as strings), a component longer than
+ * NAME_MAX (255 bytes) or a path longer than PATH_MAX - 1 (4095 bytes,
+ * leading "./" left out, one "/" counted), which no file system holds and
+ * dpkg cannot reach, or a ".." component.  A short phrase for an error
+ * ("contains a newline, which dpkg refuses"). */
+const char *util_tree_path_problem (const char *path);
+
+/* PATH as an error message can show it on one line: control characters,
+ * backslashes and bytes that are not UTF-8 escaped ("a\n/etc" for a
+ * newline), cut after 200 bytes ("..."). */
+char *util_shown_path (const char *path);
+
 /* The domain of the errors made here (code 0): messages for the user. */
 #define UTIL_ERROR (util_error_quark ())
 GQuark util_error_quark (void);

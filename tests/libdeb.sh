@@ -116,15 +116,26 @@ recompress_deb () {
 #   h|PATH|TARGET                                 hard link
 #   p|PATH|MODE                                   fifo
 # Paths are written exactly as given (so "../x" and "/etc/x" can be made).
+# With TAR_SPEC_ESCAPES=1, every field after the kind is a Python bytes
+# escape ("\n", "\xff", "\\", "\x7c" for "|"), so names no shell line or
+# dpkg-deb can carry are written as they are, and the tar is in GNU format
+# (what dpkg reads) instead of pax.
 tar_from_spec () {
-    python3 - "$1" "$2" <<'EOF'
-import io, sys, tarfile
+    TAR_SPEC_ESCAPES=${TAR_SPEC_ESCAPES:-0} python3 - "$1" "$2" <<'EOF'
+import io, os, sys, tarfile
 out, spec = sys.argv[1], sys.argv[2]
-with tarfile.open(out, "w", format=tarfile.PAX_FORMAT) as t:
+escapes = os.environ["TAR_SPEC_ESCAPES"] == "1"
+def field(x):
+    if not escapes:
+        return x
+    return x.encode().decode("unicode_escape").encode("latin-1").decode("utf-8", "surrogateescape")
+fmt = tarfile.GNU_FORMAT if escapes else tarfile.PAX_FORMAT
+with tarfile.open(out, "w", format=fmt, encoding="utf-8", errors="surrogateescape") as t:
     for line in spec.splitlines():
         if not line.strip():
             continue
         f = line.split("|")
+        f = f[:1] + [field(x) for x in f[1:]]
         kind, path = f[0], f[1]
         ti = tarfile.TarInfo(path)
         ti.mtime = 0
@@ -132,7 +143,7 @@ with tarfile.open(out, "w", format=tarfile.PAX_FORMAT) as t:
         data = None
         if kind == "f":
             ti.mode = int(f[2], 8)
-            data = f[3].encode()
+            data = f[3].encode("utf-8", "surrogateescape")
             ti.size = len(data)
             for extra in f[4:]:
                 if extra.startswith("xattr="):
@@ -173,6 +184,33 @@ deb_from_spec () {
         none) deb_ar "$out" "$tmp/control.tar.gz" "$tmp/data.tar" ;;
     esac
     rm -rf "$tmp"
+}
+
+# deb_from_specs OUT.deb CONTROL-SPEC DATA-SPEC: a .deb (debian-binary,
+# control.tar.gz, data.tar.xz) whose two tars are TAR_SPEC_ESCAPES=1
+# tar_from_spec of the specs: for hostile packages dpkg-deb will not build
+# (a newline in a name, "Package: a/b", a control member "x.postinst").
+#   deb_from_specs evil.deb 'f|./control|644|Package: evil\nVersion: 1\nArchitecture: all\n' \
+#       'f|./usr/a\n/etc/shadow|644|x'
+deb_from_specs () {
+    local out=$1 control=$2 data=$3
+    local tmp
+    tmp=$(mktemp -d)
+    TAR_SPEC_ESCAPES=1 tar_from_spec "$tmp/control.tar" "$control" || return 1
+    TAR_SPEC_ESCAPES=1 tar_from_spec "$tmp/data.tar" "$data" || return 1
+    gzip -n "$tmp/control.tar" && xz "$tmp/data.tar" || return 1
+    deb_ar "$out" "$tmp/control.tar.gz" "$tmp/data.tar.xz"
+    rm -rf "$tmp"
+}
+
+# dpkg_unpack ROOT DEB: what dpkg itself records for DEB, unpacked (not
+# configured) into an empty ROOT.  Maintainer scripts run outside a chroot
+# (they only echo).
+dpkg_unpack () {
+    mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates" "$1/var/lib/dpkg/triggers"
+    : > "$1/var/lib/dpkg/status"
+    : > "$1/var/lib/dpkg/available"
+    dpkg --root="$(realpath "$1")" --force-script-chrootless --force-depends --unpack "$2" > /dev/null
 }
 
 # merge_usr DIR: the merged-/usr rewrite applied to an extracted package:

@@ -162,16 +162,6 @@ test_expect_success 'Multi-Arch: same packages name their info files PKG:ARCH.*'
     assert_not_file_has_content tree "info/libsame1\."
 '
 
-# dpkg_unpack ROOT DEB: what dpkg itself records for DEB, unpacked (not
-# configured) into an empty ROOT.  Maintainer scripts run outside a chroot
-# (they only echo).
-dpkg_unpack () {
-    mkdir -p "$1/var/lib/dpkg/info" "$1/var/lib/dpkg/updates" "$1/var/lib/dpkg/triggers"
-    : > "$1/var/lib/dpkg/status"
-    : > "$1/var/lib/dpkg/available"
-    dpkg --root="$(realpath "$1")" --force-script-chrootless --force-depends --unpack "$2" > /dev/null
-}
-
 # stanza_without_conffile_sums: a status stanza with the hash of each
 # Conffiles line left out (dpkg writes "newconffile" until it configures).
 stanza_without_conffile_sums () { sed -E "s#^ (/[^ ]*) [^ ]+( .*)?\$# \\1\\2#"; }
