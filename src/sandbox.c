@@ -219,8 +219,11 @@ GPtrArray *
 sandbox_bwrap_args (Sandbox *sandbox, gboolean premounted, char **argv)
 {
   GPtrArray *args = g_ptr_array_new_with_free_func (g_free);
-  add_args (args, "--die-with-parent", "--unshare-pid", "--unshare-uts", "--unshare-cgroup-try",
-            NULL);
+  add_args (args, "--die-with-parent", "--new-session", "--unshare-pid", "--unshare-uts",
+            "--hostname", SANDBOX_HOSTNAME, "--unshare-cgroup-try", "--cap-drop", "ALL", NULL);
+  static const char *const caps[] = { SANDBOX_CAPS };
+  for (guint i = 0; i < G_N_ELEMENTS (caps); i++)
+    add_args (args, "--cap-add", caps[i], NULL);
   if (!sandbox->share_ipc)
     add_args (args, "--unshare-ipc", NULL);
   if (!sandbox->network)
@@ -241,7 +244,14 @@ sandbox_bwrap_args (Sandbox *sandbox, gboolean premounted, char **argv)
           add_args (args, "--dev", op->dest, NULL);
           break;
         case SANDBOX_OP_PROC:
-          add_args (args, "--proc", op->dest, NULL);
+          {
+            /* bubblewrap leaves /proc/sys writable (access(2) says EACCES for
+             * the directory, so it skips it), and a write there needs only
+             * uid 0, no capability.  What it shows depends on the reader's
+             * namespaces, not on the procfs, so the host's serves. */
+            g_autofree char *sys = g_build_filename (op->dest, "sys", NULL);
+            add_args (args, "--proc", op->dest, "--ro-bind", "/proc/sys", sys, NULL);
+          }
           break;
         case SANDBOX_OP_TMPFS:
           add_args (args, "--tmpfs", op->dest, NULL);

@@ -6,7 +6,14 @@
  * (>= 0.11 has --overlay-src/--overlay) and the caller is root; otherwise
  * sandbox_run mounts it in a private mount namespace (a user namespace too
  * when not root, with the "userxattr" option) and hands bubblewrap the merged
- * directory. */
+ * directory.
+ *
+ * Whatever runs inside is treated as hostile (maintainer scripts of
+ * third-party repositories): it keeps only the capabilities of
+ * SANDBOX_CAPS, runs with no_new_privs (bubblewrap always sets it), in its
+ * own session (no controlling terminal to inject keystrokes into) and UTS
+ * namespace with the host name SANDBOX_HOSTNAME, and /proc/sys is
+ * read-only.  The same holds unprivileged, inside the user namespace. */
 #pragma once
 
 #include <gio/gio.h>
@@ -14,11 +21,25 @@
 
 G_BEGIN_DECLS
 
+/* The host name the command sees: never the build machine's, so that no
+ * file an image's scripts write (ssh host key comments, logs) names it. */
+#define SANDBOX_HOSTNAME "localhost"
+
+/* The capabilities the command keeps, as root or as root of the user
+ * namespace: what dpkg and maintainer scripts need to set owners, modes,
+ * setuid bits and file capabilities, to switch users (su, start-stop-daemon)
+ * and signal their own processes, and chroot (a host tool over /work).
+ * Nothing that mounts, reads by file handle (CAP_DAC_READ_SEARCH), makes
+ * device nodes, loads modules, traces, touches the network or the
+ * kernel's settings. */
+#define SANDBOX_CAPS "CAP_CHOWN", "CAP_DAC_OVERRIDE", "CAP_FOWNER", "CAP_FSETID", "CAP_KILL", \
+                     "CAP_SETGID", "CAP_SETUID", "CAP_SYS_CHROOT", "CAP_SETFCAP"
+
 typedef enum {
   SANDBOX_OP_BIND,      /* source (host) on dest, read-write */
   SANDBOX_OP_RO_BIND,   /* source (host) on dest, read-only */
   SANDBOX_OP_DEV,       /* a minimal /dev on dest */
-  SANDBOX_OP_PROC,      /* a new procfs on dest */
+  SANDBOX_OP_PROC,      /* a new procfs on dest, its sys/ read-only */
   SANDBOX_OP_TMPFS,     /* an empty tmpfs on dest */
   SANDBOX_OP_SYMLINK,   /* a symlink at dest pointing to source */
   SANDBOX_OP_OVERLAY,   /* lower = source, upper, work; merged on dest */

@@ -20,12 +20,18 @@
  *   6. dpkg --configure -a;
  *   7. cleaning, as mmdebstrap does, of what would make the image differ
  *      from one build to the next: dpkg's and apt's logs, the *-old copies
- *      of dpkg's and debconf's databases, ldconfig's aux-cache, the D-Bus
- *      machine id; /etc/machine-id is left empty, and policy-rc.d removed;
- *      the empty available and statoverride files stage 1 made go, as dpkg
- *      recreates them when it needs them.
- * Host keys or other per-machine state that a postinst creates are NOT
- * removed: minbase creates none. */
+ *      of dpkg's and debconf's databases, ldconfig's aux-cache; policy-rc.d
+ *      removed; the empty available and statoverride files stage 1 made go,
+ *      as dpkg recreates them when it needs them;
+ *   8. per-machine state a postinst made, which every device running the
+ *      image would otherwise share: ssh host keys, the machine id
+ *      (/etc/machine-id left empty: systemd's "first boot"; the D-Bus copy
+ *      removed unless it is a link to it), random seeds, systemd's
+ *      credential secret.  Where openssh-server is installed, a unit
+ *      regenerates the host keys at first boot (Debian's sshd refuses to
+ *      start without them, and only its postinst makes them).
+ * The sandbox's host name is fixed (sandbox.h), so what a script writes
+ * never names the build machine. */
 #include "config.h"
 
 #include "foreign.h"
@@ -182,12 +188,43 @@ static const char stage2_script[] =
   "rm -f /usr/sbin/policy-rc.d\n"
   "rm -f /var/log/dpkg.log /var/log/alternatives.log /var/log/apt/history.log \\\n"
   "      /var/log/apt/term.log /var/log/apt/eipp.log.xz /var/cache/ldconfig/aux-cache \\\n"
-  "      /var/lib/dbus/machine-id /var/lib/dpkg/*-old /var/cache/debconf/*-old\n"
-  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n"
+  "      /var/lib/dpkg/*-old /var/cache/debconf/*-old\n"
   "# stage 1 made these for dpkg; like mmdebstrap's images, keep them only if used\n"
   "for f in available statoverride; do\n"
   "  [ -s /var/lib/dpkg/$f ] || rm -f /var/lib/dpkg/$f\n"
-  "done\n";
+  "done\n"
+  "\n"
+  "# 8. per-machine state, made again on each machine at first boot\n"
+  "rm -f /etc/ssh/ssh_host_* /var/lib/systemd/random-seed /var/lib/urandom/random-seed \\\n"
+  "      /var/lib/systemd/credential.secret\n"
+  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n"
+  "[ -L /var/lib/dbus/machine-id ] || rm -f /var/lib/dbus/machine-id\n"
+  "if [ \"$(dpkg-query -W -f '${db:Status-Status}' openssh-server 2>/dev/null)\" = installed ]; then\n"
+  "  unit=" STAGE2_SSH_KEYGEN_UNIT "\n"
+  "  mkdir -p /etc/systemd/system/multi-user.target.wants\n"
+  "  cat > /etc/systemd/system/$unit <<'EOF'\n"
+  "# Written by apt2ostree configure: the image ships no SSH host keys (every\n"
+  "# machine running it would share them).  This makes the missing ones before\n"
+  "# sshd starts (its unit's \"sshd -t\" fails without them).\n"
+  "[Unit]\n"
+  "Description=Generate this machine's SSH host keys\n"
+  "DefaultDependencies=no\n"
+  "Requires=local-fs.target\n"
+  "After=local-fs.target\n"
+  "Before=ssh.service ssh.socket sshd.service shutdown.target\n"
+  "Conflicts=shutdown.target\n"
+  "\n"
+  "[Service]\n"
+  "Type=oneshot\n"
+  "ExecStart=/usr/bin/ssh-keygen -A\n"
+  "RemainAfterExit=yes\n"
+  "\n"
+  "[Install]\n"
+  "WantedBy=multi-user.target\n"
+  "EOF\n"
+  "  chmod 644 /etc/systemd/system/$unit\n"
+  "  ln -sf ../$unit /etc/systemd/system/multi-user.target.wants/$unit\n"
+  "fi\n";
 
 /* The packages of a stage-1 commit, in install order. */
 static GPtrArray *

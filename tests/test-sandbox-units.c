@@ -38,10 +38,15 @@ test_overlay_by_bubblewrap (void)
   g_autoptr(GPtrArray) args = sandbox_bwrap_args (sandbox, FALSE, argv);
   g_autofree char *s = joined (args);
   g_assert_cmpstr (s, ==,
-                   "--die-with-parent --unshare-pid --unshare-uts --unshare-cgroup-try "
+                   "--die-with-parent --new-session --unshare-pid --unshare-uts "
+                   "--hostname localhost --unshare-cgroup-try --cap-drop ALL "
+                   "--cap-add CAP_CHOWN --cap-add CAP_DAC_OVERRIDE --cap-add CAP_FOWNER "
+                   "--cap-add CAP_FSETID --cap-add CAP_KILL --cap-add CAP_SETGID "
+                   "--cap-add CAP_SETUID --cap-add CAP_SYS_CHROOT --cap-add CAP_SETFCAP "
                    "--unshare-ipc --unshare-net "
                    "--overlay-src /s/lower --overlay /s/upper /s/work / "
-                   "--dev /dev --proc /proc --tmpfs /tmp --ro-bind /host/src /src "
+                   "--dev /dev --proc /proc --ro-bind /proc/sys /proc/sys --tmpfs /tmp "
+                   "--ro-bind /host/src /src "
                    "--symlink usr/bin /bin --chdir / -- dpkg --configure -a");
 }
 
