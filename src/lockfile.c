@@ -630,6 +630,8 @@ lockfile_package_url (Lockfile *lock, LockPackage *package, SourcesList *sources
                         "add it there or give --mirror %s=URI", package->name, package->source,
                         where, package->source), NULL;
     }
+  if (!source_check_uri (source, error))
+    return NULL;
   return g_strdup_printf ("%s/%s", source->uri, package->filename);
 }
 
