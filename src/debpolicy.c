@@ -188,6 +188,11 @@ debpolicy_uri_problem (const char *uri)
   /* RFC 3986: a scheme is a letter, then letters, digits and "+-.". */
   gsize n = g_ascii_isalpha (uri[0]) ? strspn (uri, "abcdefghijklmnopqrstuvwxyz"
                                                     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+-.") : 0;
+  g_autofree char *scheme = g_ascii_strdown (uri, n);
+  if (n > 0 && uri[n] == ':' && g_strv_contains ((const char *const[]) { "http", "https", "file", NULL },
+                                                 scheme))
+    return g_strdup_printf ("has the scheme \"%s:\" without \"//\" (write %s://HOST/PATH, or "
+                            "file:///PATH); it fetches " DEBPOLICY_URI_SCHEMES " URIs", scheme, scheme);
   if (n > 0 && uri[n] == ':')
     return g_strdup_printf ("has the scheme \"%.*s:\", which apt2ostree does not fetch; it fetches "
                             DEBPOLICY_URI_SCHEMES " URIs", (int) n, uri);

@@ -542,9 +542,10 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
       append_path (out, options->sources_path);
     }
   append_text (out, "\n");
+  g_autofree char *lockfile_shown = g_strescape (options->lockfile_path, NULL);
   if (out->refused != NULL)
-    return util_fail (error, "%s: \"%s\" %s; nothing was written", options->lockfile_path,
-                      out->refused, out->why), NULL;
+    return util_fail (error, "%s: \"%s\" %s; nothing was written", lockfile_shown, out->refused,
+                      out->why), NULL;
   return g_string_free (g_steal_pointer (&out->text), FALSE);
 }
 
