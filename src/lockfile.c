@@ -253,9 +253,13 @@ lockfile_to_string (Lockfile *lock)
   return g_string_free (out, FALSE);
 }
 
+static gboolean check_lockfile (Lockfile *lock, const char *path, GError **error);
+
 gboolean
 lockfile_write (Lockfile *lock, const char *path, GError **error)
 {
+  if (!check_lockfile (lock, path, error))
+    return FALSE;
   g_autofree char *text = lockfile_to_string (lock);
   g_autoptr(GError) local_error = NULL;
 
@@ -276,7 +280,13 @@ lockfile_write (Lockfile *lock, const char *path, GError **error)
 typedef struct {
   const char *path;
   const char *context;  /* "package \"libc6\"" etc. */
+  const char *remedy;   /* what to do about a value that is not allowed */
 } Reader;
+
+#define REMEDY_LOAD "a lockfile holds only what \"apt2ostree lock\" writes: make it again with " \
+                    "\"apt2ostree lock\""
+#define REMEDY_WRITE "an archive's index or Release gave it, and no lockfile may hold it: " \
+                     "nothing was written"
 
 static gboolean
 read_fail (Reader *r, GError **error, const char *member, const char *expected)
@@ -324,10 +334,9 @@ check_field (Reader *r, const char *member, const char *value, const char *probl
     return TRUE;
   g_autofree char *cut = g_strndup (value, 100);
   g_autofree char *shown = g_strescape (cut, NULL);
-  return util_fail (error, "lockfile %s: %s%s\"%s\" (\"%s%s\") %s; a lockfile holds only what "
-                    "\"apt2ostree lock\" writes: make it again with \"apt2ostree lock\"", r->path,
+  return util_fail (error, "lockfile %s: %s%s\"%s\" (\"%s%s\") %s; %s", r->path,
                     r->context != NULL ? r->context : "", r->context != NULL ? ": " : "",
-                    member, shown, strlen (value) > 100 ? "..." : "", problem);
+                    member, shown, strlen (value) > 100 ? "..." : "", problem, r->remedy);
 }
 
 /* Each of the list MEMBER's VALUES by CHECK. */
@@ -397,6 +406,97 @@ sources_file_problem (const char *path)
 
 static const char *const merged_usr_values[] = { "auto", "yes", "no", NULL };
 
+/* Every value of REQ (R's context set) is one the field may hold. */
+static gboolean
+check_request (Reader *r, LockRequest *req, GError **error)
+{
+  return check_list (r, "packages", req->packages, debpolicy_request_problem, error)
+         && check_field (r, "variant", req->variant, debpolicy_name_problem (req->variant), error)
+         && check_field (r, "architecture", req->architecture,
+                         debpolicy_arch_problem (req->architecture), error)
+         && check_list (r, "sources", req->sources, debpolicy_name_problem, error)
+         && check_field (r, "sources-file", req->sources_file, sources_file_problem (req->sources_file),
+                         error)
+         && check_field (r, "merged-usr", req->merged_usr,
+                         g_strv_contains (merged_usr_values, req->merged_usr) ? NULL
+                         : "is not \"auto\", \"yes\" or \"no\"", error);
+}
+
+/* The same for a source, whose pin priority is PIN (as read, before it
+ * is narrowed to an int). */
+static gboolean
+check_source (Reader *r, LockSource *s, gint64 pin, GError **error)
+{
+  g_autofree char *uri_problem = s->uri != NULL ? debpolicy_uri_problem (s->uri) : NULL;
+  g_autofree char *pin_text = g_strdup_printf ("%" G_GINT64_FORMAT, pin);
+  return check_field (r, "name", s->name, debpolicy_name_problem (s->name), error)
+         && check_field (r, "suite", s->suite, debpolicy_archive_path_problem (s->suite), error)
+         && check_field (r, "codename", s->codename, debpolicy_archive_path_problem (s->codename), error)
+         && check_field (r, "origin", s->origin, debpolicy_text_problem (s->origin), error)
+         && check_field (r, "version", s->version, debpolicy_text_problem (s->version), error)
+         && check_list (r, "components", s->components, debpolicy_archive_path_problem, error)
+         && check_list (r, "architectures", s->architectures, debpolicy_arch_problem, error)
+         && check_field (r, "pin-priority", pin_text,
+                         pin < -10000 || pin > 10000 ? "is not from -10000 to 10000" : NULL, error)
+         && check_field (r, "fingerprint", s->fingerprint, debpolicy_fingerprint_problem (s->fingerprint),
+                         error)
+         && check_field (r, "inrelease-sha256", s->inrelease_sha256,
+                         debpolicy_sha256_problem (s->inrelease_sha256), error)
+         && check_field (r, "date", s->date, debpolicy_text_problem (s->date), error)
+         && check_field (r, "uri", s->uri, uri_problem, error);
+}
+
+/* The same for a package (R's context naming it). */
+static gboolean
+check_package (Reader *r, LockPackage *p, GError **error)
+{
+  static const char *const multi_arch_values[] = { "same", "foreign", "allowed", "no", NULL };
+  g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT, p->size);
+  return check_field (r, "name", p->name, debpolicy_name_problem (p->name), error)
+         && check_field (r, "version", p->version, debpolicy_version_problem (p->version), error)
+         && check_field (r, "architecture", p->architecture, debpolicy_arch_problem (p->architecture),
+                         error)
+         && check_field (r, "source", p->source, debpolicy_name_problem (p->source), error)
+         && check_field (r, "priority", p->priority, debpolicy_name_problem (p->priority), error)
+         && check_field (r, "multi-arch", p->multi_arch,
+                         p->multi_arch == NULL || g_strv_contains (multi_arch_values, p->multi_arch)
+                         ? NULL : "is not \"same\", \"foreign\", \"allowed\" or \"no\"", error)
+         /* A negative size is not "no size check": a lockfile always has one. */
+         && check_field (r, "size", size, p->size < 0 ? "is not a number of bytes (0 or more)" : NULL,
+                         error)
+         && check_field (r, "sha256", p->sha256, debpolicy_sha256_problem (p->sha256), error)
+         && check_field (r, "filename", p->filename, debpolicy_archive_path_problem (p->filename), error);
+}
+
+/* Before writing: a lockfile lockfile_load() would refuse (a Filename
+ * "../x" from an archive's index, a Codename with a space) is never
+ * written, so what "lock" writes, "build" reads. */
+static gboolean
+check_lockfile (Lockfile *lock, const char *path, GError **error)
+{
+  Reader r = { path, "request", REMEDY_WRITE };
+  if (!check_request (&r, &lock->request, error))
+    return FALSE;
+  for (guint i = 0; i < lock->sources->len; i++)
+    {
+      LockSource *s = lock->sources->pdata[i];
+      g_autofree char *context = g_strdup_printf ("source %u", i + 1);
+      r.context = context;
+      if (!check_source (&r, s, s->pin_priority, error))
+        return FALSE;
+    }
+  for (guint i = 0; i < lock->packages->len; i++)
+    {
+      LockPackage *p = lock->packages->pdata[i];
+      g_autofree char *name = g_strescape (p->name, NULL);
+      g_autofree char *context = g_strdup_printf ("package \"%s\"", name);
+      r.context = context;
+      if (!check_package (&r, p, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
 {
@@ -413,16 +513,7 @@ read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
                 && get_string (r, o, "merged-usr", FALSE, &req->merged_usr, error)
                 && (!json_object_has_member (o, "record-uris")
                     || get_bool (r, o, "record-uris", &req->record_uris, error))
-           && check_list (r, "packages", req->packages, debpolicy_request_problem, error)
-           && check_field (r, "variant", req->variant, debpolicy_name_problem (req->variant), error)
-           && check_field (r, "architecture", req->architecture,
-                           debpolicy_arch_problem (req->architecture), error)
-           && check_list (r, "sources", req->sources, debpolicy_name_problem, error)
-           && check_field (r, "sources-file", req->sources_file, sources_file_problem (req->sources_file),
-                           error)
-           && check_field (r, "merged-usr", req->merged_usr,
-                           g_strv_contains (merged_usr_values, req->merged_usr) ? NULL
-                           : "is not \"auto\", \"yes\" or \"no\"", error);
+           && check_request (r, req, error);
   r->context = NULL;
   return ok;
 }
@@ -450,23 +541,8 @@ read_source (Reader *r, JsonNode *node, guint index, GError **error)
       || !get_string (r, o, "date", TRUE, &s->date, error)
       || (json_object_has_member (o, "uri") && !get_string (r, o, "uri", FALSE, &s->uri, error)))
     return NULL;
-  g_autofree char *uri_problem = s->uri != NULL ? debpolicy_uri_problem (s->uri) : NULL;
-  if (!check_field (r, "name", s->name, debpolicy_name_problem (s->name), error)
-      || !check_field (r, "suite", s->suite, debpolicy_archive_path_problem (s->suite), error)
-      || !check_field (r, "codename", s->codename, debpolicy_archive_path_problem (s->codename), error)
-      || !check_field (r, "origin", s->origin, debpolicy_text_problem (s->origin), error)
-      || !check_field (r, "version", s->version, debpolicy_text_problem (s->version), error)
-      || !check_list (r, "components", s->components, debpolicy_archive_path_problem, error)
-      || !check_list (r, "architectures", s->architectures, debpolicy_arch_problem, error)
-      || !check_field (r, "fingerprint", s->fingerprint, debpolicy_fingerprint_problem (s->fingerprint),
-                       error)
-      || !check_field (r, "inrelease-sha256", s->inrelease_sha256,
-                       debpolicy_sha256_problem (s->inrelease_sha256), error)
-      || !check_field (r, "date", s->date, debpolicy_text_problem (s->date), error)
-      || !check_field (r, "uri", s->uri, uri_problem, error))
+  if (!check_source (r, s, pin, error))
     return NULL;
-  if (pin < -10000 || pin > 10000)
-    return read_fail (r, error, "pin-priority", "a number from -10000 to 10000"), NULL;
   s->pin_priority = (int) pin;
   r->context = NULL;
   return g_steal_pointer (&s);
@@ -497,21 +573,8 @@ read_package (Reader *r, JsonNode *node, guint index, GError **error)
       || !get_string (r, o, "sha256", FALSE, &p->sha256, error)
       || !get_string (r, o, "filename", FALSE, &p->filename, error))
     return NULL;
-  static const char *const multi_arch_values[] = { "same", "foreign", "allowed", "no", NULL };
-  if (!check_field (r, "version", p->version, debpolicy_version_problem (p->version), error)
-      || !check_field (r, "architecture", p->architecture, debpolicy_arch_problem (p->architecture),
-                       error)
-      || !check_field (r, "source", p->source, debpolicy_name_problem (p->source), error)
-      || !check_field (r, "priority", p->priority, debpolicy_name_problem (p->priority), error)
-      || !check_field (r, "multi-arch", p->multi_arch,
-                       p->multi_arch == NULL || g_strv_contains (multi_arch_values, p->multi_arch)
-                       ? NULL : "is not \"same\", \"foreign\", \"allowed\" or \"no\"", error)
-      || !check_field (r, "sha256", p->sha256, debpolicy_sha256_problem (p->sha256), error)
-      || !check_field (r, "filename", p->filename, debpolicy_archive_path_problem (p->filename), error))
+  if (!check_package (r, p, error))
     return NULL;
-  /* A negative size is not "no size check": the lockfile always has one. */
-  if (p->size < 0)
-    return read_fail (r, error, "size", "a number of bytes (0 or more)"), NULL;
   r->context = NULL;
   return g_steal_pointer (&p);
 }
@@ -524,7 +587,7 @@ lockfile_load (const char *path, GError **error)
   if (!json_parser_load_from_file (parser, path, &local_error))
     return util_fail (error, "lockfile %s: %s", path, local_error->message), NULL;
 
-  Reader r = { path, NULL };
+  Reader r = { path, NULL, REMEDY_LOAD };
   JsonObject *root = get_object (&r, json_parser_get_root (parser), "(top level)", error);
   if (root == NULL)
     return NULL;

@@ -93,7 +93,7 @@ packages.0.filename	"pool/hello.deb\n  command = touch MARK #"	package "hello": 
 packages.0.filename	"pool/$(touch MARK).deb"	package "hello": "filename"
 packages.0.sha256	"00"	package "hello": "sha256"
 packages.0.sha256	"ABCDEF0000000000000000000000000000000000000000000000000000000000"	package "hello": "sha256"
-packages.0.size	-5	package "hello": "size" is missing or not a number of bytes
+packages.0.size	-5	package "hello": "size" ("-5") is not a number of bytes
 packages.0.size	"1000"	package "hello": "size"
 packages.0.multi-arch	"sometimes"	package "hello": "multi-arch"
 packages.0.priority	"a b"	package "hello": "priority"
@@ -114,7 +114,7 @@ sources.0.fingerprint	"XYZ"	source 1: "fingerprint"
 sources.0.inrelease-sha256	"00"	source 1: "inrelease-sha256"
 sources.0.date	"Sat\n  command = touch MARK #"	source 1: "date"
 sources.0.origin	"Debian\n"	source 1: "origin"
-sources.0.pin-priority	99999999999	source 1: "pin-priority"
+sources.0.pin-priority	99999999999	source 1: "pin-priority" ("99999999999") is not from -10000 to 10000
 sources.0.uri	"ftp://127.0.0.1/debian"	source 1: "uri" .* "ftp:"'
 
 test_expect_success 'every lockfile field holds only what it may: one row per hostile value, a one-line error naming the field and the package, nothing run or written' '
@@ -214,6 +214,43 @@ test_expect_success 'options: --mirror must name a source and a supported scheme
     refuse "img.lock.json: \"b|c\" contains \"|\", which a path in a Ninja file cannot hold" \
         a2o --repo repo ninja img.lock.json -o x.ninja --builddir "b|c"
     refuse "--arch \"AMD64\"" a2o lock packages.txt --arch AMD64 --sources sources.list --cache cache
+'
+
+# An archive signed by a trusted key may still be hostile (a third party's,
+# or a compromised one): what its index says reaches the lockfile.
+. "$TOP_SRCDIR/tests/librepo.sh"
+SRV="$SCRATCH/srv"
+mkdir -p "$SRV"
+repo_key archive
+repo_serve "$SRV"
+
+# hostile_repo NAME SED: a signed repository $SRV/NAME whose Packages index
+# is edited by SED after it was made.
+hostile_repo () {
+    local root="$SRV/$1" bin="$SRV/$1/dists/bookworm/main/binary-amd64"
+    repo_deb "$root" hello 1.0 amd64
+    repo_dists "$root" bookworm amd64
+    sed -i "$2" "$bin/Packages"
+    gzip -9n < "$bin/Packages" > "$bin/Packages.gz"
+    xz -9 < "$bin/Packages" > "$bin/Packages.xz"
+    ( cd "$root" && apt-ftparchive -o APT::FTPArchive::Release::Suite=bookworm \
+          -o APT::FTPArchive::Release::Codename=bookworm \
+          -o APT::FTPArchive::Release::Architectures=amd64 \
+          -o APT::FTPArchive::Release::Components=main -o APT::FTPArchive::Md5=false \
+          -o APT::FTPArchive::SHA1=false -o APT::FTPArchive::SHA512=false \
+          release dists/bookworm > "$SCRATCH/Release.$1" )
+    mv "$SCRATCH/Release.$1" "$root/dists/bookworm/Release"
+    repo_sign "$root" bookworm archive
+}
+
+test_expect_success 'lock writes no lockfile that build would refuse: a signed index whose Filename climbs out of the archive is a one-line error naming the package' '
+    hostile_repo climb "s|^Filename: .*|Filename: pool/../../../../tmp/x.deb|"
+    repo_sources_line "$HTTPD_URL/climb" bookworm archive > sources.list
+    echo hello > packages.txt
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_one_line err
+    assert_file_has_content err "lockfile out.lock.json: package \"hello\": \"filename\" (\"pool/../../../../tmp/x.deb\") has a \"..\" path component; an archive"
+    assert_not_has_file out.lock.json
 '
 
 test_done
