@@ -176,7 +176,8 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
           {
             source->explicit_name = TRUE;
             /* One name for several (URI, suite) pairs: tell them apart by suite. */
-            source->name = n_pairs > 1 ? g_strdup_printf ("%s-%s", name, *s) : g_strdup (name);
+            source->name = n_pairs > 1 ? g_strdelimit (g_strdup_printf ("%s-%s", name, *s), "/", '-')
+                                       : g_strdup (name);
           }
         g_ptr_array_add (list->sources, source);
       }

@@ -174,12 +174,13 @@ test_named_stanza_and_keys (void)
   g_autoptr(SourcesList) list = load_text ("Types: deb\n"
                                            "X-Name: debian\n"
                                            "URIs: http://a.invalid/debian\n"
-                                           "Suites: bookworm bookworm-updates\n"
+                                           "Suites: bookworm bookworm/updates\n"
                                            "Components: main\n"
                                            "Signed-By: /k/one.gpg, /k/two.asc\n",
                                            ".sources", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (((Source *) list->sources->pdata[0])->name, ==, "debian-bookworm");
+  /* "/" in a suite becomes "-" in the name, as in a name derived from it. */
   g_assert_cmpstr (((Source *) list->sources->pdata[1])->name, ==, "debian-bookworm-updates");
 
   g_autoptr(GPtrArray) keys = release_source_keys (list->sources->pdata[0], &error);
