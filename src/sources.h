@@ -8,7 +8,7 @@
  * Names.  A lockfile must not contain mirror host names, so every source has
  * a name that says *what* it is, not *where*: the deb822 field "X-Name:" (or
  * "Name:") or the one-line option "[name=NAME]" when given (a stanza with
- * several URIs or suites gives "NAME-SUITE" to each); otherwise the
+ * several URIs or suites gives "NAME-SUITE" to each, "/" as "-"); otherwise the
  * suite ("bookworm", "bookworm-security", with "/" turned into "-").  When two
  * sources of one list would get the same derived name, both get the suite
  * followed by their components ("bookworm-main", "bookworm-contrib"); when
