@@ -19,6 +19,9 @@ typedef struct {
   char **configure_hooks;  /* --configure-hook COMMAND */
 } BuildArgs;
 
+/* download_jobs not given: told apart from a given 0, which is an error. */
+#define BUILD_ARGS_INIT { .download_jobs = G_MININT }
+
 void build_args_clear (BuildArgs *args);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
 

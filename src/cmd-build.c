@@ -134,7 +134,7 @@ run_ninja (const char *ninja, const char *file, int jobs, const char *target, GE
 
 CMD (build)
 {
-  g_auto(BuildArgs) args = { 0 };
+  g_auto(BuildArgs) args = BUILD_ARGS_INIT;
   int jobs = 0;
   g_autofree char *ninja = NULL;
   const GOptionEntry entries[] = {
@@ -150,6 +150,9 @@ CMD (build)
     return FALSE;
   if (argc != 2)
     return cmd_usage_error (inv, error, "expected one LOCKFILE");
+  if (jobs < 0)
+    return cmd_usage_error (inv, error, "--jobs %d: expected a number of steps (1 or more; 0: ninja's "
+                            "default)", jobs);
 
   args.lockfile = argv[1];
   args.repo = inv->repo_path;

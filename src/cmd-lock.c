@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd.h"
+#include "debpolicy.h"
 #include "lockfile.h"
 #include "lock.h"
 #include "sources.h"
@@ -36,6 +37,11 @@ read_package_list (const char *path, GError **error)
       if (strpbrk (lines[i], " \t") != NULL)
         return util_fail (error, "package list %s:%u: \"%s\": one package a line", path, i + 1,
                           lines[i]), NULL;
+      const char *problem = debpolicy_request_problem (lines[i]);
+      g_autofree char *shown = g_strescape (lines[i], NULL);
+      if (problem != NULL)
+        return util_fail (error, "package list %s:%u: \"%s\" %s; write NAME, NAME=VERSION or "
+                          "NAME:ARCH", path, i + 1, shown, problem), NULL;
       g_strv_builder_add (b, lines[i]);
     }
   return g_strv_builder_end (b);
@@ -95,13 +101,12 @@ print_changes (Lockfile *before, Lockfile *after)
 static gboolean
 apply_mirrors (SourcesList *sources, char **mirrors, GError **error)
 {
-  for (char **m = mirrors; m != NULL && *m != NULL; m++)
-    {
-      g_autofree char *name = g_strndup (*m, strcspn (*m, "="));
-      if (sources_list_lookup (sources, name) == NULL)
-        return util_fail (error, "--mirror %s: no source named \"%s\" is being locked", *m, name);
-    }
-  return sources_list_apply_mirrors (sources, (const char *const *) mirrors, error);
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  for (guint i = 0; i < sources->sources->len; i++)
+    g_strv_builder_add (b, ((Source *) sources->sources->pdata[i])->name);
+  g_auto(GStrv) names = g_strv_builder_end (b);
+  return sources_list_apply_mirrors (sources, (const char *const *) mirrors,
+                                     (const char *const *) names, "the sources being locked", error);
 }
 
 static gboolean
@@ -198,6 +203,8 @@ CMD (lock)
         output = default_output (argv[1]);
       if (arch == NULL && (arch = host_architecture (error)) == NULL)
         return FALSE;
+      if (debpolicy_arch_problem (arch) != NULL)
+        return cmd_usage_error (inv, error, "--arch \"%s\" %s", arch, debpolicy_arch_problem (arch));
       req.packages = packages;
       req.variant = variant;
       req.architecture = arch;

@@ -7,7 +7,7 @@
 
 CMD (ninja)
 {
-  g_auto(BuildArgs) args = { 0 };
+  g_auto(BuildArgs) args = BUILD_ARGS_INIT;
   g_autofree char *output = NULL;
   gboolean subninja = FALSE;
   const GOptionEntry entries[] = {

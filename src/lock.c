@@ -94,6 +94,10 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
   g_autoptr(GPtrArray) resolve_sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
   gboolean merged_usr = FALSE, merged_usr_known = FALSE;
 
+  for (guint i = 0; i < sources->sources->len; i++)
+    if (!source_check_uri (sources->sources->pdata[i], error))
+      return NULL;
+
   guint n = sources->sources->len;  /* sources, one thread each */
   g_autofree SourceJob *jobs = g_new0 (SourceJob, n);
   g_autofree GThread **threads = g_new0 (GThread *, n);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "debpolicy.h"
 #include "lockfile.h"
 #include "util.h"
 
@@ -258,9 +259,13 @@ lockfile_to_string (Lockfile *lock)
   return g_string_free (out, FALSE);
 }
 
+static gboolean check_lockfile (Lockfile *lock, const char *path, GError **error);
+
 gboolean
 lockfile_write (Lockfile *lock, const char *path, GError **error)
 {
+  if (!check_lockfile (lock, path, error))
+    return FALSE;
   g_autofree char *text = lockfile_to_string (lock);
   g_autoptr(GError) local_error = NULL;
 
@@ -281,7 +286,13 @@ lockfile_write (Lockfile *lock, const char *path, GError **error)
 typedef struct {
   const char *path;
   const char *context;  /* "package \"libc6\"" etc. */
+  const char *remedy;   /* what to do about a value that is not allowed */
 } Reader;
+
+#define REMEDY_LOAD "a lockfile holds only what \"apt2ostree lock\" writes: make it again with " \
+                    "\"apt2ostree lock\""
+#define REMEDY_WRITE "an archive's index or Release gave it, and no lockfile may hold it: " \
+                     "nothing was written"
 
 static gboolean
 read_fail (Reader *r, GError **error, const char *member, const char *expected)
@@ -315,6 +326,33 @@ get_int (Reader *r, JsonObject *o, const char *member, gint64 *out, GError **err
   if (node == NULL || !JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_INT64)
     return read_fail (r, error, member, "an integer");
   *out = json_node_get_int (node);
+  return TRUE;
+}
+
+/* MEMBER's VALUE (NULL: absent or null, nothing to check) is what the
+ * field may hold when PROBLEM, debpolicy's verdict on it, is NULL.  The
+ * value is shown escaped, so the error stays one line whatever it holds. */
+static gboolean
+check_field (Reader *r, const char *member, const char *value, const char *problem,
+             GError **error)
+{
+  if (value == NULL || problem == NULL)
+    return TRUE;
+  g_autofree char *cut = g_strndup (value, 100);
+  g_autofree char *shown = g_strescape (cut, NULL);
+  return util_fail (error, "lockfile %s: %s%s\"%s\" (\"%s%s\") %s; %s", r->path,
+                    r->context != NULL ? r->context : "", r->context != NULL ? ": " : "",
+                    member, shown, strlen (value) > 100 ? "..." : "", problem, r->remedy);
+}
+
+/* Each of the list MEMBER's VALUES by CHECK. */
+static gboolean
+check_list (Reader *r, const char *member, char **values, const char *(*check) (const char *),
+            GError **error)
+{
+  for (char **v = values; v != NULL && *v != NULL; v++)
+    if (!check_field (r, member, *v, check (*v), error))
+      return FALSE;
   return TRUE;
 }
 
@@ -364,6 +402,108 @@ get_object (Reader *r, JsonNode *node, const char *what, GError **error)
   return json_node_get_object (node);
 }
 
+/* The request's sources file is read, never run; it is relative to the
+ * lockfile and may lead out of its directory ("../sources.list"). */
+static const char *
+sources_file_problem (const char *path)
+{
+  return path != NULL && *path == '\0' ? "is empty" : debpolicy_text_problem (path);
+}
+
+static const char *const merged_usr_values[] = { "auto", "yes", "no", NULL };
+
+/* Every value of REQ (R's context set) is one the field may hold. */
+static gboolean
+check_request (Reader *r, LockRequest *req, GError **error)
+{
+  return check_list (r, "packages", req->packages, debpolicy_request_problem, error)
+         && check_field (r, "variant", req->variant, debpolicy_name_problem (req->variant), error)
+         && check_field (r, "architecture", req->architecture,
+                         debpolicy_arch_problem (req->architecture), error)
+         && check_list (r, "sources", req->sources, debpolicy_name_problem, error)
+         && check_field (r, "sources-file", req->sources_file, sources_file_problem (req->sources_file),
+                         error)
+         && check_field (r, "merged-usr", req->merged_usr,
+                         g_strv_contains (merged_usr_values, req->merged_usr) ? NULL
+                         : "is not \"auto\", \"yes\" or \"no\"", error)
+         && check_field (r, "suite", req->suite, debpolicy_release_problem (req->suite), error);
+}
+
+/* The same for a source, whose pin priority is PIN (as read, before it
+ * is narrowed to an int). */
+static gboolean
+check_source (Reader *r, LockSource *s, gint64 pin, GError **error)
+{
+  g_autofree char *uri_problem = s->uri != NULL ? debpolicy_uri_problem (s->uri) : NULL;
+  g_autofree char *pin_text = g_strdup_printf ("%" G_GINT64_FORMAT, pin);
+  return check_field (r, "name", s->name, debpolicy_name_problem (s->name), error)
+         && check_field (r, "suite", s->suite, debpolicy_archive_path_problem (s->suite), error)
+         && check_field (r, "codename", s->codename, debpolicy_archive_path_problem (s->codename), error)
+         && check_field (r, "origin", s->origin, debpolicy_text_problem (s->origin), error)
+         && check_field (r, "version", s->version, debpolicy_text_problem (s->version), error)
+         && check_list (r, "components", s->components, debpolicy_archive_path_problem, error)
+         && check_list (r, "architectures", s->architectures, debpolicy_arch_problem, error)
+         && check_field (r, "pin-priority", pin_text,
+                         pin < -10000 || pin > 10000 ? "is not from -10000 to 10000" : NULL, error)
+         && check_field (r, "fingerprint", s->fingerprint, debpolicy_fingerprint_problem (s->fingerprint),
+                         error)
+         && check_field (r, "inrelease-sha256", s->inrelease_sha256,
+                         debpolicy_sha256_problem (s->inrelease_sha256), error)
+         && check_field (r, "date", s->date, debpolicy_text_problem (s->date), error)
+         && check_field (r, "uri", s->uri, uri_problem, error);
+}
+
+/* The same for a package (R's context naming it). */
+static gboolean
+check_package (Reader *r, LockPackage *p, GError **error)
+{
+  static const char *const multi_arch_values[] = { "same", "foreign", "allowed", "no", NULL };
+  g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT, p->size);
+  return check_field (r, "name", p->name, debpolicy_name_problem (p->name), error)
+         && check_field (r, "version", p->version, debpolicy_version_problem (p->version), error)
+         && check_field (r, "architecture", p->architecture, debpolicy_arch_problem (p->architecture),
+                         error)
+         && check_field (r, "source", p->source, debpolicy_name_problem (p->source), error)
+         && check_field (r, "priority", p->priority, debpolicy_name_problem (p->priority), error)
+         && check_field (r, "multi-arch", p->multi_arch,
+                         p->multi_arch == NULL || g_strv_contains (multi_arch_values, p->multi_arch)
+                         ? NULL : "is not \"same\", \"foreign\", \"allowed\" or \"no\"", error)
+         /* A negative size is not "no size check": a lockfile always has one. */
+         && check_field (r, "size", size, p->size < 0 ? "is not a number of bytes (0 or more)" : NULL,
+                         error)
+         && check_field (r, "sha256", p->sha256, debpolicy_sha256_problem (p->sha256), error)
+         && check_field (r, "filename", p->filename, debpolicy_archive_path_problem (p->filename), error);
+}
+
+/* Before writing: a lockfile lockfile_load() would refuse (a Filename
+ * "../x" from an archive's index, a Codename with a space) is never
+ * written, so what "lock" writes, "build" reads. */
+static gboolean
+check_lockfile (Lockfile *lock, const char *path, GError **error)
+{
+  Reader r = { path, "request", REMEDY_WRITE };
+  if (!check_request (&r, &lock->request, error))
+    return FALSE;
+  for (guint i = 0; i < lock->sources->len; i++)
+    {
+      LockSource *s = lock->sources->pdata[i];
+      g_autofree char *context = g_strdup_printf ("source %u", i + 1);
+      r.context = context;
+      if (!check_source (&r, s, s->pin_priority, error))
+        return FALSE;
+    }
+  for (guint i = 0; i < lock->packages->len; i++)
+    {
+      LockPackage *p = lock->packages->pdata[i];
+      g_autofree char *name = g_strescape (p->name, NULL);
+      g_autofree char *context = g_strdup_printf ("package \"%s\"", name);
+      r.context = context;
+      if (!check_package (&r, p, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 static gboolean
 read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
 {
@@ -381,7 +521,8 @@ read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
                 && (!json_object_has_member (o, "suite")
                     || get_string (r, o, "suite", FALSE, &req->suite, error))
                 && (!json_object_has_member (o, "record-uris")
-                    || get_bool (r, o, "record-uris", &req->record_uris, error));
+                    || get_bool (r, o, "record-uris", &req->record_uris, error))
+           && check_request (r, req, error);
   r->context = NULL;
   return ok;
 }
@@ -409,6 +550,8 @@ read_source (Reader *r, JsonNode *node, guint index, GError **error)
       || !get_string (r, o, "date", TRUE, &s->date, error)
       || (json_object_has_member (o, "uri") && !get_string (r, o, "uri", FALSE, &s->uri, error)))
     return NULL;
+  if (!check_source (r, s, pin, error))
+    return NULL;
   s->pin_priority = (int) pin;
   r->context = NULL;
   return g_steal_pointer (&s);
@@ -423,7 +566,8 @@ read_package (Reader *r, JsonNode *node, guint index, GError **error)
   if (o == NULL)
     return NULL;
   g_autoptr(LockPackage) p = g_new0 (LockPackage, 1);
-  if (!get_string (r, o, "name", FALSE, &p->name, error))
+  if (!get_string (r, o, "name", FALSE, &p->name, error)
+      || !check_field (r, "name", p->name, debpolicy_name_problem (p->name), error))
     return NULL;
   g_free (context);
   context = g_strdup_printf ("package \"%s\"", p->name);
@@ -438,10 +582,8 @@ read_package (Reader *r, JsonNode *node, guint index, GError **error)
       || !get_string (r, o, "sha256", FALSE, &p->sha256, error)
       || !get_string (r, o, "filename", FALSE, &p->filename, error))
     return NULL;
-  if (strlen (p->sha256) != 64 || strspn (p->sha256, "0123456789abcdef") != 64)
-    return read_fail (r, error, "sha256", "64 lowercase hex digits"), NULL;
-  if (p->filename[0] == '/' || strstr (p->filename, "..") != NULL)
-    return read_fail (r, error, "filename", "a relative pool path without \"..\""), NULL;
+  if (!check_package (r, p, error))
+    return NULL;
   r->context = NULL;
   return g_steal_pointer (&p);
 }
@@ -454,7 +596,7 @@ lockfile_load (const char *path, GError **error)
   if (!json_parser_load_from_file (parser, path, &local_error))
     return util_fail (error, "lockfile %s: %s", path, local_error->message), NULL;
 
-  Reader r = { path, NULL };
+  Reader r = { path, NULL, REMEDY_LOAD };
   JsonObject *root = get_object (&r, json_parser_get_root (parser), "(top level)", error);
   if (root == NULL)
     return NULL;
@@ -498,13 +640,19 @@ lockfile_load (const char *path, GError **error)
   g_auto(GStrv) order = NULL;
   if (!get_strv (&r, root, "install-order", &order, error))
     return NULL;
+  g_autoptr(GHashTable) ordered = g_hash_table_new (NULL, NULL);
   for (char **o = order; *o != NULL; o++)
     {
       g_auto(GStrv) parts = g_strsplit (*o, ":", 2);
-      if (lockfile_lookup_package (lock, parts[0], parts[1]) == NULL)
+      LockPackage *package = lockfile_lookup_package (lock, parts[0], parts[1]);
+      g_autofree char *shown = g_strescape (*o, NULL);
+      if (package != NULL && !g_hash_table_add (ordered, package))
+        return util_fail (error, "lockfile %s: install-order names \"%s\" twice; the lockfile is "
+                          "damaged, make it again with \"apt2ostree lock\"", path, shown), NULL;
+      if (package == NULL)
         return util_fail (error, "lockfile %s: install-order names \"%s\", which is not among its "
                           "packages; the lockfile is damaged, make it again with \"apt2ostree lock\"",
-                          path, *o), NULL;
+                          path, shown), NULL;
       g_ptr_array_add (lock->install_order, g_strdup (*o));
     }
   if (lock->install_order->len != lock->packages->len)
@@ -554,6 +702,8 @@ lockfile_package_url (Lockfile *lock, LockPackage *package, SourcesList *sources
                         "add it there or give --mirror %s=URI", package->name, package->source,
                         where, package->source), NULL;
     }
+  if (!source_check_uri (source, error))
+    return NULL;
   return g_strdup_printf ("%s/%s", source->uri, package->filename);
 }
 

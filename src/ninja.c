@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <string.h>
 
 #include <curl/curl.h>
@@ -10,23 +11,68 @@
 #include "ninja.h"
 #include "util.h"
 
+/* The file being written, and the first value that could not be written
+ * into it: everything goes through the appenders below, which refuse what
+ * no escape can carry, so a value that slipped past the lockfile's checks
+ * still cannot end a line and start a binding (a "command" of its own). */
+typedef struct {
+  GString *text;
+  char *refused;   /* the first value refused, escaped for an error, or NULL */
+  const char *why;
+} NinjaOut;
+
+static void
+ninja_out_clear (NinjaOut *out)
+{
+  if (out->text != NULL)
+    g_string_free (out->text, TRUE);
+  g_free (out->refused);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NinjaOut, ninja_out_clear)
+
+/* Can VALUE be written at all?  A newline ends a Ninja line whatever
+ * precedes it, and no control character belongs in a path or a word; in a
+ * path, "|" ends the path and has no escape. */
+static gboolean
+writable (NinjaOut *out, const char *value, gboolean path)
+{
+  const char *why = NULL;
+  for (const char *p = value; *p != '\0' && why == NULL; p++)
+    if ((unsigned char) *p < 0x20 || *p == 0x7f)
+      why = "contains a control character (a newline, a tab...), which a Ninja file cannot hold";
+    else if (path && *p == '|')
+      why = "contains \"|\", which a path in a Ninja file cannot hold";
+  if (why == NULL)
+    return TRUE;
+  if (out->refused == NULL)
+    {
+      out->refused = g_strescape (value, NULL);
+      out->why = why;
+    }
+  return FALSE;
+}
+
 /* A path in a build line, where "$", " " and ":" are special. */
 static void
-append_path (GString *out, const char *path)
+append_path (NinjaOut *out, const char *path)
 {
+  if (!writable (out, path, TRUE))
+    return;
   for (const char *p = path; *p != '\0'; p++)
     {
       if (*p == '$' || *p == ' ' || *p == ':')
-        g_string_append_c (out, '$');
-      g_string_append_c (out, *p);
+        g_string_append_c (out->text, '$');
+      g_string_append_c (out->text, *p);
     }
 }
 
 /* A word the shell will see in a command, quoted only when it needs to be,
  * with "$" doubled for ninja. */
 static void
-append_word (GString *out, const char *word)
+append_word (NinjaOut *out, const char *word)
 {
+  if (!writable (out, word, FALSE))
+    return;
   gboolean plain = *word != '\0';
   for (const char *p = word; *p != '\0'; p++)
     if (!g_ascii_isalnum (*p) && strchr ("_./:=+,@%-~", *p) == NULL)
@@ -35,24 +81,44 @@ append_word (GString *out, const char *word)
   for (const char *p = quoted; *p != '\0'; p++)
     {
       if (*p == '$')
-        g_string_append_c (out, '$');
-      g_string_append_c (out, *p);
+        g_string_append_c (out->text, '$');
+      g_string_append_c (out->text, *p);
     }
 }
 
+/* Text of the file itself (rule names, punctuation, numbers, comments made
+ * of checked values). */
 static void
-append_variable (GString *out, const char *name, const char *word)
+append_text (NinjaOut *out, const char *text)
 {
-  g_string_append_printf (out, "  %s = ", name);
+  g_string_append (out->text, text);
+}
+
+static void
+append_printf (NinjaOut *out, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+append_printf (NinjaOut *out, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_string_append_vprintf (out->text, format, args);
+  va_end (args);
+}
+
+static void
+append_variable (NinjaOut *out, const char *name, const char *word)
+{
+  append_printf (out, "  %s = ", name);
   append_word (out, word);
-  g_string_append_c (out, '\n');
+  append_text (out, "\n");
 }
 
 /* "$repo/refs/heads/REF" */
 static void
-append_ref_path (GString *out, const char *ref)
+append_ref_path (NinjaOut *out, const char *ref)
 {
-  g_string_append (out, "$repo/refs/heads/");
+  append_text (out, "$repo/refs/heads/");
   append_path (out, ref);
 }
 
@@ -126,10 +192,14 @@ pool_name (const NinjaOptions *options)
 }
 
 static void
-append_header (GString *out, Lockfile *lock, const NinjaOptions *options, const char *repo,
+append_header (NinjaOut *out, Lockfile *lock, const NinjaOptions *options, const char *repo,
                guint n_packages)
 {
-  g_string_append_printf (out,
+  /* The comment names them: they must not end it. */
+  if (!writable (out, options->image, TRUE) || !writable (out, options->lockfile_path, TRUE)
+      || !writable (out, lock->request.architecture, FALSE))
+    return;
+  append_printf (out,
       "# The image \"%s\": %u packages from %s (%s, %s).\n"
       "# Written by \"apt2ostree ninja\"; it rewrites itself when the lockfile changes.\n"
       "#\n"
@@ -146,98 +216,102 @@ append_header (GString *out, Lockfile *lock, const NinjaOptions *options, const 
       options->subninja ? "" : "\n#   update-lockfiles      the same, as the nightly job calls it");
   if (!options->subninja)
     {
-      g_string_append (out, "builddir = ");
+      append_text (out, "builddir = ");
       append_path (out, options->builddir);
-      g_string_append_c (out, '\n');
+      append_text (out, "\n");
     }
-  g_string_append (out, "a2o = ");
+  append_text (out, "a2o = ");
   append_word (out, options->apt2ostree);
-  g_string_append (out, "\nrepo = ");
+  /* The repository and the cache are paths in build lines ($repo) and
+   * words in commands ($repo_arg), escaped for each. */
+  append_text (out, "\nrepo = ");
   append_path (out, repo);
-  g_string_append (out, "\ncache = ");
+  append_text (out, "\nrepo_arg = ");
+  append_word (out, repo);
   g_autofree char *cache = g_build_filename (options->builddir, "cache", "debs", NULL);
-  append_path (out, cache);
-  g_string_append (out, "\n\n");
+  append_text (out, "\ncache_arg = ");
+  append_word (out, cache);
+  append_text (out, "\n\n");
 }
 
 /* " OPTION VALUE" for each of VALUES. */
 static void
-append_options (GString *out, const char *option, const char *const *values)
+append_options (NinjaOut *out, const char *option, const char *const *values)
 {
   for (const char *const *v = values; v != NULL && *v != NULL; v++)
     {
-      g_string_append_printf (out, " %s ", option);
+      append_printf (out, " %s ", option);
       append_word (out, *v);
     }
 }
 
 /* "apt2ostree ninja …" again, with the options that made this file. */
 static void
-append_regen_command (GString *out, const NinjaOptions *options)
+append_regen_command (NinjaOut *out, const NinjaOptions *options)
 {
-  g_string_append (out, "$a2o ninja ");
+  append_text (out, "$a2o ninja ");
   append_word (out, options->lockfile_path);
-  g_string_append (out, " -o ");
+  append_text (out, " -o ");
   append_word (out, options->output_path);
-  g_string_append (out, " --ref ");
+  append_text (out, " --ref ");
   append_word (out, options->image);
-  g_string_append (out, " --builddir ");
+  append_text (out, " --builddir ");
   append_word (out, options->builddir);
   if (options->repo != NULL)
     {
-      g_string_append (out, " --repo ");
+      append_text (out, " --repo ");
       append_word (out, options->repo);
     }
   if (options->sources_path != NULL)
     {
-      g_string_append (out, " --sources ");
+      append_text (out, " --sources ");
       append_word (out, options->sources_path);
     }
   for (const char *const *m = options->mirrors; m != NULL && *m != NULL; m++)
     {
-      g_string_append (out, " --mirror ");
+      append_text (out, " --mirror ");
       append_word (out, *m);
     }
   if (options->subninja)
-    g_string_append (out, " --subninja");
-  g_string_append_printf (out, " --download-jobs %d", options->download_jobs);
+    append_text (out, " --subninja");
+  append_printf (out, " --download-jobs %d", options->download_jobs);
   append_options (out, "--before-configure", options->before_configure);
   append_options (out, "--after-configure", options->after_configure);
   append_options (out, "--configure-hook", options->configure_hooks);
 }
 
 static void
-append_rules (GString *out, const NinjaOptions *options, const char *pool)
+append_rules (NinjaOut *out, const NinjaOptions *options, const char *pool)
 {
   /* The commands print the commit they wrote; ninja's own progress line
    * says the same, so their standard output goes away (errors stay). */
-  g_string_append_printf (out, "pool %s\n  depth = %d\n\n", pool, options->download_jobs);
-  g_string_append_printf (out,
+  append_printf (out, "pool %s\n  depth = %d\n\n", pool, options->download_jobs);
+  append_printf (out,
       "rule a2o_init\n"
-      "  command = $a2o --repo $repo init\n"
+      "  command = $a2o --repo $repo_arg init\n"
       "  description = init $repo\n"
       "  restat = 1\n\n"
       "rule a2o_unpack\n"
-      "  command = $a2o --repo $repo unpack-deb --ref $ref --sha256 $sha256 --size $size "
-      "--cache $cache $merged_usr $url > /dev/null\n"
+      "  command = $a2o --repo $repo_arg unpack-deb --ref $ref --sha256 $sha256 --size $size "
+      "--cache $cache_arg $merged_usr $url > /dev/null\n"
       "  description = fetch+unpack $package $version\n"
       "  pool = %s\n"
       "  restat = 1\n\n"
       "rule a2o_stage1\n"
-      "  command = $a2o --repo $repo stage1 --ref $ref --arch $arch $packages > /dev/null\n"
+      "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch $packages > /dev/null\n"
       "  description = stage1 $ref\n"
       "  restat = 1\n\n"
       "rule a2o_configure\n"
       "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
-      "$a2o --repo $repo configure --ref $ref $hooks $stage1 > /dev/null\n"
+      "$a2o --repo $repo_arg configure --ref $ref $hooks $stage1 > /dev/null\n"
       "  description = configure $ref (dpkg --configure -a)\n"
       "  restat = 1\n\n"
       "rule a2o_import\n"
-      "  command = $a2o --repo $repo import --ref $ref $dir > /dev/null\n"
+      "  command = $a2o --repo $repo_arg import --ref $ref $dir > /dev/null\n"
       "  description = import $dir\n"
       "  restat = 1\n\n"
       "rule a2o_overlay\n"
-      "  command = $a2o --repo $repo overlay --ref $ref $trees > /dev/null\n"
+      "  command = $a2o --repo $repo_arg overlay --ref $ref $trees > /dev/null\n"
       "  description = overlay $ref\n"
       "  restat = 1\n\n"
       "rule a2o_lock_update\n"
@@ -251,7 +325,7 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
   /* restat: an unchanged file is not rewritten, so without it a touched
    * lockfile would leave the manifest older than its input for ever
    * ("manifest still dirty after 100 tries"). */
-  g_string_append (out, "\n  description = regenerate $out\n  generator = 1\n  restat = 1\n\n");
+  append_text (out, "\n  description = regenerate $out\n  generator = 1\n  restat = 1\n\n");
 }
 
 /* The trees of --before-configure or --after-configure (WHICH): a
@@ -260,8 +334,8 @@ append_rules (GString *out, const NinjaOptions *options, const char *pool)
  * unchanged directory changes nothing downstream; anything else is a ref of
  * the repository.  Returns the refs, in order. */
 static GPtrArray *
-append_hook_trees (GString *out, const NinjaOptions *options, const char *which,
-                   const char *const *items, const char *always)
+append_hook_trees (NinjaOut *out, const NinjaOptions *options, const char *which,
+                   const char *const *items, const char *always, gboolean *any_import)
 {
   g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
   gboolean any_dir = FALSE;
@@ -275,13 +349,14 @@ append_hook_trees (GString *out, const NinjaOptions *options, const char *which,
       char *ref = g_strdup_printf ("hooks/%s/%s-%u", options->image, which, i + 1);
       g_ptr_array_add (refs, ref);
       if (!any_dir)
-        g_string_append_printf (out, "\n# --%s directories, imported on every run.\n", which);
+        append_printf (out, "\n# --%s directories, imported on every run.\n", which);
       any_dir = TRUE;
-      g_string_append (out, "build ");
+      *any_import = TRUE;
+      append_text (out, "build ");
       append_ref_path (out, ref);
-      g_string_append (out, ": a2o_import | ");
+      append_text (out, ": a2o_import | ");
       append_path (out, always);
-      g_string_append (out, " || $repo/config\n");
+      append_text (out, " || $repo/config\n");
       append_variable (out, "ref", ref);
       append_variable (out, "dir", items[i]);
     }
@@ -290,29 +365,29 @@ append_hook_trees (GString *out, const NinjaOptions *options, const char *which,
 
 /* An edge putting the trees REFS over BASE into OUT (see overlay.h). */
 static void
-append_overlay (GString *out, const char *comment, const char *out_ref, const char *base,
+append_overlay (NinjaOut *out, const char *comment, const char *out_ref, const char *base,
                 GPtrArray *refs)
 {
-  g_string_append (out, comment);
-  g_string_append (out, "build ");
+  append_text (out, comment);
+  append_text (out, "build ");
   append_ref_path (out, out_ref);
-  g_string_append (out, ": a2o_overlay ");
+  append_text (out, ": a2o_overlay ");
   append_ref_path (out, base);
   for (guint i = 0; i < refs->len; i++)
     {
-      g_string_append_c (out, ' ');
+      append_text (out, " ");
       append_ref_path (out, refs->pdata[i]);
     }
-  g_string_append_c (out, '\n');
+  append_text (out, "\n");
   append_variable (out, "ref", out_ref);
-  g_string_append (out, "  trees = ");
+  append_text (out, "  trees = ");
   append_word (out, base);
   for (guint i = 0; i < refs->len; i++)
     {
-      g_string_append_c (out, ' ');
+      append_text (out, " ");
       append_word (out, refs->pdata[i]);
     }
-  g_string_append_c (out, '\n');
+  append_text (out, "\n");
 }
 
 char *
@@ -332,14 +407,15 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
   g_autofree char *stage1 = g_strconcat ("stage1/", options->image, NULL);
   g_autofree char *stage1_target = g_strconcat (options->image, "/stage1", NULL);
 
-  g_autoptr(GString) out = g_string_new ("");
+  g_auto(NinjaOut) out_state = { g_string_new (""), NULL, NULL };
+  NinjaOut *out = &out_state;
   append_header (out, lock, options, repo, ordered->len);
   append_rules (out, options, pool);
 
-  g_string_append (out, "build $repo/config: a2o_init\n\n");
+  append_text (out, "build $repo/config: a2o_init\n\n");
 
   g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
-  g_string_append (out, "# One tree per package, named by its content (see unpack-deb).\n");
+  append_text (out, "# One tree per package, named by its content (see unpack-deb).\n");
   for (guint i = 0; i < ordered->len; i++)
     {
       LockPackage *package = ordered->pdata[i];
@@ -350,9 +426,9 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
                                 package->sha256);
       g_ptr_array_add (refs, ref);
 
-      g_string_append (out, "build ");
+      append_text (out, "build ");
       append_ref_path (out, ref);
-      g_string_append (out, ": a2o_unpack || $repo/config\n");
+      append_text (out, ": a2o_unpack || $repo/config\n");
       append_variable (out, "package", package->name);
       append_variable (out, "version", package->version);
       append_variable (out, "ref", ref);
@@ -363,38 +439,39 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
       append_variable (out, "url", url);
     }
 
-  g_string_append (out, "\n# Stage 1: the package trees in install order, and the dpkg database.\n"
+  append_text (out, "\n# Stage 1: the package trees in install order, and the dpkg database.\n"
                         "build ");
   append_ref_path (out, stage1);
-  g_string_append (out, ": a2o_stage1");
+  append_text (out, ": a2o_stage1");
   for (guint i = 0; i < refs->len; i++)
     {
-      g_string_append (out, " $\n    ");
+      append_text (out, " $\n    ");
       append_ref_path (out, refs->pdata[i]);
     }
-  g_string_append_c (out, '\n');
+  append_text (out, "\n");
   append_variable (out, "ref", stage1);
   append_variable (out, "arch", lock->request.architecture);
-  g_string_append (out, "  packages =");
+  append_text (out, "  packages =");
   for (guint i = 0; i < refs->len; i++)
     {
-      g_string_append (out, " $\n     ");
+      append_text (out, " $\n     ");
       append_word (out, refs->pdata[i]);
     }
-  g_string_append (out, "\n");
+  append_text (out, "\n");
 
   g_autofree char *always = g_strconcat (options->builddir, "/stamps/", options->image,
                                          ".hook-dirs", NULL);
+  gboolean any_import = FALSE;
   g_autoptr(GPtrArray) before = append_hook_trees (out, options, "before-configure",
-                                                   options->before_configure, always);
+                                                   options->before_configure, always, &any_import);
   g_autoptr(GPtrArray) after = append_hook_trees (out, options, "after-configure",
-                                                  options->after_configure, always);
-  if (strstr (out->str, ": a2o_import ") != NULL)
+                                                  options->after_configure, always, &any_import);
+  if (any_import)
     {
       /* Never made, so always out of date. */
-      g_string_append (out, "build ");
+      append_text (out, "build ");
       append_path (out, always);
-      g_string_append (out, ": phony\n");
+      append_text (out, ": phony\n");
     }
   /* With --before-configure, stage 2 runs over before-configure/NAME, the
    * trees put over stage1/NAME; with --after-configure, it writes
@@ -407,66 +484,69 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
     append_overlay (out, "\n# The --before-configure trees over stage 1.\n", configure_in, stage1,
                     before);
 
-  g_string_append (out, "\n# Stage 2: dpkg --configure -a in a sandbox.\nbuild ");
+  append_text (out, "\n# Stage 2: dpkg --configure -a in a sandbox.\nbuild ");
   append_ref_path (out, configured);
-  g_string_append (out, ": a2o_configure ");
+  append_text (out, ": a2o_configure ");
   append_ref_path (out, configure_in);
-  g_string_append_c (out, '\n');
+  append_text (out, "\n");
   append_variable (out, "ref", configured);
   append_variable (out, "stage1", configure_in);
   g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, lockfile_epoch (lock));
   append_variable (out, "epoch", epoch);
   if (options->configure_hooks != NULL && options->configure_hooks[0] != NULL)
     {
-      g_autoptr(GString) hooks = g_string_new ("");
-      append_options (hooks, "--configure-hook", options->configure_hooks);
-      /* Already quoted for the shell and for ninja. */
-      g_string_append_printf (out, "  hooks = %s\n", hooks->str + 1);
+      append_text (out, "  hooks =");
+      append_options (out, "--configure-hook", options->configure_hooks);
+      append_text (out, "\n");
     }
 
   if (after->len > 0)
     append_overlay (out, "\n# The --after-configure trees over the configured image.\n",
                     options->image, configured, after);
 
-  g_string_append (out, "\nbuild ");
+  append_text (out, "\nbuild ");
   append_path (out, options->image);
-  g_string_append (out, ": phony ");
+  append_text (out, ": phony ");
   append_ref_path (out, options->image);
-  g_string_append (out, "\nbuild ");
+  append_text (out, "\nbuild ");
   append_path (out, stage1_target);
-  g_string_append (out, ": phony ");
+  append_text (out, ": phony ");
   append_ref_path (out, stage1);
-  g_string_append (out, "\ndefault ");
+  append_text (out, "\ndefault ");
   append_path (out, options->image);
 
   /* The lock update writes no output of its own: its stamp never exists,
    * so it runs every time it is asked for. */
   g_autofree char *stamp = g_strconcat (options->builddir, "/stamps/", options->image,
                                         ".update-lockfile", NULL);
-  g_string_append (out, "\n\n# The lockfile: re-resolve it, and rewrite this file when it changes.\nbuild ");
+  append_text (out, "\n\n# The lockfile: re-resolve it, and rewrite this file when it changes.\nbuild ");
   append_path (out, stamp);
-  g_string_append (out, ": a2o_lock_update\n");
+  append_text (out, ": a2o_lock_update\n");
   append_variable (out, "lockfile", options->lockfile_path);
-  g_string_append (out, "build ");
+  append_text (out, "build ");
   append_path (out, options->image);
-  g_string_append (out, "/update-lockfile: phony ");
+  append_text (out, "/update-lockfile: phony ");
   append_path (out, stamp);
   if (!options->subninja)
     {
-      g_string_append (out, "\nbuild update-lockfiles: phony ");
+      append_text (out, "\nbuild update-lockfiles: phony ");
       append_path (out, stamp);
     }
-  g_string_append (out, "\nbuild ");
+  append_text (out, "\nbuild ");
   append_path (out, options->output_path);
-  g_string_append (out, ": a2o_regen ");
+  append_text (out, ": a2o_regen ");
   append_path (out, options->lockfile_path);
   if (options->sources_path != NULL)
     {
-      g_string_append_c (out, ' ');
+      append_text (out, " ");
       append_path (out, options->sources_path);
     }
-  g_string_append_c (out, '\n');
-  return g_string_free (g_steal_pointer (&out), FALSE);
+  append_text (out, "\n");
+  g_autofree char *lockfile_shown = g_strescape (options->lockfile_path, NULL);
+  if (out->refused != NULL)
+    return util_fail (error, "%s: \"%s\" %s; nothing was written", lockfile_shown, out->refused,
+                      out->why), NULL;
+  return g_string_free (g_steal_pointer (&out->text), FALSE);
 }
 
 gboolean

@@ -181,7 +181,7 @@ refs_check_name (const char *ref, GError **error)
   static gsize once;
   if (g_once_init_enter (&once))
     {
-      regex = g_regex_new ("^(?:[\\w\\d][-._\\w\\d]*/)*[\\w\\d][-._\\w\\d]*$", 0, 0, NULL);
+      regex = g_regex_new ("^(?:[\\w\\d][-._\\w\\d]*/)*[\\w\\d][-._\\w\\d]*$", G_REGEX_DOLLAR_ENDONLY, 0, NULL);
       g_once_init_leave (&once, 1);
     }
   if (!g_utf8_validate (ref, -1, NULL))

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "debpolicy.h"
 #include "sources.h"
 #include "util.h"
 
@@ -80,6 +81,45 @@ parse_pin_priority (const char *value, const char *origin, int *out, GError **er
   return TRUE;
 }
 
+/* FIELD's VALUE is allowed when PROBLEM (debpolicy's verdict) is NULL;
+ * else a one-line error naming ORIGIN (FILE:LINE) and the value, escaped. */
+static gboolean
+check_value (const char *origin, const char *field, const char *value, const char *problem,
+             GError **error)
+{
+  if (problem == NULL)
+    return TRUE;
+  g_autofree char *shown = g_strescape (value, NULL);
+  return util_fail (error, "%s: %s \"%s\" %s", origin, field, shown, problem);
+}
+
+/* What a stanza or line gives is data that reaches URLs, lockfiles and
+ * Ninja files: each value by its grammar (see sources.h). */
+static gboolean
+check_values (char **uris, char **suites, char **components, char **architectures,
+              const char *signed_by, const char *name, const char *origin, GError **error)
+{
+  for (char **u = uris; *u != NULL; u++)
+    if (!check_value (origin, "URI", *u, debpolicy_text_problem (*u), error))
+      return FALSE;
+  for (char **s = suites; *s != NULL; s++)
+    if (!check_value (origin, "suite", *s, debpolicy_archive_path_problem (*s), error))
+      return FALSE;
+  for (char **c = components; *c != NULL; c++)
+    if (!check_value (origin, "component", *c, debpolicy_archive_path_problem (*c), error))
+      return FALSE;
+  for (char **a = architectures; a != NULL && *a != NULL; a++)
+    if (!check_value (origin, "architecture", *a, debpolicy_arch_problem (*a), error))
+      return FALSE;
+  /* An inline key block is lines by nature; a keyring path is one line. */
+  if (signed_by != NULL && strstr (signed_by, "-----BEGIN PGP PUBLIC KEY BLOCK-----") == NULL
+      && !check_value (origin, "Signed-By", signed_by, debpolicy_text_problem (signed_by), error))
+    return FALSE;
+  if (name != NULL && !check_value (origin, "name", name, debpolicy_name_problem (name), error))
+    return FALSE;
+  return TRUE;
+}
+
 /* Add one Source per (URI, suite), merging with an existing source of the
  * same URI and suite as apt does. */
 static gboolean
@@ -97,6 +137,8 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
                         "use a repository with dists/SUITE/", origin, *s);
   if (components == NULL || components[0] == NULL)
     return util_fail (error, "%s: no components", origin);
+  if (!check_values (uris, suites, components, architectures, signed_by, name, origin, error))
+    return FALSE;
 
   guint n_pairs = g_strv_length (uris) * g_strv_length (suites);
   for (char **u = uris; *u != NULL; u++)
@@ -134,7 +176,8 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
           {
             source->explicit_name = TRUE;
             /* One name for several (URI, suite) pairs: tell them apart by suite. */
-            source->name = n_pairs > 1 ? g_strdup_printf ("%s-%s", name, *s) : g_strdup (name);
+            source->name = n_pairs > 1 ? g_strdelimit (g_strdup_printf ("%s-%s", name, *s), "/", '-')
+                                       : g_strdup (name);
           }
         g_ptr_array_add (list->sources, source);
       }
@@ -390,6 +433,17 @@ assign_names (SourcesList *list, GError **error)
     }
 
   for (guint i = 0; i < sources->len; i++)
+    {
+      Source *s = sources->pdata[i];
+      const char *problem = debpolicy_name_problem (s->name);
+      g_autofree char *shown = g_strescape (s->name, NULL);
+      if (problem != NULL)
+        return util_fail (error, "%s: the source name \"%s\" %s; a source name is a letter or digit, "
+                          "then letters, digits and \"+-._\": give one (deb822 \"X-Name:\", one-line "
+                          "\"[name=NAME]\")", s->origin, shown, problem);
+    }
+
+  for (guint i = 0; i < sources->len; i++)
     for (guint j = i + 1; j < sources->len; j++)
       {
         Source *a = sources->pdata[i], *b = sources->pdata[j];
@@ -570,14 +624,38 @@ sources_list_filter_arch (SourcesList *list, const char *arch)
 }
 
 gboolean
-sources_list_apply_mirrors (SourcesList *list, const char *const *mirrors, GError **error)
+source_check_uri (Source *source, GError **error)
+{
+  g_autofree char *problem = debpolicy_uri_problem (source->uri);
+  g_autofree char *shown = source->uri != NULL ? g_strescape (source->uri, NULL) : g_strdup ("");
+  if (problem != NULL)
+    return util_fail (error, "%s: source \"%s\": URI \"%s\" %s", source->origin, source->name,
+                      shown, problem);
+  return TRUE;
+}
+
+gboolean
+sources_list_apply_mirrors (SourcesList *list, const char *const *mirrors,
+                            const char *const *names, const char *names_where, GError **error)
 {
   for (const char *const *m = mirrors; m != NULL && *m != NULL; m++)
     {
       const char *eq = strchr (*m, '=');
+      g_autofree char *shown = g_strescape (*m, NULL);
       if (eq == NULL || eq == *m || eq[1] == '\0')
-        return util_fail (error, "--mirror \"%s\": expected NAME=URI", *m);
+        return util_fail (error, "--mirror \"%s\": expected NAME=URI", shown);
       g_autofree char *name = g_strndup (*m, eq - *m);
+      if (names != NULL && !g_strv_contains (names, name))
+        {
+          g_autoptr(GString) known = g_string_new ("");
+          for (const char *const *n = names; *n != NULL; n++)
+            g_string_append_printf (known, "%s\"%s\"", n == names ? "" : ", ", *n);
+          return util_fail (error, "--mirror \"%s\": no source named \"%s\" in %s, whose sources "
+                            "are %s", shown, name, names_where, known->len > 0 ? known->str : "none");
+        }
+      g_autofree char *problem = debpolicy_uri_problem (eq + 1);
+      if (problem != NULL)
+        return util_fail (error, "--mirror \"%s\": the URI %s", shown, problem);
       Source *s = sources_list_lookup (list, name);
       if (s == NULL)
         {
@@ -615,10 +693,13 @@ release_is_unstable (const char *release)
 gboolean
 sources_list_set_suite (SourcesList *list, const char *suite, GError **error)
 {
-  if (*suite == '\0' || release_length (suite) != strlen (suite)
-      || strspn (suite, "abcdefghijklmnopqrstuvwxyz0123456789.") != strlen (suite))
-    return util_fail (error, "--suite \"%s\": expected a release name such as \"trixie\" or "
-                      "\"sid\" (lower-case letters, digits and \".\")", suite);
+  const char *problem = debpolicy_release_problem (suite);
+  if (problem != NULL)
+    {
+      g_autofree char *shown = g_strescape (suite, NULL);
+      return util_fail (error, "--suite \"%s\" %s: expected a release name such as \"trixie\" "
+                        "or \"sid\"", shown, problem);
+    }
   Source *first = NULL;
   for (guint i = 0; i < list->sources->len && first == NULL; i++)
     if (!((Source *) list->sources->pdata[i])->explicit_name)

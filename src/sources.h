@@ -8,11 +8,16 @@
  * Names.  A lockfile must not contain mirror host names, so every source has
  * a name that says *what* it is, not *where*: the deb822 field "X-Name:" (or
  * "Name:") or the one-line option "[name=NAME]" when given (a stanza with
- * several URIs or suites gives "NAME-SUITE" to each); otherwise the
+ * several URIs or suites gives "NAME-SUITE" to each, "/" as "-"); otherwise the
  * suite ("bookworm", "bookworm-security", with "/" turned into "-").  When two
  * sources of one list would get the same derived name, both get the suite
  * followed by their components ("bookworm-main", "bookworm-contrib"); when
- * that still collides, it is an error asking for an explicit name.  Sources
+ * that still collides, it is an error asking for an explicit name.  A name,
+ * given or derived, is a letter or digit, then letters, digits and "+-._"
+ * (a package name's grammar, upper case allowed): it is written into
+ * lockfiles and given on command lines.  Suites and components are paths
+ * inside the archive (no "..", empty or "." component), architectures
+ * dpkg's; a bad value is an error naming FILE:LINE.  Sources
  * with the same URI and suite are merged into one (their components are
  * added together), as apt does. */
 #pragma once
@@ -77,9 +82,19 @@ void sources_list_filter_arch (SourcesList *list, const char *arch);
 
 /* Apply "--mirror NAME=URI" overrides: each replaces the URI of the source
  * NAME, or adds a source of that name (for "build", which needs only the
- * URI).  A malformed override is an error. */
+ * URI).  NAMES (or NULL: any) are the names an override may give, those of
+ * NAMES_WHERE ("the lockfile x.lock.json"): any other is an error listing
+ * them, as are a malformed override and a URI debpolicy_uri_problem()
+ * refuses (an unsupported scheme). */
 gboolean sources_list_apply_mirrors (SourcesList *list, const char *const *mirrors,
+                                     const char *const *names, const char *names_where,
                                      GError **error);
+
+/* SOURCE's URI is one apt2ostree fetches from (http://, https://, file://);
+ * else an error naming the source, where it was read and the scheme.
+ * Checked where a source is used, not where it is read: a host's apt
+ * configuration may hold sources of other schemes that are never used. */
+gboolean source_check_uri (Source *source, GError **error);
 
 /* Make LIST name another release of the same archives, as mmdebstrap's
  * SUITE does: the release of the first source named after its suite (its

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "debpolicy.h"
 #include "refs.h"
 #include "unpack.h"
 #include "util.h"
@@ -102,6 +103,12 @@ static gboolean
 prepare_job (UnpackRepo *repo, UnpackJob *job, const UnpackArgs *args, UnpackFetch fetch,
              GError **error)
 {
+  /* "ftp://..." is not a file name that happens to be missing. */
+  if (!cache_is_url (job->source) && strstr (job->source, "://") != NULL)
+    {
+      g_autofree char *problem = debpolicy_uri_problem (job->source);
+      return util_fail (error, "%s: the URL %s", job->source, problem);
+    }
   /* A URL with a known sha256 need not even be downloaded when the ref
    * holds it; a local file is always checked first. */
   if (cache_is_url (job->source))
@@ -258,7 +265,7 @@ unpack_args_parse (CmdInvocation *inv, int argc, char **argv, UnpackArgs *args, 
   g_autofree char *sha256 = NULL;
   g_autofree char *cache = NULL;
   g_autofree char *batch = NULL;
-  gint64 size = -1;
+  gint64 size = G_MININT64;  /* not given: no size check */
   gboolean merged_usr = FALSE, no_merged_usr = FALSE;
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &ref, "Ref to write (required)", "REF" },
@@ -284,13 +291,17 @@ unpack_args_parse (CmdInvocation *inv, int argc, char **argv, UnpackArgs *args, 
     return FALSE;
   if (merged_usr && no_merged_usr)
     return cmd_usage_error (inv, error, "--merged-usr and --no-merged-usr exclude each other");
+  /* A negative size would turn the size check off without a word. */
+  if (size != G_MININT64 && size < 0)
+    return cmd_usage_error (inv, error, "--size %" G_GINT64_FORMAT " is not a number of bytes (0 or "
+                            "more)", size);
 
   if (batch != NULL)
     {
       if (argc != 1)
         return cmd_usage_error (inv, error, "--batch takes its packages from LIST, not from "
                                             "the command line");
-      if (ref != NULL || sha256 != NULL || size >= 0)
+      if (ref != NULL || sha256 != NULL || size != G_MININT64)
         return cmd_usage_error (inv, error, "--ref, --sha256 and --size go on each line of the "
                                             "--batch list");
       args->jobs = batch_read (batch, error);
@@ -309,7 +320,8 @@ unpack_args_parse (CmdInvocation *inv, int argc, char **argv, UnpackArgs *args, 
       if (!refs_check_name (ref, error))
         return FALSE;
       args->jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) unpack_job_free);
-      g_ptr_array_add (args->jobs, unpack_job_new (ref, argv[1], sha256, size, NULL));
+      g_ptr_array_add (args->jobs, unpack_job_new (ref, argv[1], sha256,
+                                                   size == G_MININT64 ? -1 : size, NULL));
     }
   args->cache = g_strdup (cache ? cache : DEFAULT_CACHE);
   args->merged_usr = !no_merged_usr;

@@ -2,6 +2,8 @@
  * values dpkg accepts and values it refuses. */
 #include "config.h"
 
+#include <string.h>
+
 #include "debpolicy.h"
 
 typedef struct {
@@ -41,6 +43,13 @@ static const Case cases[] = {
   { debpolicy_version_problem, "1.0/../x", FALSE },
   { debpolicy_version_problem, "1.0$(id)", FALSE },
   { debpolicy_version_problem, "2:1.0;rm", FALSE },
+  { debpolicy_release_problem, "trixie", TRUE },
+  { debpolicy_release_problem, "sid", TRUE },
+  { debpolicy_release_problem, "22.04", TRUE },
+  { debpolicy_release_problem, "trixie-security", FALSE },
+  { debpolicy_release_problem, "Trixie", FALSE },
+  { debpolicy_release_problem, "../sid", FALSE },
+  { debpolicy_release_problem, "sid\n", FALSE },
   { debpolicy_arch_problem, "amd64", TRUE },
   { debpolicy_arch_problem, "all", TRUE },
   { debpolicy_arch_problem, "hurd-i386", TRUE },
@@ -49,7 +58,71 @@ static const Case cases[] = {
   { debpolicy_arch_problem, "amd64/../x", FALSE },
   { debpolicy_arch_problem, "-amd64", FALSE },
   { debpolicy_arch_problem, "amd64\n", FALSE },
+  { debpolicy_request_problem, "libc6", TRUE },
+  { debpolicy_request_problem, "libc6:arm64", TRUE },
+  { debpolicy_request_problem, "libc6=2.36-9+deb12u4", TRUE },
+  { debpolicy_request_problem, "libc6:i386=1:2.36-9", TRUE },
+  { debpolicy_request_problem, "libc6=", FALSE },
+  { debpolicy_request_problem, "libc6:", FALSE },
+  { debpolicy_request_problem, "libc6:AMD64", FALSE },
+  { debpolicy_request_problem, "libc6=1.0;id", FALSE },
+  { debpolicy_request_problem, "$(id)", FALSE },
+  { debpolicy_request_problem, "a\nb", FALSE },
+  { debpolicy_text_problem, "Sat, 10 Feb 2024 10:00:00 UTC", TRUE },
+  { debpolicy_text_problem, "line\nbreak", FALSE },
+  { debpolicy_text_problem, "tab\there", FALSE },
+  { debpolicy_archive_path_problem, "pool/main/g/glibc/libc6_2.36-9+deb12u4_amd64.deb", TRUE },
+  { debpolicy_archive_path_problem, "pool/main/x/x/x_1%3a2.0~rc1_all.deb", TRUE },
+  { debpolicy_archive_path_problem, "bookworm/updates", TRUE },
+  { debpolicy_archive_path_problem, "", FALSE },
+  { debpolicy_archive_path_problem, "/etc/shadow", FALSE },
+  { debpolicy_archive_path_problem, "pool/../../etc/shadow", FALSE },
+  { debpolicy_archive_path_problem, "pool/./x.deb", FALSE },
+  { debpolicy_archive_path_problem, "pool//x.deb", FALSE },
+  { debpolicy_archive_path_problem, "pool/x.deb/", FALSE },
+  { debpolicy_archive_path_problem, "pool/x y.deb", FALSE },
+  { debpolicy_archive_path_problem, "pool/x.deb?y", FALSE },
+  { debpolicy_archive_path_problem, "pool/x\n.deb", FALSE },
+  { debpolicy_archive_path_problem, "pool/$x.deb", FALSE },
+  { debpolicy_sha256_problem, "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", TRUE },
+  { debpolicy_sha256_problem, "0123456789ABCDEF0123456789abcdef0123456789abcdef0123456789abcdef", FALSE },
+  { debpolicy_sha256_problem, "0123456789abcdef", FALSE },
+  { debpolicy_fingerprint_problem, "4D64FEC119C2029067D6E791F8D2585B8783D481", TRUE },
+  { debpolicy_fingerprint_problem, "4D64FEC119C2029067D6E791F8D2585B8783D48", FALSE },
+  { debpolicy_fingerprint_problem, "4D64FEC119C2029067D6E791F8D2585B8783D48X", FALSE },
 };
+
+/* URIs: allowed, or refused with a phrase holding FRAGMENT. */
+static const struct {
+  const char *uri;
+  const char *fragment;
+} uri_cases[] = {
+  { "http://127.0.0.1:8080/debian", NULL },
+  { "https://example.invalid/debian", NULL },
+  { "file:///srv/mirror", NULL },
+  { "ftp://example.invalid/debian", "\"ftp:\"" },
+  { "gopher://example.invalid/", "\"gopher:\"" },
+  { "file:/srv/mirror", "\"file:\"" },
+  { "http://", "nothing after" },
+  { "/srv/mirror", "not a URI" },
+  { "http://x/a b", "space" },
+  { "http://x/a\nb", "control" },
+  { "", "empty" },
+};
+
+static void
+test_uris (void)
+{
+  for (gsize i = 0; i < G_N_ELEMENTS (uri_cases); i++)
+    {
+      g_autofree char *problem = debpolicy_uri_problem (uri_cases[i].uri);
+      if (uri_cases[i].fragment == NULL ? problem != NULL
+          : problem == NULL || strstr (problem, uri_cases[i].fragment) == NULL)
+        g_error ("URI \"%s\": expected %s, got %s", uri_cases[i].uri,
+                 uri_cases[i].fragment != NULL ? uri_cases[i].fragment : "allowed",
+                 problem != NULL ? problem : "allowed");
+    }
+}
 
 static void
 test_table (void)
@@ -78,5 +151,6 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/debpolicy/dpkg-accepts-and-refuses-the-table", test_table);
   g_test_add_func ("/debpolicy/values-longer-than-255-bytes-are-refused", test_long);
+  g_test_add_func ("/debpolicy/uris-of-the-supported-schemes-only", test_uris);
   return g_test_run ();
 }

@@ -392,7 +392,7 @@ test_expect_success '`apt2ostree ninja` (run by the full binary) writes rules th
     handed_over ex
     assert_streq "$(sed -n "s/^a2o = //p" build/one.ninja)" "$FRONT"
     [ "$(grep -c "apt2ostree-full" build/one.ninja)" = 0 ] || { grep -n "apt2ostree-full" build/one.ninja; false; }
-    assert_file_has_content build/one.ninja "command = \$a2o --repo \$repo unpack-deb "
+    assert_file_has_content build/one.ninja "command = \$a2o --repo \$repo_arg unpack-deb "
     assert_file_has_content build/one.ninja "command = \$a2o ninja one.lock.json"
 '
 

@@ -139,12 +139,23 @@ test_select_and_mirrors (void)
                                            ".list", &error);
   g_assert_no_error (error);
   const char *mirrors[] = { "bookworm=http://m.invalid/debian/", "extra=file:///srv/x", NULL };
-  g_assert_true (sources_list_apply_mirrors (list, mirrors, &error));
+  g_assert_true (sources_list_apply_mirrors (list, mirrors, NULL, NULL, &error));
   g_assert_cmpstr (sources_list_lookup (list, "bookworm")->uri, ==, "http://m.invalid/debian");
   g_assert_cmpstr (sources_list_lookup (list, "extra")->uri, ==, "file:///srv/x");
   const char *bad[] = { "nonsense", NULL };
-  g_assert_false (sources_list_apply_mirrors (list, bad, &error));
+  g_assert_false (sources_list_apply_mirrors (list, bad, NULL, NULL, &error));
   g_assert_nonnull (strstr (error->message, "expected NAME=URI"));
+  g_clear_error (&error);
+  /* A name outside NAMES is an error listing them; a scheme not fetched too. */
+  const char *known[] = { "bookworm", "extra", NULL };
+  const char *typo[] = { "bookwrom=http://m.invalid/debian", NULL };
+  g_assert_false (sources_list_apply_mirrors (list, typo, known, "the lockfile x", &error));
+  g_assert_nonnull (strstr (error->message, "no source named \"bookwrom\" in the lockfile x, whose "
+                                            "sources are \"bookworm\", \"extra\""));
+  g_clear_error (&error);
+  const char *ftp[] = { "bookworm=ftp://m.invalid/debian", NULL };
+  g_assert_false (sources_list_apply_mirrors (list, ftp, known, "the lockfile x", &error));
+  g_assert_nonnull (strstr (error->message, "\"ftp:\""));
   g_clear_error (&error);
 
   const char *names[] = { "bookworm-updates", "bookworm", NULL };
@@ -163,12 +174,13 @@ test_named_stanza_and_keys (void)
   g_autoptr(SourcesList) list = load_text ("Types: deb\n"
                                            "X-Name: debian\n"
                                            "URIs: http://a.invalid/debian\n"
-                                           "Suites: bookworm bookworm-updates\n"
+                                           "Suites: bookworm bookworm/updates\n"
                                            "Components: main\n"
                                            "Signed-By: /k/one.gpg, /k/two.asc\n",
                                            ".sources", &error);
   g_assert_no_error (error);
   g_assert_cmpstr (((Source *) list->sources->pdata[0])->name, ==, "debian-bookworm");
+  /* "/" in a suite becomes "-" in the name, as in a name derived from it. */
   g_assert_cmpstr (((Source *) list->sources->pdata[1])->name, ==, "debian-bookworm-updates");
 
   g_autoptr(GPtrArray) keys = release_source_keys (list->sources->pdata[0], &error);
@@ -244,8 +256,9 @@ sample_lockfile (void)
   s->components = g_strsplit ("main", " ", -1);
   s->architectures = g_strsplit ("amd64", " ", -1);
   s->pin_priority = 500;
-  s->fingerprint = g_strdup ("ABCD");
-  s->inrelease_sha256 = g_strdup ("00");
+  s->origin = g_strdup ("Debian \"quoted\"");
+  s->fingerprint = g_strdup ("4D64FEC119C2029067D6E791F8D2585B8783D481");
+  s->inrelease_sha256 = g_strnfill (64, '0');
   s->date = g_strdup ("Sat, 10 Feb 2024 09:34:32 UTC");
   g_ptr_array_add (lock->sources, s);
 
@@ -255,7 +268,7 @@ sample_lockfile (void)
     {
       LockPackage *p = g_new0 (LockPackage, 1);
       p->name = g_strdup (names[i]);
-      p->version = g_strdup ("1:2.0~\"quoted\"");
+      p->version = g_strdup ("1:2.0~rc1");
       p->architecture = g_strdup (archs[i]);
       p->source = g_strdup ("bookworm");
       p->filename = g_strdup_printf ("pool/main/x/%s.deb", names[i]);
@@ -281,7 +294,8 @@ test_lockfile_round_trip (void)
 
   /* One package a line, sorted by name then architecture. */
   const char *apt = strstr (text, "{\"name\": \"apt\"");
-  const char *libc_amd64 = strstr (text, "{\"name\": \"libc6\", \"version\": \"1:2.0~\\\"quoted\\\"\", \"architecture\": \"amd64\"");
+  const char *libc_amd64 = strstr (text, "{\"name\": \"libc6\", \"version\": \"1:2.0~rc1\", \"architecture\": \"amd64\"");
+  g_assert_nonnull (strstr (text, "\"origin\": \"Debian \\\"quoted\\\"\""));
   const char *libc_i386 = strstr (text, "\"architecture\": \"i386\"");
   g_assert_nonnull (apt);
   g_assert_nonnull (libc_amd64);
