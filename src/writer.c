@@ -284,7 +284,8 @@ stage_name (ObjectWriter *w, char name[32], gboolean (*make) (ObjectWriter *, co
 {
   for (int attempt = 0; attempt < 100; attempt++)
     {
-      g_snprintf (name, 32, OBJECT_WRITER_STAGE_PREFIX "%08x%08x", g_random_int (), g_random_int ());
+      g_snprintf (name, 32, OBJECT_WRITER_STAGE_PREFIX "%08x%08x", g_random_int (),
+                  g_random_int ());
       if (make (w, name, data))
         return TRUE;
       if (errno != EEXIST)
@@ -524,10 +525,7 @@ object_writer_publish (ObjectWriter *w, GError **error)
           pending_clear (p);
         }
       else
-        {
-          ok = move_object (w, p->staged, p->path, error);
-          p->staged[0] = '\0';
-        }
+        ok = move_object (w, p->staged, p->path, error);
     }
   g_array_remove_range (w->pending, 0, done);
   return ok;
