@@ -29,7 +29,7 @@ fi
     cd "$SCRATCH"
     for d in $(seq 40); do
         mkdir -p "big/usr/share/big/d$d/sub"
-        for f in $(seq 40); do
+        for f in $(seq 30); do
             echo "file $d/$f" > "big/usr/share/big/d$d/f$f"
             echo "deeper $d/$f" > "big/usr/share/big/d$d/sub/g$f"
         done
@@ -110,23 +110,23 @@ a2o --repo with-inputs unpack-deb --ref big "$SCRATCH/big.deb" > /dev/null
 a2o --repo with-inputs unpack-deb --ref small "$SCRATCH/small.deb" > /dev/null
 
 test_expect_success 'unpack-deb (the lean front) killed at any instant: fsck clean, the rerun reaches the same commit' '
-    kill_trials $((12 * SCALE)) "$FAST/empty" repo repo big -- \
+    kill_trials $((8 * SCALE)) "$FAST/empty" repo repo big -- \
         "$APT2OSTREE" --repo repo unpack-deb --ref big "$SCRATCH/big.deb"
 '
 
 test_expect_success 'unpack-deb (the full binary) killed at any instant: fsck clean, the rerun reaches the same commit' '
-    kill_trials $((10 * SCALE)) "$FAST/empty" repo repo big -- \
+    kill_trials $((8 * SCALE)) "$FAST/empty" repo repo big -- \
         env APT2OSTREE_LEAN=0 "$APT2OSTREE" --repo repo unpack-deb --ref big "$SCRATCH/big.deb"
 '
 
 test_expect_success 'combine killed at any instant: fsck clean, the rerun reaches the same commit' '
-    kill_trials $((8 * SCALE)) "$FAST/with-inputs" repo repo image -- \
+    kill_trials $((6 * SCALE)) "$FAST/with-inputs" repo repo image -- \
         "$APT2OSTREE" --repo repo combine --ref image big small
 '
 
 if command -v bwrap > /dev/null; then
     test_expect_success 'mod killed at any instant: fsck clean, the rerun reaches the same commit' '
-        kill_trials $((8 * SCALE)) "$FAST/with-inputs" repo repo modded -- \
+        kill_trials $((6 * SCALE)) "$FAST/with-inputs" repo repo modded -- \
             "$APT2OSTREE" --repo repo mod --ref modded big -- \
             sh -c "i=0; while [ \$i -lt 1500 ]; do echo \"mod \$i\" > /work/m\$i; i=\$((i + 1)); done"
     '
