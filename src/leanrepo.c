@@ -25,6 +25,7 @@ struct LeanRepo {
   int lock_fd;
   int tmp_dfd;
   ObjectWriter *writer;       /* the open transaction's */
+  PartialMarks *marks;        /* its new commits' commitpartial markers */
   DebSink *sink;
   GPtrArray *refs;            /* ref, commit, ...: written at finish */
 };
@@ -49,6 +50,7 @@ lean_repo_free (LeanRepo *repo)
   if (repo == NULL)
     return;
   object_writer_free (repo->writer);
+  partial_marks_free (repo->marks);
   g_free (repo->sink);
   util_fd_close (&repo->tmp_dfd);
   util_fd_close (&repo->lock_fd);
@@ -181,6 +183,9 @@ lean_begin (UnpackRepo *base, GError **error)
   repo->tmp_dfd = openat (repo->dfd, "tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (repo->tmp_dfd < 0)
     return defer (error, "tmp/: %s", g_strerror (errno)), NULL;
+  if (!partial_resolve_leftovers (repo->dfd, repo->path, "file", repo->sync, error))
+    return NULL;
+  repo->marks = partial_marks_new (repo->dfd, repo->path, repo->sync);
   ObjectWriterConfig config = {
     .repo_dfd = repo->dfd,
     .stage_dfd = repo->tmp_dfd,
@@ -188,6 +193,7 @@ lean_begin (UnpackRepo *base, GError **error)
     .sync = repo->sync,
     .min_free_bytes = reserved_bytes (repo),
     .repo_path = repo->path,
+    .marks = repo->marks,
   };
   repo->writer = object_writer_new (&config);
   if (repo->writer == NULL)
@@ -218,9 +224,10 @@ sync_repo (LeanRepo *repo, GError **error)
   return TRUE;
 }
 
-/* As repo.c's transactions: a syncfs, the objects linked into objects/,
- * the refs' new files, a second syncfs, the refs renamed into place
- * (without fsync, the same minus the syncs). */
+/* As repo.c's transactions: a syncfs, the objects linked into objects/
+ * (the commits last), the refs' new files, a second syncfs, the commits'
+ * commitpartial markers removed, the refs renamed into place (without
+ * fsync, the same minus the syncs and the markers). */
 static gboolean
 lean_finish (UnpackRepo *base, GError **error)
 {
@@ -232,7 +239,8 @@ lean_finish (UnpackRepo *base, GError **error)
   for (guint i = 0; i + 1 < repo->refs->len; i += 2)
     if (!refs_batch_stage (batch, repo->refs->pdata[i], repo->refs->pdata[i + 1]))
       return defer (error, "ref %s: not staged", (char *) repo->refs->pdata[i]);
-  return sync_repo (repo, error) && refs_batch_publish (batch, error);
+  return sync_repo (repo, error) && partial_marks_remove (repo->marks, error)
+         && refs_batch_publish (batch, error);
 }
 
 LeanRepo *

@@ -121,6 +121,25 @@ resolve_commit (OstreeRepo *repo, const char *name, char **out_commit)
   return ostree_repo_resolve_rev (repo, name, TRUE, out_commit, NULL);
 }
 
+/* How content objects' file names end in REPO. */
+static const char *
+content_suffix (OstreeRepo *repo)
+{
+  return ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE ? "filez" : "file";
+}
+
+/* The commit CHECKSUM is marked partial: is it one a run of ours left
+ * marked, that turns out complete (and is unmarked now)?  A partial commit
+ * is never used as complete. */
+static gboolean
+commit_unmarked (OstreeRepo *repo, const char *checksum)
+{
+  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
+  return partial_resolve_leftovers (ostree_repo_get_dfd (repo), path, content_suffix (repo),
+                                    !ostree_repo_get_disable_fsync (repo), NULL)
+         && !partial_is_marked (ostree_repo_get_dfd (repo), checksum);
+}
+
 RepoRev *
 repo_resolve (OstreeRepo *repo, const char *name, GError **error)
 {
@@ -133,9 +152,17 @@ repo_resolve (OstreeRepo *repo, const char *name, GError **error)
 
   g_autoptr(GVariant) commit_v = NULL;
   g_autoptr(GError) local_error = NULL;
-  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_COMMIT, commit, &commit_v, &local_error))
+  OstreeRepoCommitState state = 0;
+  if (!ostree_repo_load_commit (repo, commit, &commit_v, &state, &local_error))
     {
       util_fail (error, "\"%s\": cannot load commit %s: %s", name, commit, local_error->message);
+      return NULL;
+    }
+  if ((state & OSTREE_REPO_COMMIT_STATE_PARTIAL) != 0 && !commit_unmarked (repo, commit))
+    {
+      util_fail (error, "\"%s\": commit %s is partial (not every object it names is in the "
+                 "repository: an interrupted write or pull); run again the command that wrote it",
+                 name, commit);
       return NULL;
     }
 
@@ -179,10 +206,15 @@ repo_check_ref_name (const char *ref, GError **error)
  * 257 fsyncs, each a journal commit on ext4, even for a single small .deb.
  * With OWN_COMMIT the objects are staged the same way (in a bare or
  * bare-user repository the ObjectWriter writes them, and all but symlinks
- * wait as open files not linked anywhere), and the commit runs with the same guarantees but two syncfs() instead: one before
- * the objects are linked or renamed into objects/ (none appears there before
- * its content is on disk), then one after (no ref can name a commit whose
- * objects are not on disk).  The renames are done here and the transaction then
+ * wait as open files not linked anywhere), and the commit runs with the
+ * same guarantees but two syncfs() instead: one before the objects are
+ * linked or renamed into objects/ (none appears there before its content
+ * is on disk), then one after (no ref can name a commit whose objects are
+ * not on disk).  They go in with the commits last, so that a kill on the
+ * way leaves no commit whose objects are not all there; against a power
+ * loss, which may keep a later link and lose an earlier one, each new
+ * commit is marked partial before the first syncfs and unmarked after the
+ * second (partial.c).  The renames are done here and the transaction then
  * aborted, so that OSTree keeps the staging directory for the next
  * transaction instead of deleting it (staging.c says why); where the
  * staging directory cannot be found or holds what this code does not know,
@@ -201,11 +233,13 @@ struct RepoTxn {
   gboolean sync;    /* core.fsync: the two syncfs() of OWN_COMMIT are made */
   int stage_dfd;    /* OSTree's staging directory, when OWN_COMMIT found it; else -1 */
   GPtrArray *refs;  /* ref, commit, ref, commit, ...: written once the objects are in */
+  PartialMarks *marks;  /* the new commits' commitpartial markers */
 };
 
 /* The transaction's ObjectWriter rides on the OstreeRepo, as libostree
  * keeps its own transaction state there. */
 #define WRITER_KEY "apt2ostree-staging-writer"
+#define MARKS_KEY "apt2ostree-partial-marks"
 
 ObjectWriter *
 repo_staging_writer (OstreeRepo *repo)
@@ -223,29 +257,47 @@ wants_own_commit (OstreeRepo *repo)
   return !g_key_file_get_boolean (config, "core", "per-object-fsync", NULL);
 }
 
+/* Mark the commit CHECKSUM, just written through libostree, partial
+ * until the transaction is on disk. */
+static gboolean
+mark_commit (OstreeRepo *repo, const char *checksum, GError **error)
+{
+  PartialMarks *marks = g_object_get_data (G_OBJECT (repo), MARKS_KEY);
+  return marks == NULL || partial_marks_add (marks, checksum, error);
+}
+
 RepoTxn *
 repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GError) local_error = NULL;
+  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
   if (!ostree_repo_prepare_transaction (repo, NULL, cancellable, &local_error))
     {
-      g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
       util_fail (error, "%s: cannot write to the repository: %s", path, local_error->message);
+      return NULL;
+    }
+  gboolean sync = !ostree_repo_get_disable_fsync (repo);
+  if (!partial_resolve_leftovers (ostree_repo_get_dfd (repo), path, content_suffix (repo), sync,
+                                  error))
+    {
+      (void) ostree_repo_abort_transaction (repo, NULL, NULL);
       return NULL;
     }
   RepoTxn *txn = g_new0 (RepoTxn, 1);
   txn->repo = g_object_ref (repo);
   txn->open = TRUE;
   txn->own_commit = wants_own_commit (repo);
-  txn->sync = !ostree_repo_get_disable_fsync (repo);
+  txn->sync = sync;
   txn->stage_dfd = -1;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
+  txn->marks = partial_marks_new (ostree_repo_get_dfd (repo), path, sync);
+  g_object_set_data (G_OBJECT (repo), MARKS_KEY, txn->marks);
   if (txn->own_commit)
     {
       txn->stage_dfd = staging_open (repo);
       if (txn->stage_dfd >= 0)
         g_object_set_data_full (G_OBJECT (repo), WRITER_KEY,
-                                staging_writer_new (repo, txn->stage_dfd),
+                                staging_writer_new (repo, txn->stage_dfd, txn->marks),
                                 (GDestroyNotify) object_writer_free);
     }
   return txn;
@@ -257,10 +309,12 @@ repo_txn_free (RepoTxn *txn)
   if (txn == NULL)
     return;
   g_object_set_data (G_OBJECT (txn->repo), WRITER_KEY, NULL);
+  g_object_set_data (G_OBJECT (txn->repo), MARKS_KEY, NULL);
   if (txn->stage_dfd >= 0)
     close (txn->stage_dfd);
   if (txn->open)
     (void) ostree_repo_abort_transaction (txn->repo, NULL, NULL);
+  partial_marks_free (txn->marks);
   g_ptr_array_unref (txn->refs);
   g_object_unref (txn->repo);
   g_free (txn);
@@ -323,7 +377,8 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
       if (!ostree_repo_write_mtree (repo, mtree, &root, cancellable, error)
           || !ostree_repo_write_commit_with_time (repo, NULL, subject, NULL, owned_metadata,
                                                   OSTREE_REPO_FILE (root), epoch, &commit,
-                                                  cancellable, error))
+                                                  cancellable, error)
+          || !mark_commit (repo, commit, error))
         return FALSE;
     }
 
@@ -353,21 +408,21 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
           txn->open = TRUE;
           return FALSE;
         }
-      /* Objects the writer holds go into objects/ now. */
+      /* Into objects/ in the order a commit needs: what OSTree staged
+       * (content), what the writer holds (its commits last), then the
+       * commits OSTree staged. */
       ObjectWriter *writer = repo_staging_writer (repo);
-      if (writer != NULL && !object_writer_publish (writer, error))
+      gboolean known = FALSE;
+      if ((txn->stage_dfd >= 0
+           && !staging_move_objects (repo, txn->stage_dfd, FALSE, &known, error))
+          || (writer != NULL && !object_writer_publish (writer, error))
+          || (txn->stage_dfd >= 0
+              && !staging_move_objects (repo, txn->stage_dfd, TRUE, &known, error)))
         {
           txn->open = TRUE;
           return FALSE;
         }
       g_object_set_data (G_OBJECT (repo), WRITER_KEY, NULL);
-      gboolean known = FALSE;
-      if (txn->stage_dfd >= 0
-          && !staging_move_objects (repo, txn->stage_dfd, &known, error))
-        {
-          txn->open = TRUE;
-          return FALSE;
-        }
       if (!known)
         {
           ostree_repo_set_disable_fsync (repo, TRUE);
@@ -397,8 +452,11 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
       if (known && !ostree_repo_abort_transaction (repo, cancellable, error))
         return FALSE;
     }
-  /* The refs last: those staged above, then OSTree's, each synced as the
-   * repository's settings say. */
+  /* Every object is on disk: the commits are complete.  The refs last:
+   * those staged above, then OSTree's, each synced as the repository's
+   * settings say. */
+  if (!partial_marks_remove (txn->marks, error))
+    return FALSE;
   if (batch != NULL && !refs_batch_publish (batch, error))
     return FALSE;
   for (guint i = 0; i + 1 < txn->refs->len; i += 2)
@@ -433,7 +491,10 @@ repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
   g_autofree guchar *csum = NULL;
   if (!ostree_repo_write_metadata (repo, type, NULL, owned, &csum, cancellable, error))
     return NULL;
-  return ostree_checksum_from_bytes (csum);
+  g_autofree char *checksum = ostree_checksum_from_bytes (csum);
+  if (type == OSTREE_OBJECT_TYPE_COMMIT && !mark_commit (repo, checksum, error))
+    return NULL;
+  return g_steal_pointer (&checksum);
 }
 
 gboolean

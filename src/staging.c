@@ -16,9 +16,9 @@
  *
  * The staging directory is found as the directory under tmp/ named
  * staging-* that this process holds open (libostree keeps it open for the
- * whole transaction).  Anything in it other than XX/OBJECT files is a layout
- * this code does not know: the caller then lets libostree commit the rest
- * as usual.
+ * whole transaction).  Anything in it other than XX/OBJECT files (and the
+ * writer's own files, which it moves itself) is a layout this code does not
+ * know: the caller then lets libostree commit the rest as usual.
  *
  * In a bare or bare-user repository the objects are made by the writer
  * (writer.c) instead of libostree; this module sets it up for a libostree
@@ -130,8 +130,10 @@ rename_object (int from_dfd, const char *from, int objects_dfd, const char *path
   return renameat (from_dfd, from, objects_dfd, path);
 }
 
+/* Move the objects of the staging directory XX into objects/XX/: the
+ * commits only with COMMITS, the rest only without. */
 static gboolean
-move_dir (int objects_dfd, int stage_dfd, const char *xx, GError **error)
+move_dir (int objects_dfd, int stage_dfd, const char *xx, gboolean commits, GError **error)
 {
   int dfd = openat (stage_dfd, xx, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
   g_autoptr(DIR) dir = dfd >= 0 ? fdopendir (dfd) : NULL;
@@ -146,7 +148,8 @@ move_dir (int objects_dfd, int stage_dfd, const char *xx, GError **error)
   struct dirent *de;
   while ((de = readdir (dir)) != NULL)
     {
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0
+          || g_str_has_suffix (de->d_name, ".commit") != commits)
         continue;
       g_autofree char *dest = g_strconcat (xx, "/", de->d_name, NULL);
       if (rename_object (dirfd (dir), de->d_name, objects_dfd, dest) < 0)
@@ -184,7 +187,8 @@ is_dir_entry (DIR *dir, struct dirent *de)
 }
 
 gboolean
-staging_move_objects (OstreeRepo *repo, int stage_dfd, gboolean *out_known, GError **error)
+staging_move_objects (OstreeRepo *repo, int stage_dfd, gboolean commits, gboolean *out_known,
+                      GError **error)
 {
   *out_known = TRUE;
   util_autofd int objects_dfd = openat (ostree_repo_get_dfd (repo), "objects",
@@ -197,14 +201,12 @@ staging_move_objects (OstreeRepo *repo, int stage_dfd, gboolean *out_known, GErr
   struct dirent *de;
   while ((de = readdir (dir)) != NULL)
     {
-      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0
+          || g_str_has_prefix (de->d_name, OBJECT_WRITER_STAGE_PREFIX))
         continue;
       if (!is_object_dir_name (de->d_name) || !is_dir_entry (dir, de))
-        {
-          *out_known = FALSE;
-          return TRUE;
-        }
-      if (!move_dir (objects_dfd, dirfd (dir), de->d_name, error))
+        *out_known = FALSE;
+      else if (!move_dir (objects_dfd, dirfd (dir), de->d_name, commits, error))
         return FALSE;
     }
   return TRUE;
@@ -232,7 +234,7 @@ writer_applies (OstreeRepo *repo)
 }
 
 ObjectWriter *
-staging_writer_new (OstreeRepo *repo, int stage_dfd)
+staging_writer_new (OstreeRepo *repo, int stage_dfd, PartialMarks *marks)
 {
   guint64 reserved = 0;
   if (!writer_applies (repo) || !ostree_repo_get_min_free_space_bytes (repo, &reserved, NULL))
@@ -245,6 +247,7 @@ staging_writer_new (OstreeRepo *repo, int stage_dfd)
     .sync = !ostree_repo_get_disable_fsync (repo),
     .min_free_bytes = reserved,
     .repo_path = path,
+    .marks = marks,
   };
   return object_writer_new (&config);
 }

@@ -59,6 +59,7 @@ struct ObjectWriter {
   guint64 block_size;
   guint64 free_blocks;         /* G_MAXUINT64: no min-free-space limit */
   char *repo_path;             /* for messages */
+  PartialMarks *marks;         /* not owned; NULL: none */
 };
 
 static void
@@ -126,6 +127,7 @@ object_writer_new (const ObjectWriterConfig *config)
   w->written = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   w->pending = g_array_new (FALSE, FALSE, sizeof (Pending));
   w->repo_path = g_strdup (config->repo_path);
+  w->marks = config->marks;
   if (w->stage_dfd < 0 || w->objects_dfd < 0)
     return NULL;
   /* Written objects wait as open files for the syncfs: as many as the
@@ -282,7 +284,8 @@ stage_name (ObjectWriter *w, char name[32], gboolean (*make) (ObjectWriter *, co
 {
   for (int attempt = 0; attempt < 100; attempt++)
     {
-      g_snprintf (name, 32, "apt2ostree-%08x%08x", g_random_int (), g_random_int ());
+      g_snprintf (name, 32, OBJECT_WRITER_STAGE_PREFIX "%08x%08x", g_random_int (),
+                  g_random_int ());
       if (make (w, name, data))
         return TRUE;
       if (errno != EEXIST)
@@ -498,24 +501,32 @@ object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *object, GEr
   char *checksum = sha256_finish_hex (sha);
   char path[OBJECT_PATH_MAX];
   object_path (path, checksum, type);
+  if (type == OBJECTS_COMMIT && w->marks != NULL && !partial_marks_add (w->marks, checksum, error))
+    {
+      g_free (checksum);
+      return NULL;
+    }
   return store (w, path, checksum, TRUE, 0, 0, 0, NULL, data, size, error);
 }
 
 gboolean
 object_writer_publish (ObjectWriter *w, GError **error)
 {
-  while (w->pending->len > 0)
+  /* In the order written (see writer.h); on failure the objects not yet
+   * in objects/ stay pending, for object_writer_free() to drop. */
+  guint done = 0;
+  gboolean ok = TRUE;
+  for (; ok && done < w->pending->len; done++)
     {
-      Pending p = g_array_index (w->pending, Pending, w->pending->len - 1);
-      g_array_set_size (w->pending, w->pending->len - 1);
-      if (p.fd >= 0)
+      Pending *p = &g_array_index (w->pending, Pending, done);
+      if (p->fd >= 0)
         {
-          util_autofd int fd = p.fd;
-          if (!link_object (w, fd, p.path, error))
-            return FALSE;
+          ok = link_object (w, p->fd, p->path, error);
+          pending_clear (p);
         }
-      else if (!move_object (w, p.staged, p.path, error))
-        return FALSE;
+      else
+        ok = move_object (w, p->staged, p->path, error);
     }
-  return TRUE;
+  g_array_remove_range (w->pending, 0, done);
+  return ok;
 }

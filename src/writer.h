@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "objects.h"
+#include "partial.h"
 
 G_BEGIN_DECLS
 
@@ -17,9 +18,13 @@ typedef struct {
   gboolean sync;              /* core.fsync: objects wait for staging... publish */
   guint64 min_free_bytes;     /* the min-free-space reserve, 0 for none */
   const char *repo_path;      /* for messages */
+  PartialMarks *marks;        /* the transaction's commitpartial markers (not owned) */
 } ObjectWriterConfig;
 
 typedef struct ObjectWriter ObjectWriter;
+
+/* The names of the files the writer keeps in the staging directory. */
+#define OBJECT_WRITER_STAGE_PREFIX "apt2ostree-"
 
 /* NULL when the file system of STAGE_DFD is not one known to support
  * O_TMPFILE, or the repository cannot be read: then let libostree write. */
@@ -52,13 +57,17 @@ char *object_writer_symlink (ObjectWriter *w, guint32 uid, guint32 gid, const ch
                              GVariant *xattrs, GError **error);
 
 /* A dirmeta, dirtree or commit OBJECT (a floating reference is taken),
- * stored in its normal form; its checksum is the SHA-256 of those bytes. */
+ * stored in its normal form; its checksum is the SHA-256 of those bytes.
+ * A commit is marked partial first (partial.h). */
 char *object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *object,
                               GError **error);
 
 /* Link the waiting objects into objects/ and move the staged symlinks
- * there.  Call it only after a syncfs() of the repository's file system,
- * so that no object appears there before its content is on disk. */
+ * there, in the order they were written: content, dirmeta and dirtrees
+ * before the commit that names them, so that a process killed on the way
+ * never leaves a commit whose objects are not all there.  Call it only
+ * after a syncfs() of the repository's file system, so that no object
+ * appears there before its content is on disk. */
 gboolean object_writer_publish (ObjectWriter *w, GError **error);
 
 G_END_DECLS

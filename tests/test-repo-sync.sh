@@ -1,9 +1,12 @@
 #!/bin/bash
 # How a transaction reaches the disk: the objects are synced before they
-# are renamed into objects/, the renames (and the refs' new files) before
-# any ref names them, and the refs last; without the fsync of every
-# objects/XX directory OSTree does on its own, nor one of every ref file.
-# Watched with strace.
+# are renamed into objects/, each commit after the objects it names, the
+# renames (and the refs' new files) synced before any ref names them, and
+# the refs last; each new commit marked partial (state/*.commitpartial)
+# from before the first syncfs until after the second; without the fsync
+# of every objects/XX directory OSTree does on its own, nor one of every
+# ref file.  Watched with strace (tests/test-crash.sh kills the commands
+# instead, at random instants).
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
 
@@ -22,43 +25,51 @@ command -v strace > /dev/null || skip_all "strace is not installed (tools/setup 
 
 # syncs FILE CMD...: run CMD under strace; FILE gets one letter per event:
 # S syncfs, O objects put into objects/, renamed from the staging directory
-# or linked from an open file (a run of them: one O),
+# or linked from an open file (a run of them: one O), C a commit object
+# put there (the calls that failed, e.g. for want of its XX directory, are
+# not counted), M a commit marked partial (state/COMMIT.commitpartial made),
+# U a marker removed,
 # W a ref's new file opened (an O_TMPFILE under refs/),
 # F fsync or fdatasync of a ref file, D fsync of an objects directory,
 # f fsync of any other file or directory, R a ref renamed into place.
 syncs () {
     local out=$1
     shift
-    strace -f -y -o "$out.strace" -e trace=syncfs,fsync,fdatasync,renameat,renameat2,linkat,openat "$@" > /dev/null 2>&1
+    strace -f -y -o "$out.strace" -e trace=syncfs,fsync,fdatasync,renameat,renameat2,linkat,openat,unlinkat "$@" > /dev/null 2>&1
     awk '
         $2 ~ /^openat/ && /O_TMPFILE/ && /\/refs\// { printf "W"; next }
+        $2 ~ /^openat/ && /\.commitpartial"/ && /O_CREAT/ { printf "M"; next }
         $2 ~ /^openat/ { next }
+        $2 ~ /^unlinkat/ && /\.commitpartial"/ { printf "U"; next }
+        $2 ~ /^unlinkat/ { next }
         $2 ~ /^syncfs/ { printf "S"; next }
         $2 ~ /^f(data)?sync\(.*\/refs\// { printf "F"; next }
         $2 ~ /^f(data)?sync\(.*\/objects(\/..)?>/ { printf "D"; next }
         $2 ~ /^f(data)?sync/ { printf "f"; next }
+        $2 ~ /^(rename|link)/ && /\/objects>, "/ && /\.commit"/ { if (/= 0$/) printf "C"; next }
         $2 ~ /^(rename|link)/ && /\/objects>, "/ { printf "O"; next }
         $2 ~ /^rename/ && /\/refs\// { printf "R"; next }
     ' "$out.strace" | sed -E "s/O+/O/g" > "$out"
     echo >> "$out"
 }
 
-test_expect_success 'unpack-deb: syncfs, objects renamed in, the ref file written, syncfs, then the ref renamed; no other fsync' '
+test_expect_success 'unpack-deb: commit marked partial, syncfs, objects then the commit renamed in, the ref file written, syncfs, marker removed, then the ref renamed; no other fsync' '
     new_repo
     a2o --repo repo unpack-deb --ref old "$SCRATCH/q.deb" > /dev/null 2>&1
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "SOWSR"
+    assert_streq "$(cat ev)" "MSOCWSUR"
     assert_streq "$(cat repo/refs/heads/pkg)" "$(ostree --repo=repo rev-parse pkg)"
+    assert_streq "$(ls repo/state)" ""
     assert_streq "$(stat -c %a repo/refs/heads/pkg)" 644
     assert_streq "$(ls repo/refs/heads)" "$(printf "old\npkg")"
     ostree --repo=repo fsck > /dev/null 2>&1
 '
 
-test_expect_success '--batch: one syncfs before and one after the renames and every ref file, then every ref' '
+test_expect_success '--batch: one syncfs before and one after the renames (each commit after its objects) and every ref file, then every ref' '
     new_repo
     printf "a %s\nb/c/d %s\n" "$SCRATCH/p.deb" "$SCRATCH/q.deb" > list
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --batch list
-    assert_streq "$(cat ev)" "SOWWSRR"
+    assert_streq "$(cat ev)" "MMSOCOCWWSUURR"
     assert_streq "$(cat repo/refs/heads/b/c/d)" "$(ostree --repo=repo rev-parse b/c/d)"
     assert_streq "$(ostree --repo=repo refs | sort | tr "\n" " ")" "a b/c/d "
 '
@@ -66,15 +77,15 @@ test_expect_success '--batch: one syncfs before and one after the renames and ev
 test_expect_success 'the full binary (a download, an archive...) commits in the same order as the lean front' '
     new_repo full1
     APT2OSTREE_LEAN=0 syncs ev "$APT2OSTREE" --repo full1 unpack-deb --ref pkg "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "SOWSR"
+    assert_streq "$(cat ev)" "MSOCWSUR"
     new_repo full2
     printf "a %s\nb/c/d %s\n" "$SCRATCH/p.deb" "$SCRATCH/r.deb" > list
     APT2OSTREE_LEAN=0 syncs ev "$APT2OSTREE" --repo full2 unpack-deb --batch list
-    assert_streq "$(cat ev)" "SOWWSRR"
+    assert_streq "$(cat ev)" "MMSOCOCWWSUURR"
     new_repo full3
     ostree --repo=full3 config set core.fsync false
     APT2OSTREE_LEAN=0 syncs ev "$APT2OSTREE" --repo full3 unpack-deb --ref pkg "$SCRATCH/r.deb"
-    assert_streq "$(cat ev)" "OWR"
+    assert_streq "$(cat ev)" "OCWR"
 '
 
 test_expect_success 'a ref that already holds the commit is not written, and nothing is synced for it' '
@@ -88,15 +99,15 @@ test_expect_success 'tree commands commit the same way (mkdir)' '
     new_repo
     a2o --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1
     syncs ev "$APT2OSTREE" --repo repo mkdir --ref out pkg /new-dir
-    assert_streq "$(cat ev)" "SOWSR"
+    assert_streq "$(cat ev)" "MSOCWSUR"
 '
 
-test_expect_success 'with core.fsync=false nothing is synced' '
+test_expect_success 'with core.fsync=false nothing is synced (nor marked partial: the commit still goes in last)' '
     new_repo
     ostree --repo=repo config set core.fsync false
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
     # (The objects go straight into objects/; OSTree writes the ref.)
-    assert_streq "$(cat ev)" "OWR"
+    assert_streq "$(cat ev)" "OCWR"
     assert_has_file repo/refs/heads/pkg
 '
 
@@ -138,7 +149,7 @@ test_expect_success 'with few file descriptors to spare, objects are synced and 
     mv "$(make_deb many many 1.0 amd64)" many.deb
     new_repo
     (ulimit -n 600 && syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref many many.deb)
-    grep -Eq "^SOSO(SO)*WSR$" ev || { cat ev; false; }
+    grep -Eq "^SOSO(SO)*MSOCWSUR$" ev || { cat ev; false; }
     ostree --repo=repo fsck > /dev/null 2>&1
     assert_streq "$(ostree --repo=repo ls -R many /usr/share/many | grep -c "/f[0-9]")" 700
 '
@@ -163,7 +174,7 @@ test_expect_success 'a ref that is an alias, or whose place a directory takes, i
     a2o --repo repo unpack-deb --ref base "$SCRATCH/q.deb" > /dev/null 2>&1
     ostree --repo=repo refs --create=al --alias base
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref al "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "SOSWFR"
+    assert_streq "$(cat ev)" "MSOCSUWFR"
     test -f repo/refs/heads/al && ! test -L repo/refs/heads/al
     assert_streq "$(cat repo/refs/heads/al)" "$(ostree --repo=repo rev-parse al)"
     mkdir -p repo/refs/heads/dir/sub
@@ -178,7 +189,7 @@ test_expect_success 'with core.auto-update-summary=true OSTree writes the refs (
     ostree --repo=repo config set core.auto-update-summary true
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
     # (then the summary file, synced: f)
-    grep -Eq "^SOSWFRf+$" ev || { cat ev; false; }
+    grep -Eq "^MSOCSUWFRf+$" ev || { cat ev; false; }
     assert_has_file repo/summary
     ostree --repo=repo summary --view | grep -q "pkg"
 '
@@ -207,7 +218,7 @@ test_expect_success 'a staging directory holding what this code does not know is
     stage=$(ls -d repo/tmp/staging-*) && test -d "$stage"
     echo stray > "$stage/stray"
     APT2OSTREE_LEAN=0 syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref second "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "SOWSR"
+    assert_streq "$(cat ev)" "MSOCWSUR"
     assert_streq "$(ls repo/tmp | grep -c "^staging-")" 0
     ostree --repo=repo fsck > /dev/null 2>&1
 '
