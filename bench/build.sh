@@ -1,8 +1,11 @@
 #!/bin/bash
 # bench/build.sh — apt2ostree lock + build against mmdebstrap, in the same run
-# on the same machine, from the mirror(s) the host's apt configuration names:
+# on the same machine, from the mirror(s) the host's apt configuration names,
+# for each release of $SUITES (default "trixie bookworm": the current stable
+# and oldstable; "lock --suite" and mmdebstrap both move the host's sources
+# to the release), each in a directory of its own:
 #
-#   1. cold: Debian bookworm minbase from an empty build directory (no
+#   1. cold: Debian minbase from an empty build directory (no
 #      repository, no index or .deb cache: lock + build) against
 #      `mmdebstrap --variant=minbase` (which fetches the indices and every
 #      .deb from the mirror itself, through apt, on each run);
@@ -29,17 +32,11 @@ TOP_SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "bench/build.sh: run as root (stage 2 and mmdebstrap --mode=root)" >&2; exit 1; }
 command -v mmdebstrap > /dev/null || { echo "bench/build.sh: mmdebstrap is not installed" >&2; exit 1; }
 
-# The host's sources, as mmdebstrap takes them (each file as a MIRROR
-# argument); apt2ostree reads the same files itself.
-MM_SOURCES=()
-for f in /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] && grep -q '^[^#]' "$f" && MM_SOURCES+=("$f")
-done
-[ ${#MM_SOURCES[@]} -gt 0 ] || { echo "bench/build.sh: the host's apt configuration names no source" >&2; exit 1; }
+SUITES=${SUITES:-trixie bookworm}
+. "$TOP_SRCDIR/tests/libsources.sh"
 
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-build.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
-cd "$dir"
 unset SOURCE_DATE_EPOCH
 
 now () { date +%s.%N; }
@@ -63,16 +60,21 @@ edge_seconds () {
 # steps LOG: the steps ninja ran.
 steps () { grep -c -E '^\[[0-9]+/[0-9]+\] ' "$1" || true; }
 
-echo "# $(nproc) cores; sources: ${MM_SOURCES[*]}"
+# bench_suite SUITE: every figure for one release, in $dir/SUITE.
+bench_suite () {
+local suite=$1
+mkdir -p "$dir/$suite" && cd "$dir/$suite"
+host_sources_for "$suite" > mm.sources
+
 
 # --- 1. cold ---------------------------------------------------------------
 : > min.txt
-timed cold.lock "$A2O" lock min.txt --variant minbase -o min.lock.json
+timed cold.lock "$A2O" lock min.txt --suite "$suite" --variant minbase -o min.lock.json
 timed cold.build "$A2O" build min.lock.json --ref min
 cp build/.ninja_log cold.ninja_log
 n_min=$(grep -c '"sha256": ' min.lock.json)
 repo_one=$(kib build/ostree)
-timed mm.cold mmdebstrap --quiet --variant=minbase --mode=root bookworm mm-min.tar "${MM_SOURCES[@]}"
+timed mm.cold mmdebstrap --quiet --variant=minbase --mode=root "$suite" mm-min.tar mm.sources
 
 # --- 2. no-op --------------------------------------------------------------
 timed noop.build "$A2O" build min.lock.json --ref min
@@ -81,26 +83,30 @@ timed noop.ninja ninja -f build/min.ninja min
 
 # --- 3. a second image: minbase + less ---------------------------------------
 echo less > plus.txt
-timed plus.lock "$A2O" lock plus.txt --variant minbase -o plus.lock.json
+timed plus.lock "$A2O" lock plus.txt --suite "$suite" --variant minbase -o plus.lock.json
 timed plus.build "$A2O" build plus.lock.json --ref plus
 plus_steps=$(steps plus.build.log)
 repo_two=$(kib build/ostree)
-timed mm.plus mmdebstrap --quiet --variant=minbase --mode=root --include=less bookworm mm-plus.tar "${MM_SOURCES[@]}"
+timed mm.plus mmdebstrap --quiet --variant=minbase --mode=root --include=less "$suite" mm-plus.tar mm.sources
 
 # --- 4. one package at another version ---------------------------------------
-# The first package of the lockfile for which the sources offer another
-# version; lock it pinned (name=version), build it as the same image.
-changed=
-for p in liblzma5 libzstd1 libpcre2-8-0 libc-bin; do
-    current=$(sed -n "s/.*{\"name\": \"$p\", \"version\": \"\([^\"]*\)\".*/\1/p" min.lock.json)
-    [ -n "$current" ] || continue
-    other=$(apt-cache madison "$p" | awk -v c="$current" '$3 != c { print $3; exit }')
-    if [ -n "$other" ]; then changed="$p $current -> $other"; break; fi
-done
-[ -n "$changed" ] || { echo "bench/build.sh: no package of the lockfile has another version in the sources" >&2; exit 1; }
+# A package of the lockfile locked from the release's -updates or -security
+# suite, at the version the release itself has; lock it pinned
+# (name=version), build it as the same image.
+curl -fsS -o Packages.xz "$(host_debian_mirror)/dists/$suite/main/binary-$(dpkg --print-architecture)/Packages.xz"
+changed=$(xz -dc Packages.xz | awk -v lock=min.lock.json '
+    BEGIN { while ((getline l < lock) > 0)
+              if (match(l, /"name": "[^"]*", "version": "[^"]*"/)) {
+                split(substr(l, RSTART, RLENGTH), f, "\"")
+                if (l ~ /"source": "[^"]*-(updates|security)"/) v[f[4]] = f[8] }
+            RS = ""; FS = "\n" }
+    { n = ""; ver = ""
+      for (i = 1; i <= NF; i++) { if ($i ~ /^Package: /) n = substr($i, 10); if ($i ~ /^Version: /) ver = substr($i, 10) }
+      if ((n in v) && ver != v[n]) { print n, v[n], "->", ver; exit } }')
+[ -n "$changed" ] || { echo "bench/build.sh: no package of the $suite lockfile has another version in $suite" >&2; exit 1; }
 set -- $changed
 echo "$1=$4" > change.txt
-timed change.lock "$A2O" lock change.txt --variant minbase -o change.lock.json
+timed change.lock "$A2O" lock change.txt --suite "$suite" --variant minbase -o change.lock.json
 timed change.build "$A2O" build change.lock.json --ref min
 change_steps=$(grep -E '^\[[0-9]+/[0-9]+\] ' change.build.log | sed 's/^\[[0-9]*\/[0-9]*\] //' | paste -sd, -)
 cp build/.ninja_log change.ninja_log
@@ -124,7 +130,7 @@ ratio () { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 
 cat <<EOF
 
-bookworm minbase: $n_min packages                        seconds      ratio (goal)
+$suite minbase: $n_min packages                        seconds      ratio (goal)
  1 cold         apt2ostree lock + build          $cold_total (lock $(cat cold.lock), build $(cat cold.build))
                 mmdebstrap                       $(cat mm.cold)       $(ratio "$cold_total" "$(cat mm.cold)")x  (<= 0.8)
                   apt2ostree build: unpack edges $unpack_cold s summed over parallel jobs, stage 1 $stage1_cold s, stage 2 $stage2_cold s
@@ -145,3 +151,9 @@ bookworm minbase: $n_min packages                        seconds      ratio (goa
                 sandbox alone (mod --chroot true over stage 1): $sandbox_split
 (the repository figures leave out build/cache, the downloaded .debs: $(kib build/cache/debs) KiB)
 EOF
+}
+
+echo "# $(nproc) cores; releases: $SUITES"
+for suite in $SUITES; do
+    bench_suite "$suite"
+done

@@ -107,6 +107,8 @@ load_sources (BuildArgs *args, Lockfile *lock, GError **error)
                                                  error);
   if (sources == NULL)
     return NULL;
+  if (lock->request.suite != NULL && !sources_list_set_suite (sources, lock->request.suite, error))
+    return NULL;
   /* A --mirror for a source the lockfile does not name would be ignored
    * (its packages then come from elsewhere): a typo, said at once. */
   g_autoptr(GStrvBuilder) b = g_strv_builder_new ();

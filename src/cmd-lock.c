@@ -127,6 +127,7 @@ CMD (lock)
   g_autofree char *variant = NULL;
   g_autofree char *cache = NULL;
   g_autofree char *merged_usr = NULL;
+  g_autofree char *suite = NULL;
   g_auto(GStrv) mirrors = NULL;
   gboolean recommends = FALSE;
   gboolean update = FALSE;
@@ -144,6 +145,9 @@ CMD (lock)
     { "recommends", 0, 0, G_OPTION_ARG_NONE, &recommends, "install Recommends too", NULL },
     { "cache", 0, 0, G_OPTION_ARG_FILENAME, &cache,
       "where verified indices are kept (default: build/cache/lists)", "DIR" },
+    { "suite", 0, 0, G_OPTION_ARG_STRING, &suite,
+      "lock another release of the configured archives: the sources named after their suite "
+      "move to it (bookworm-security becomes trixie-security); recorded for build", "CODENAME" },
     { "merged-usr", 0, 0, G_OPTION_ARG_STRING, &merged_usr,
       "auto (Debian 12+, Ubuntu 20.10+), yes or no", "auto|yes|no" },
     { "mirror", 0, 0, G_OPTION_ARG_STRING_ARRAY, &mirrors,
@@ -175,7 +179,8 @@ CMD (lock)
 
   if (update)
     {
-      if (arch != NULL || variant != NULL || recommends || merged_usr != NULL || record_uris)
+      if (arch != NULL || variant != NULL || recommends || merged_usr != NULL || record_uris
+          || suite != NULL)
         return cmd_usage_error (inv, error, "--update takes the request from the lockfile; "
                                 "only -o, --sources, --cache and --mirror go with it");
       previous = lockfile_load (argv[1], error);
@@ -206,11 +211,14 @@ CMD (lock)
       req.recommends = recommends;
       req.merged_usr = merged_usr != NULL ? merged_usr : "auto";
       req.record_uris = record_uris;
+      req.suite = suite;
       resolved_sources_path = g_strdup (sources_path);
     }
 
   g_autoptr(SourcesList) sources = sources_load (resolved_sources_path, error);
   if (sources == NULL)
+    return FALSE;
+  if (req.suite != NULL && !sources_list_set_suite (sources, req.suite, error))
     return FALSE;
   if (update)
     {

@@ -363,12 +363,22 @@ is_usr_merged_dir (const char *name)
   return g_strv_contains (dirs, name);
 }
 
-/* The path in the tree: with merged /usr, bin/x becomes usr/bin/x. */
+/* Is the entry one of the top-level links of a merged /usr ("./bin", a
+ * symlink)?  From Debian trixie on (DEP 17) base-files ships them itself. */
+static gboolean
+is_merged_usr_link (GPtrArray *shipped, mode_t type)
+{
+  return type == AE_IFLNK && shipped->len == 1 && is_usr_merged_dir (shipped->pdata[0]);
+}
+
+/* The path in the tree: with merged /usr, bin/x becomes usr/bin/x; the
+ * link /bin itself stays where it is. */
 static GPtrArray *
-final_components (DebUnpack *u, GPtrArray *shipped)
+final_components (DebUnpack *u, GPtrArray *shipped, mode_t type)
 {
   GPtrArray *final = g_ptr_array_new_with_free_func (g_free);
-  if (u->opts->merged_usr && shipped->len > 0 && is_usr_merged_dir (shipped->pdata[0]))
+  if (u->opts->merged_usr && shipped->len > 0 && is_usr_merged_dir (shipped->pdata[0])
+      && !is_merged_usr_link (shipped, type))
     g_ptr_array_add (final, g_strdup ("usr"));
   for (guint i = 0; i < shipped->len; i++)
     g_ptr_array_add (final, g_strdup (shipped->pdata[i]));
@@ -506,7 +516,7 @@ unpack_hardlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *shipped, 
   g_autoptr(GPtrArray) target_shipped = entry_components (u, "hard link target of", target, error);
   if (target_shipped == NULL)
     return FALSE;
-  g_autoptr(GPtrArray) target_final = final_components (u, target_shipped);
+  g_autoptr(GPtrArray) target_final = final_components (u, target_shipped, AE_IFREG);
   g_autofree char *target_path = util_join_tree_path (target_final, target_final->len);
 
   if (g_hash_table_contains (u->skipped_paths, target_path))
@@ -652,6 +662,16 @@ unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
       return deb_fail (u, error, "symlink \"%s\" has a target that is not valid UTF-8 or longer "
                        "than 4095 bytes (\"%s\")", pathname, shown);
     }
+  /* A merged /usr's top-level link must point where the rewrite puts the
+   * files it would hold. */
+  if (u->opts->merged_usr && final->len == 1 && is_usr_merged_dir (final->pdata[0]))
+    {
+      g_autofree char *expected = g_strconcat ("usr/", (char *) final->pdata[0], NULL);
+      const char *t = target[0] == '/' ? target + 1 : target;
+      if (!g_str_equal (t, expected))
+        return deb_fail (u, error, "symlink \"%s\" points to \"%s\"; with merged /usr it must "
+                         "point to \"%s\"", pathname, target, expected);
+    }
   g_autoptr(GVariant) xattrs = entry_xattrs (entry);
   g_autofree char *checksum = NULL;
   checksum = u->sink->symlink (u->sink, archive_entry_uid (entry), archive_entry_gid (entry),
@@ -673,8 +693,8 @@ unpack_data_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry,
   g_autoptr(GPtrArray) shipped = entry_components (u, u->member, pathname, error);
   if (shipped == NULL)
     return FALSE;
-  g_autoptr(GPtrArray) final = final_components (u, shipped);
   mode_t type = archive_entry_filetype (entry);
+  g_autoptr(GPtrArray) final = final_components (u, shipped, type);
 
   list_append (u, shipped);
 
@@ -1175,15 +1195,17 @@ status_stanza (DebUnpack *u, GError **error)
     {
       const char *path = u->conffile_order->pdata[i];
       Conffile *c = g_hash_table_lookup (u->conffiles, path);
-      if (c->md5 == NULL)
+      /* dpkg >= 1.20.1: a conffile flagged remove-on-upgrade is not
+       * shipped, and dpkg records it with the hash "newconffile" (procps in
+       * trixie: /etc/sysctl.conf). */
+      gboolean removed = c->flags != NULL && strstr (c->flags, "remove-on-upgrade") != NULL;
+      if (c->md5 == NULL && !removed)
         {
-          /* dpkg >= 1.20.1: a conffile flagged remove-on-upgrade is not shipped. */
-          if (c->flags != NULL && strstr (c->flags, "remove-on-upgrade") != NULL)
-            continue;
           g_string_free (out, TRUE);
           return deb_fail (u, error, "conffile \"%s\" is not a file in data.tar", path), NULL;
         }
-      g_string_append_printf (conffiles, "\n %s %s%s%s", path, c->md5, c->flags ? " " : "",
+      g_string_append_printf (conffiles, "\n %s %s%s%s", path,
+                              c->md5 != NULL ? c->md5 : "newconffile", c->flags ? " " : "",
                               c->flags ? c->flags : "");
     }
 

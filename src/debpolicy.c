@@ -91,6 +91,17 @@ debpolicy_arch_problem (const char *arch)
 }
 
 const char *
+debpolicy_release_problem (const char *release)
+{
+  const char *problem = common_problem (release);
+  if (problem != NULL)
+    return problem;
+  if (strspn (release, "abcdefghijklmnopqrstuvwxyz0123456789.") != strlen (release))
+    return "contains a character other than lower-case letters, digits and \".\"";
+  return NULL;
+}
+
+const char *
 debpolicy_request_problem (const char *spec)
 {
   const char *problem = common_problem (spec);

@@ -25,6 +25,11 @@ const char *debpolicy_version_problem (const char *version);
  * starting with an alphanumeric ("amd64", "arm64", "hurd-i386"). */
 const char *debpolicy_arch_problem (const char *arch);
 
+/* A release's name, as "lock --suite" takes it: lower-case letters, digits
+ * and "." ("trixie", "sid", "noble"), no "-" or "/" (those name a suite of
+ * the release). */
+const char *debpolicy_release_problem (const char *release);
+
 /* A package as a request lists it: "NAME", "NAME:ARCH", "NAME=VERSION" or
  * "NAME:ARCH=VERSION", each part by the grammar above. */
 const char *debpolicy_request_problem (const char *spec);

@@ -213,6 +213,7 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
   lock->request.recommends = req->recommends;
   lock->request.sources_file = g_strdup (req->sources_file);
   lock->request.merged_usr = g_strdup (req->merged_usr);
+  lock->request.suite = g_strdup (req->suite);
   lock->request.record_uris = req->record_uris;
   g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
   for (guint i = 0; i < sources->sources->len; i++)

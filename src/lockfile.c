@@ -67,6 +67,7 @@ lockfile_free (Lockfile *lock)
   g_strfreev (lock->request.sources);
   g_free (lock->request.sources_file);
   g_free (lock->request.merged_usr);
+  g_free (lock->request.suite);
   g_ptr_array_unref (lock->sources);
   g_ptr_array_unref (lock->packages);
   g_ptr_array_unref (lock->install_order);
@@ -218,6 +219,11 @@ lockfile_to_string (Lockfile *lock)
   append_string (out, r->sources_file);
   g_string_append (out, ",\n    \"merged-usr\": ");
   append_string (out, r->merged_usr);
+  if (r->suite != NULL)
+    {
+      g_string_append (out, ",\n    \"suite\": ");
+      append_string (out, r->suite);
+    }
   if (r->record_uris)
     g_string_append (out, ",\n    \"record-uris\": true");
   g_string_append (out, "\n  },\n");
@@ -419,7 +425,8 @@ check_request (Reader *r, LockRequest *req, GError **error)
                          error)
          && check_field (r, "merged-usr", req->merged_usr,
                          g_strv_contains (merged_usr_values, req->merged_usr) ? NULL
-                         : "is not \"auto\", \"yes\" or \"no\"", error);
+                         : "is not \"auto\", \"yes\" or \"no\"", error)
+         && check_field (r, "suite", req->suite, debpolicy_release_problem (req->suite), error);
 }
 
 /* The same for a source, whose pin priority is PIN (as read, before it
@@ -511,6 +518,8 @@ read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
                 && get_strv (r, o, "sources", &req->sources, error)
                 && get_string (r, o, "sources-file", TRUE, &req->sources_file, error)
                 && get_string (r, o, "merged-usr", FALSE, &req->merged_usr, error)
+                && (!json_object_has_member (o, "suite")
+                    || get_string (r, o, "suite", FALSE, &req->suite, error))
                 && (!json_object_has_member (o, "record-uris")
                     || get_bool (r, o, "record-uris", &req->record_uris, error))
            && check_request (r, req, error);

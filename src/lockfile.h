@@ -53,6 +53,7 @@ typedef struct {
   char **sources;        /* source names, in priority order */
   char *sources_file;    /* relative to the lockfile's directory, or NULL: the host's */
   char *merged_usr;      /* "auto", "yes" or "no" */
+  char *suite;           /* --suite: the release the sources were moved to, or NULL */
   gboolean record_uris;  /* write each source's URI (off by default) */
 } LockRequest;
 

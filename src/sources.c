@@ -671,3 +671,62 @@ sources_list_apply_mirrors (SourcesList *list, const char *const *mirrors,
     }
   return TRUE;
 }
+
+/* --- another release of the same archive --- */
+
+/* The release a suite belongs to: "bookworm" for "bookworm",
+ * "bookworm-security" and "bookworm/updates". */
+static gsize
+release_length (const char *suite)
+{
+  return strcspn (suite, "-/");
+}
+
+/* Releases that have no -updates or -security suite. */
+static gboolean
+release_is_unstable (const char *release)
+{
+  return g_str_equal (release, "sid") || g_str_equal (release, "unstable")
+         || g_str_equal (release, "experimental") || g_str_equal (release, "rc-buggy");
+}
+
+gboolean
+sources_list_set_suite (SourcesList *list, const char *suite, GError **error)
+{
+  const char *problem = debpolicy_release_problem (suite);
+  if (problem != NULL)
+    {
+      g_autofree char *shown = g_strescape (suite, NULL);
+      return util_fail (error, "--suite \"%s\" %s: expected a release name such as \"trixie\" "
+                        "or \"sid\"", shown, problem);
+    }
+  Source *first = NULL;
+  for (guint i = 0; i < list->sources->len && first == NULL; i++)
+    if (!((Source *) list->sources->pdata[i])->explicit_name)
+      first = list->sources->pdata[i];
+  if (first == NULL)
+    return util_fail (error, "--suite %s: every source of %s has a name of its own; "
+                      "--suite changes only sources named after their suite", suite,
+                      list->path != NULL ? list->path : "the host's apt configuration");
+  g_autofree char *from = g_strndup (first->suite, release_length (first->suite));
+  for (guint i = 0; i < list->sources->len;)
+    {
+      Source *s = list->sources->pdata[i];
+      gsize len = release_length (s->suite);
+      if (s->explicit_name || len != strlen (from) || strncmp (s->suite, from, len) != 0)
+        {
+          i++;
+          continue;
+        }
+      const char *rest = s->suite + len;   /* "", "-security", "/updates" */
+      if (*rest != '\0' && release_is_unstable (suite))
+        {
+          g_ptr_array_remove_index (list->sources, i);
+          continue;
+        }
+      g_autofree char *old = s->suite;
+      s->suite = g_strconcat (suite, rest, NULL);
+      i++;
+    }
+  return assign_names (list, error);
+}

@@ -96,4 +96,13 @@ gboolean sources_list_apply_mirrors (SourcesList *list, const char *const *mirro
  * configuration may hold sources of other schemes that are never used. */
 gboolean source_check_uri (Source *source, GError **error);
 
+/* Make LIST name another release of the same archives, as mmdebstrap's
+ * SUITE does: the release of the first source named after its suite (its
+ * suite up to the first "-" or "/", "bookworm") becomes SUITE in every
+ * source of that release named after its suite, "bookworm-security" giving
+ * "trixie-security"; their names follow.  Sources with names of their own
+ * are left alone.  For sid, unstable and experimental, which have no
+ * -updates or -security suites, those sources are left out. */
+gboolean sources_list_set_suite (SourcesList *list, const char *suite, GError **error);
+
 G_END_DECLS

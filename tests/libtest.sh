@@ -155,25 +155,8 @@ start_httpd () {
     trap 'kill $_httpd_pids 2>/dev/null; cleanup_scratch' EXIT
 }
 
-# host_debian_mirror: the Debian mirror the host's apt configuration names
-# for bookworm (first match), printed as a URI; nothing when none is named.
-# Tests never write a mirror's host name: they ask the host.
-host_debian_mirror () {
-    local f
-    for f in /etc/apt/sources.list.d/*.sources; do
-        [ -f "$f" ] || continue
-        awk 'BEGIN { RS=""; FS="\n" }
-             { uri=""; suites=""
-               for (i = 1; i <= NF; i++) {
-                 if ($i ~ /^URIs:/)   { uri=$i;    sub(/^URIs:[ \t]*/, "", uri); sub(/[ \t].*/, "", uri) }
-                 if ($i ~ /^Suites:/) { suites=$i }
-               }
-               if (uri != "" && suites ~ /[ \t]bookworm([ \t]|$)/) { print uri; exit } }' "$f"
-    done | head -n 1 | grep . && return 0
-    cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
-        | awk '$1 == "deb" { u=""; for (i = 2; i <= NF; i++) { if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; continue } if (u == "") { u=$i; continue } if ($i == "bookworm") { print u; exit } break } }' \
-        | head -n 1
-}
+# host_debian_mirror, host_sources_for: the host's own apt configuration.
+. "$TOP_SRCDIR/tests/libsources.sh"
 
 # require_mirror: sets MIRROR to the host's Debian mirror, or skips the whole
 # test file with the reason when none is configured or it does not answer.

@@ -1,6 +1,8 @@
 #!/bin/bash
-# A real arm64 image on this amd64 machine: lock and build Debian bookworm
-# minbase for arm64 from the mirror the host's apt configuration names;
+# A real arm64 image on this amd64 machine: lock and build Debian trixie (the
+# current stable release) minbase for arm64 from the mirror the host's apt
+# configuration names, moved to trixie with "lock --suite" (bookworm arm64
+# is built by tests/test-l4t.sh);
 # stage 2 runs the image's own dpkg under qemu-user through binfmt_misc.
 # Skips, saying why, only when no mirror answers or arm64 programs cannot
 # run here.
@@ -11,14 +13,16 @@ require_mirror
 [ "$(id -u)" = 0 ] || skip_all "stage 2 and chroot need root"
 command -v ninja > /dev/null || skip_all "ninja is not installed"
 require_qemu_aarch64
+curl -fsS --max-time 20 -o /dev/null "$MIRROR/dists/trixie/InRelease" \
+    || skip_all "the mirror $MIRROR has no trixie"
 
 W=$SCRATCH/work
 mkdir -p "$W"
 
-test_expect_success 'lock and build bookworm minbase for arm64 from the host'"'"'s mirror' '
+test_expect_success 'lock and build trixie minbase for arm64 from the host'"'"'s mirror' '
     cd "$W"
     : > minbase.txt
-    a2o lock minbase.txt --variant minbase --arch arm64 -o minbase.lock.json
+    a2o lock minbase.txt --suite trixie --variant minbase --arch arm64 -o minbase.lock.json
     assert_file_has_content minbase.lock.json "\"architecture\": \"arm64\""
     assert_file_has_content minbase.lock.json "^  \"merged-usr\": true,"
     arm64_deb_cache build

@@ -363,6 +363,62 @@ test_relative_paths (void)
   g_assert_cmpstr (b, ==, "sources");
 }
 
+/* --suite: the sources named after their suite move to another release of
+ * the same archives; named sources stay; sid has no -updates/-security. */
+static void
+test_set_suite (void)
+{
+  const char *host =
+      "deb http://example.invalid/debian bookworm main\n"
+      "deb http://example.invalid/debian bookworm-updates main\n"
+      "deb http://example.invalid/debian-security bookworm-security main\n"
+      "deb [name=l4t] http://example.invalid/l4t r36.4 main\n";
+  static const struct {
+    const char *suite;
+    const char *expected;  /* "NAME=SUITE@URI ..." */
+  } cases[] = {
+    { "trixie", "trixie=trixie@http://example.invalid/debian "
+                "trixie-updates=trixie-updates@http://example.invalid/debian "
+                "trixie-security=trixie-security@http://example.invalid/debian-security "
+                "l4t=r36.4@http://example.invalid/l4t" },
+    { "bookworm", "bookworm=bookworm@http://example.invalid/debian "
+                  "bookworm-updates=bookworm-updates@http://example.invalid/debian "
+                  "bookworm-security=bookworm-security@http://example.invalid/debian-security "
+                  "l4t=r36.4@http://example.invalid/l4t" },
+    { "sid", "sid=sid@http://example.invalid/debian l4t=r36.4@http://example.invalid/l4t" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SourcesList) list = load_text (host, ".list", &error);
+      g_assert_no_error (error);
+      g_assert_true (sources_list_set_suite (list, cases[i].suite, &error));
+      g_assert_no_error (error);
+      g_autoptr(GString) got = g_string_new (NULL);
+      for (guint j = 0; j < list->sources->len; j++)
+        {
+          Source *s = list->sources->pdata[j];
+          g_string_append_printf (got, "%s%s=%s@%s", j > 0 ? " " : "", s->name, s->suite, s->uri);
+        }
+      g_assert_cmpstr (got->str, ==, cases[i].expected);
+    }
+
+  const char *bad[] = { "", "Trixie", "trixie-updates", "a/b", "x y", "../sid" };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SourcesList) list = load_text (host, ".list", &error);
+      g_assert_false (sources_list_set_suite (list, bad[i], &error));
+      g_assert_nonnull (strstr (error->message, "--suite"));
+    }
+
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SourcesList) named = load_text ("deb [name=l4t] http://example.invalid/l4t r36.4 main\n",
+                                            ".list", &error);
+  g_assert_false (sources_list_set_suite (named, "trixie", &error));
+  g_assert_nonnull (strstr (error->message, "has a name of its own"));
+}
+
 /* The committed example lockfiles load, and are in the canonical layout
  * (writing what was read gives the same bytes). */
 static void
@@ -374,7 +430,8 @@ test_committed_lockfiles (void)
       g_test_skip ("TOP_SRCDIR is not set");
       return;
     }
-  const char *names[] = { "bookworm-minbase-amd64", "bookworm-minbase-arm64" };
+  const char *names[] = { "bookworm-minbase-amd64", "bookworm-minbase-arm64",
+                          "trixie-minbase-amd64", "trixie-minbase-arm64" };
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
       g_autoptr(GError) error = NULL;
@@ -386,6 +443,8 @@ test_committed_lockfiles (void)
       g_assert_true (lock->merged_usr);
       g_assert_null (lock->request.sources_file);
       g_assert_nonnull (lockfile_lookup_package (lock, "libc6", NULL));
+      if (g_str_has_prefix (names[i], "trixie"))
+        g_assert_cmpstr (lock->request.suite, ==, "trixie");
       g_autofree char *text = NULL;
       g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
       g_autofree char *again = lockfile_to_string (lock);
@@ -403,6 +462,7 @@ main (int argc, char **argv)
   g_test_add_func ("/sources/names", test_names_disambiguate_by_components);
   g_test_add_func ("/sources/mirrors", test_select_and_mirrors);
   g_test_add_func ("/sources/named-stanza-and-keys", test_named_stanza_and_keys);
+  g_test_add_func ("/sources/set-suite", test_set_suite);
   g_test_add_func ("/release/parse", test_release_parse_and_dates);
   g_test_add_func ("/lockfile/round-trip", test_lockfile_round_trip);
   g_test_add_func ("/lockfile/relative-paths", test_relative_paths);

@@ -150,4 +150,26 @@ test_expect_success 'stage1 needs --arch and at least one package tree' '
     assert_file_has_content err "expected at least one PACKAGE-TREE"
 '
 
+test_expect_success 'a conffile flagged remove-on-upgrade is recorded as dpkg --unpack records it (newconffile)' '
+    new_repo repo
+    mkdir -p rou/etc/sysctl.d rou/DEBIAN
+    echo "# settings" > rou/etc/sysctl.d/README
+    printf "/etc/sysctl.d/README\nremove-on-upgrade /etc/sysctl.conf\n" > rou/DEBIAN/conffiles
+    deb=$(make_deb rou procps 2:4.0.4-9 amd64)
+    a2o --repo repo unpack-deb --ref deb/procps "$deb" > /dev/null
+    a2o --repo repo stage1 --ref img/stage1 --arch amd64 deb/procps
+    ostree --repo=repo checkout "$(rev_commit repo img/stage1)" co
+    mkdir -p ref/var/lib/dpkg/info ref/var/lib/dpkg/updates && : > ref/var/lib/dpkg/status
+    dpkg --root="$PWD/ref" --force-architecture --unpack "$deb" > /dev/null
+    sed -n "/^Conffiles:/,/^[A-Z]/p" ref/var/lib/dpkg/status | grep "^ " > expected
+    sed -n "/^Conffiles:/,/^[A-Z]/p" co/var/lib/dpkg/status | grep "^ " > got
+    cat expected got
+    # dpkg writes "newconffile" for every conffile until it is configured;
+    # stage 1 writes the shipped ones'"'"' md5sums at once (as dpkg does on
+    # configure), and the one never shipped as dpkg does.
+    grep remove-on-upgrade expected > expected.rou
+    assert_streq "$(cat expected.rou)" " /etc/sysctl.conf newconffile remove-on-upgrade"
+    assert_streq "$(grep remove-on-upgrade got)" "$(cat expected.rou)"
+'
+
 test_done
