@@ -508,8 +508,9 @@ store_fields (PackagesStore *store, Id first, const PackagesFields *fields, guin
 {
   if (store->fields->len < (guint) store->pool->nsolvables)
     g_array_set_size (store->fields, store->pool->nsolvables);
-  memcpy (&g_array_index (store->fields, PackagesFields, first), fields,
-          count * sizeof (PackagesFields));
+  if (count > 0)  /* an empty index gives FIELDS == NULL, which memcpy() may not take */
+    memcpy (&g_array_index (store->fields, PackagesFields, first), fields,
+            count * sizeof (PackagesFields));
 }
 
 /* Parse the index at PATH into REPO: the slow path, a few hundred
