@@ -1,0 +1,110 @@
+/* fuzz-deb.c — libFuzzer harness for the .deb reader (src/deb.c): the input
+ * is a .deb file, unpacked twice (merged /usr off and on) into a DebSink that
+ * only computes each object's checksum, so no repository is needed. */
+#include "config.h"
+
+#include <string.h>
+#include <sys/stat.h>
+
+#include "deb.h"
+#include "fuzz-util.h"
+#include "objects.h"
+#include "util.h"
+
+static char *
+checksum_of (GBytes *header, const guint8 *data, gsize size)
+{
+  return objects_content_checksum (header, data, size);
+}
+
+static char *
+sink_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+              GVariant *xattrs, const guint8 *data, gsize size, GError **error)
+{
+  g_autoptr(GBytes) header = objects_regular_header (headers, uid, gid, mode, xattrs, error);
+  if (header == NULL)
+    return NULL;
+  return checksum_of (header, data, size);
+}
+
+/* Drain the stream as a repository would, checking the promised size. */
+static char *
+sink_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+                     guint64 size, ObjectWriterRead read, gpointer user_data, GError **error)
+{
+  g_autoptr(GBytes) header = objects_regular_header (NULL, uid, gid, mode, xattrs, error);
+  if (header == NULL)
+    return NULL;
+  g_autoptr(GChecksum) sha = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (sha, g_bytes_get_data (header, NULL), g_bytes_get_size (header));
+  g_autofree guint8 *buf = g_malloc (64 * 1024);
+  guint64 done = 0;
+  for (;;)
+    {
+      gssize n = read (user_data, buf, 64 * 1024, error);
+      if (n < 0)
+        return NULL;
+      if (n == 0)
+        break;
+      done += n;
+      if (done > size)
+        return util_fail (error, "longer than its header says"), NULL;
+      g_checksum_update (sha, buf, n);
+    }
+  if (done != size)
+    return util_fail (error, "truncated"), NULL;
+  return g_strdup (g_checksum_get_string (sha));
+}
+
+static char *
+sink_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
+              GError **error)
+{
+  g_autoptr(GBytes) header = objects_file_header (uid, gid, S_IFLNK | 0777, target, xattrs, error);
+  if (header == NULL)
+    return NULL;
+  return checksum_of (header, NULL, 0);
+}
+
+static char *
+sink_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error)
+{
+  g_autoptr(GVariant) owned = g_variant_ref_sink (object);
+  g_autoptr(GVariant) normal = g_variant_get_normal_form (owned);
+  return g_compute_checksum_for_data (G_CHECKSUM_SHA256, g_variant_get_data (normal),
+                                      g_variant_get_size (normal));
+}
+
+static DebSink checksum_sink = { sink_regular, sink_regular_stream, sink_symlink, sink_metadata };
+
+int LLVMFuzzerInitialize (int *argc, char ***argv);
+int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerInitialize (int *argc, char ***argv)
+{
+  fuzz_init ();
+  return 0;
+}
+
+int
+LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
+{
+  const char *path = fuzz_write_file ("input.deb", data, size);
+  for (int merged_usr = 0; merged_usr <= 1; merged_usr++)
+    {
+      DebUnpackOptions opts = { .merged_usr = merged_usr, .display_name = "input.deb" };
+      g_autofree char *commit = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(DebInfo) info = deb_unpack (&checksum_sink, path, &opts, 0, &commit, &error);
+      fuzz_assert ((info != NULL) == (error == NULL), "deb_unpack sets an error exactly when it fails");
+      fuzz_report (error);
+      if (info == NULL)
+        continue;
+      fuzz_assert (commit != NULL && strlen (commit) == 64, "a commit checksum");
+      g_autofree char *ref = deb_ref_name (info->package, info->version, info->architecture,
+                                           commit);
+      g_autoptr(GVariant) meta = g_variant_ref_sink (deb_commit_metadata (info));
+    }
+  return 0;
+}
