@@ -23,7 +23,8 @@ if [ ! -x "$build/fuzz-deb" ]; then
     skip_all "libFuzzer harnesses not built (run \"make fuzzers\" in $TOP_BUILDDIR)"
 fi
 
-# fuzz NAME: the seeds, then new inputs for $seconds seconds.  New inputs
+# fuzz NAME: the seeds, then new inputs for $seconds seconds, mutated with
+# the words of tests/fuzz/NAME.dict too.  New inputs
 # go to a scratch corpus (first directory), never to the committed one.
 fuzz () {
     local name=$1 artifacts=$TOP_BUILDDIR/tests/fuzz/artifacts
@@ -31,6 +32,7 @@ fuzz () {
     if ! ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
             "$build/fuzz-$name" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2048 \
             -print_final_stats=1 -artifact_prefix="$artifacts/$name-" \
+            -dict="$TOP_SRCDIR/tests/fuzz/$name.dict" \
             corpus "$TOP_SRCDIR/tests/fuzz/corpus/$name" > fuzz.log 2>&1; then
         grep -E -A30 "ERROR|runtime error|fuzz property|CRITICAL|WARNING|Test unit written" fuzz.log \
             | head -n 60 >&2
