@@ -24,8 +24,8 @@ if [ ! -x "$build/fuzz-deb" ]; then
 fi
 
 # fuzz NAME: the seeds, then new inputs for $seconds seconds, mutated with
-# the words of tests/fuzz/NAME.dict too.  New inputs
-# go to a scratch corpus (first directory), never to the committed one.
+# the words of tests/fuzz/NAME.dict too.  New inputs go to a scratch corpus
+# (the first directory), never to the committed one.
 fuzz () {
     local name=$1 artifacts=$TOP_BUILDDIR/tests/fuzz/artifacts
     mkdir -p corpus "$artifacts"
@@ -34,14 +34,16 @@ fuzz () {
             -print_final_stats=1 -artifact_prefix="$artifacts/$name-" \
             -dict="$TOP_SRCDIR/tests/fuzz/$name.dict" \
             corpus "$TOP_SRCDIR/tests/fuzz/corpus/$name" > fuzz.log 2>&1; then
-        grep -E -A30 "ERROR|runtime error|fuzz property|CRITICAL|WARNING|Test unit written" fuzz.log \
-            | head -n 60 >&2
+        grep -E "ERROR|runtime error|SUMMARY|fuzz property|CRITICAL|WARNING|Test unit written|^ +#[0-9]+ .* in .*\.c:[0-9]" \
+            fuzz.log | head -n 30 >&2
         fail "fuzz-$name found a crash; its input is in $artifacts"
     fi
     grep -E "^stat::number_of_executed_units" fuzz.log > "$SCRATCH/$name.stats"
 }
 
-for name in deb packages release sources lockfile; do
+# One harness per seed corpus (Makefile-fuzz.am's FUZZ_HARNESSES).
+for dir in "$TOP_SRCDIR"/tests/fuzz/corpus/*/; do
+    name=$(basename "$dir")
     test_expect_success "fuzz-$name: ${seconds}s of mutated inputs give no crash, leak or sanitizer report" \
         "fuzz $name"
     [ ! -s "$SCRATCH/$name.stats" ] || say "fuzz-$name: $(cat "$SCRATCH/$name.stats")"
