@@ -75,7 +75,12 @@ sink_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error
                                       g_variant_get_size (normal));
 }
 
-static DebSink checksum_sink = { sink_regular, sink_regular_stream, sink_symlink, sink_metadata };
+static DebSink checksum_sink = {
+  .regular = sink_regular,
+  .regular_stream = sink_regular_stream,
+  .symlink = sink_symlink,
+  .metadata = sink_metadata,
+};
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
