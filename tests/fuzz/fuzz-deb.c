@@ -1,8 +1,13 @@
 /* fuzz-deb.c — libFuzzer harness for the .deb reader (src/deb.c): the input
  * is a .deb file, unpacked twice (merged /usr off and on) into a DebSink that
- * only computes each object's checksum, so no repository is needed. */
+ * only computes each object's checksum, so no repository is needed.  An
+ * input that is not an ar archive is taken as a data.tar and wrapped in a
+ * .deb with a fixed control.tar, so that mutations work on tar headers and
+ * member names directly rather than on compressed bytes. */
 #include "config.h"
 
+#include <archive.h>
+#include <archive_entry.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -82,6 +87,63 @@ static DebSink checksum_sink = {
   .metadata = sink_metadata,
 };
 
+static GBytes *control_tar;
+
+/* An uncompressed control.tar holding one control file. */
+static GBytes *
+make_control_tar (void)
+{
+  static const char control[] = "Package: fuzz\nVersion: 1:1.0-1\nArchitecture: amd64\n"
+                                "Multi-Arch: same\nDescription: fuzz\n";
+  static guint8 buf[16 * 1024];
+  size_t used = 0;
+  struct archive *a = archive_write_new ();
+  archive_write_set_format_ustar (a);
+  archive_write_add_filter_none (a);
+  archive_write_set_bytes_in_last_block (a, 1);
+  struct archive_entry *entry = archive_entry_new ();
+  archive_entry_set_pathname (entry, "./control");
+  archive_entry_set_filetype (entry, AE_IFREG);
+  archive_entry_set_perm (entry, 0644);
+  archive_entry_set_size (entry, sizeof control - 1);
+  if (archive_write_open_memory (a, buf, sizeof buf, &used) != ARCHIVE_OK
+      || archive_write_header (a, entry) != ARCHIVE_OK
+      || archive_write_data (a, control, sizeof control - 1) != (la_ssize_t) (sizeof control - 1)
+      || archive_write_close (a) != ARCHIVE_OK)
+    {
+      g_printerr ("fuzz-deb: cannot make control.tar: %s\n", archive_error_string (a));
+      abort ();
+    }
+  archive_entry_free (entry);
+  archive_write_free (a);
+  return g_bytes_new (buf, used);
+}
+
+static void
+append_member (GByteArray *out, const char *name, const guint8 *data, gsize size)
+{
+  char header[61];
+  g_snprintf (header, sizeof header, "%-16s%-12u%-6u%-6u%-8o%-10" G_GSIZE_FORMAT "`\n", name, 0, 0,
+              0, 0100644, size);
+  g_byte_array_append (out, (const guint8 *) header, 60);
+  g_byte_array_append (out, data, size);
+  if (size % 2 != 0)
+    g_byte_array_append (out, (const guint8 *) "\n", 1);
+}
+
+/* The .deb around DATA_TAR. */
+static GByteArray *
+wrap_data_tar (const uint8_t *data_tar, size_t size)
+{
+  GByteArray *deb = g_byte_array_new ();
+  g_byte_array_append (deb, (const guint8 *) "!<arch>\n", 8);
+  append_member (deb, "debian-binary", (const guint8 *) "2.0\n", 4);
+  append_member (deb, "control.tar", g_bytes_get_data (control_tar, NULL),
+                 g_bytes_get_size (control_tar));
+  append_member (deb, "data.tar", data_tar, size);
+  return deb;
+}
+
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -89,12 +151,20 @@ int
 LLVMFuzzerInitialize (int *argc, char ***argv)
 {
   fuzz_init ();
+  control_tar = make_control_tar ();
   return 0;
 }
 
 int
 LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
 {
+  g_autoptr(GByteArray) wrapped = NULL;
+  if (size < 8 || memcmp (data, "!<arch>\n", 8) != 0)
+    {
+      wrapped = wrap_data_tar (data, size);
+      data = wrapped->data;
+      size = wrapped->len;
+    }
   const char *path = fuzz_write_file ("input.deb", data, size);
   for (int merged_usr = 0; merged_usr <= 1; merged_usr++)
     {
