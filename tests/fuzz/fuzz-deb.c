@@ -179,7 +179,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       fuzz_assert (commit != NULL && strlen (commit) == 64, "a commit checksum");
       g_autofree char *ref = deb_ref_name (info->package, info->version, info->architecture,
                                            commit);
+      fuzz_assert (strspn (ref, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-/")
+                   == strlen (ref), "a package's ref name holds only ref-safe characters");
       g_autoptr(GVariant) meta = g_variant_ref_sink (deb_commit_metadata (info));
+      fuzz_assert (g_variant_is_of_type (meta, G_VARIANT_TYPE_VARDICT), "commit metadata is a{sv}");
     }
   return 0;
 }

@@ -35,8 +35,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       fuzz_assert (lockfile_lookup_package (lock, package->name, package->architecture) != NULL,
                    "a package is found by name and architecture");
       g_autofree char *url = lockfile_package_url (lock, package, NULL, NULL);
+      fuzz_assert (url == NULL || g_str_has_suffix (url, package->filename),
+                   "a package's URL ends with its pool filename");
     }
-  g_autofree char *sources = lockfile_request_sources_path (lock, path);
+  g_free (lockfile_request_sources_path (lock, path));
 
   g_autofree char *text = lockfile_to_string (lock);
   const char *again_path = fuzz_write_file ("again.lock.json", (const guint8 *) text, strlen (text));
