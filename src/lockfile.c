@@ -628,13 +628,13 @@ lockfile_load (const char *path, GError **error)
     return NULL;
   for (guint i = 0; i < json_array_get_length (packages); i++)
     {
-      LockPackage *p = read_package (&r, json_array_get_element (packages, i), i, error);
+      g_autoptr(LockPackage) p = read_package (&r, json_array_get_element (packages, i), i, error);
       if (p == NULL)
         return NULL;
       if (lockfile_lookup_source (lock, p->source) == NULL)
         return util_fail (error, "lockfile %s: package \"%s\" names source \"%s\", which the "
                           "lockfile does not list", path, p->name, p->source), NULL;
-      g_ptr_array_add (lock->packages, p);
+      g_ptr_array_add (lock->packages, g_steal_pointer (&p));
     }
 
   g_auto(GStrv) order = NULL;

@@ -231,12 +231,22 @@ parse_one_line (SourcesList *list, const char *line, const char *origin, GError 
         return util_fail (error, "%s: option \"%s\" is not KEY=VALUE", origin, *o);
       g_autofree char *key = g_strndup (*o, eq - *o);
       const char *value = eq + 1;
+      /* A repeated option: the last one counts. */
       if (g_str_equal (key, "arch"))
-        architectures = g_strsplit (value, ",", -1);
+        {
+          g_strfreev (architectures);
+          architectures = g_strsplit (value, ",", -1);
+        }
       else if (g_str_equal (key, "signed-by"))
-        signed_by = g_strdup (value);
+        {
+          g_free (signed_by);
+          signed_by = g_strdup (value);
+        }
       else if (g_str_equal (key, "name"))
-        name = g_strdup (value);
+        {
+          g_free (name);
+          name = g_strdup (value);
+        }
       else if (g_str_equal (key, "pin-priority"))
         {
           if (!parse_pin_priority (value, origin, &pin_priority, error))
