@@ -158,6 +158,19 @@ start_httpd () {
 # host_debian_mirror, host_sources_for: the host's own apt configuration.
 . "$TOP_SRCDIR/tests/libsources.sh"
 
+# assert_dpkg_clean ROOT: in the image at ROOT every package is installed
+# and configured (ii), and dpkg --audit and dpkg --verify say nothing.
+assert_dpkg_clean () {
+    local root=$1
+    dpkg --root="$root" -l | awk 'NR > 5 { print $1 }' | sort | uniq -c > "$root.states"
+    cat "$root.states"
+    assert_streq "$(awk '{ print $2 }' "$root.states")" ii
+    dpkg --root="$root" --audit > "$root.audit"
+    [ ! -s "$root.audit" ] || { cat "$root.audit"; false; }
+    dpkg --root="$root" --verify > "$root.verify" || true
+    [ ! -s "$root.verify" ] || { cat "$root.verify"; false; }
+}
+
 # require_mirror: sets MIRROR to the host's Debian mirror, or skips the whole
 # test file with the reason when none is configured or it does not answer.
 require_mirror () {

@@ -37,17 +37,6 @@ same_packages () {
     diff -u "$W/$1.packages" "$W/$2.packages"
 }
 
-# dpkg_clean IMAGE: every package ii, dpkg --audit and dpkg --verify silent.
-dpkg_clean () {
-    dpkg --root="$W/$1" -l | awk "NR > 5 { print \$1 }" | sort | uniq -c > "$W/$1.states"
-    cat "$W/$1.states"
-    assert_streq "$(awk "{ print \$2 }" "$W/$1.states")" ii
-    dpkg --root="$W/$1" --audit > "$W/$1.audit"
-    [ ! -s "$W/$1.audit" ] || { cat "$W/$1.audit"; false; }
-    dpkg --root="$W/$1" --verify > "$W/$1.verify" || true
-    [ ! -s "$W/$1.verify" ] || { cat "$W/$1.verify"; false; }
-}
-
 test_expect_success 'lock trixie minbase with --suite from the host'"'"'s sources: trixie, trixie-updates, trixie-security, no URI' '
     cd "$W"
     : > minbase.txt
@@ -70,7 +59,7 @@ test_expect_success 'build trixie minbase: base-files ships the merged-/usr link
 '
 
 test_expect_success 'trixie minbase: every package ii, dpkg --audit and dpkg --verify clean' '
-    dpkg_clean img
+    assert_dpkg_clean "$W/img"
 '
 
 test_expect_success 'mmdebstrap --variant=minbase trixie builds on the same machine, from the same mirror' '
@@ -106,7 +95,7 @@ test_expect_success 'the trixie server set builds in the same build directory, u
 '
 
 test_expect_success 'trixie server set: every package ii, dpkg --audit and dpkg --verify clean' '
-    dpkg_clean server
+    assert_dpkg_clean "$W/server"
 '
 
 test_expect_success 'trixie server set: the same packages, files, owners and modes as mmdebstrap --include, but for the documented differences' '
