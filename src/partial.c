@@ -190,7 +190,10 @@ partial_marks_remove (PartialMarks *marks, GError **error)
       Held h = g_array_index (marks->held, Held, marks->held->len - 1);
       g_array_set_size (marks->held, marks->held->len - 1);
       g_autofree char *checksum = h.checksum;
+      /* Closed, and its lock released, when it goes out of scope: after
+       * the marker is gone. */
       util_autofd int fd = h.fd;
+      (void) fd;
       g_autofree char *path = marker_path (checksum);
       if (unlinkat (marks->repo_dfd, path, 0) < 0 && errno != ENOENT)
         return util_fail (error, "%s: removing %s: %s", marks->repo_path, path, g_strerror (errno));

@@ -734,8 +734,9 @@ sources_list_set_suite (SourcesList *list, const char *suite, GError **error)
           g_ptr_array_remove_index (list->sources, i);
           continue;
         }
-      g_autofree char *old = s->suite;
-      s->suite = g_strconcat (suite, rest, NULL);
+      char *moved = g_strconcat (suite, rest, NULL);  /* REST points into the old suite */
+      g_free (s->suite);
+      s->suite = moved;
       i++;
     }
   return assign_names (list, error);
