@@ -1,0 +1,231 @@
+/* lock.c — from a request and its sources to a lockfile: fetch and verify
+ * each source's Release and indices, resolve, describe the result. */
+#include "config.h"
+
+#include <stdlib.h>
+
+#include "apt/lock.h"
+#include "apt/release.h"
+#include "apt/resolve.h"
+#include "base/util.h"
+
+/* merged /usr is the layout of Debian 12 (bookworm) and Ubuntu 20.10 and
+ * later: decided by the first Debian or Ubuntu source. */
+static gboolean
+release_is_merged_usr (Release *release, gboolean *out_known)
+{
+  static const char *const debian_old[] = { "buzz", "rex", "bo", "hamm", "slink", "potato",
+    "woody", "sarge", "etch", "lenny", "squeeze", "wheezy", "jessie", "stretch", "buster",
+    "bullseye", NULL };
+  *out_known = FALSE;
+  if (release->origin == NULL)
+    return FALSE;
+  if (g_str_equal (release->origin, "Debian"))
+    {
+      *out_known = TRUE;
+      if (release->version != NULL && g_ascii_isdigit (release->version[0]))
+        return atoi (release->version) >= 12;
+      return release->codename == NULL
+             || !g_strv_contains (debian_old, release->codename);
+    }
+  if (g_str_equal (release->origin, "Ubuntu") && release->version != NULL)
+    {
+      *out_known = TRUE;
+      return g_ascii_strtod (release->version, NULL) >= 20.10 - 0.001;
+    }
+  return FALSE;
+}
+
+/* One source's Release and indices, fetched in a thread of its own: the
+ * sources are independent, and most of the time goes to waiting (network,
+ * gpg). */
+typedef struct {
+  Source *source;
+  const char *arch;
+  const char *cache;
+  GCancellable *cancellable;
+  Release *release;
+  GPtrArray *indices;
+  GError *error;
+} SourceJob;
+
+static gpointer
+fetch_source_thread (gpointer data)
+{
+  SourceJob *job = data;
+  job->release = release_fetch (job->source, job->cancellable, &job->error);
+  if (job->release != NULL)
+    job->indices = release_fetch_indices (job->release, job->source, job->arch, job->cache,
+                                          job->cancellable, &job->error);
+  return NULL;
+}
+
+static void
+source_job_clear (SourceJob *job)
+{
+  g_clear_pointer (&job->release, release_free);
+  g_clear_pointer (&job->indices, g_ptr_array_unref);
+  g_clear_error (&job->error);
+}
+
+static gboolean
+check_not_older (Source *source, Release *release, Lockfile *previous, GError **error)
+{
+  LockSource *before = previous != NULL ? lockfile_lookup_source (previous, source->name) : NULL;
+  gint64 then, now;
+  if (before == NULL || before->date == NULL || release->date == NULL
+      || !release_parse_date (before->date, &then))
+    return TRUE;
+  if (!release_parse_date (release->date, &now))
+    return util_fail (error, "source \"%s\": cannot read the Release's Date \"%s\"", source->name,
+                      release->date);
+  if (now < then)
+    return util_fail (error, "source \"%s\": the Release is dated %s, before the one the lockfile "
+                      "was made from (%s); the mirror is out of date or replays an old Release",
+                      source->name, release->date, before->date);
+  return TRUE;
+}
+
+Lockfile *
+lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
+              Lockfile *previous, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(Lockfile) lock = lockfile_new ();
+  g_autoptr(GPtrArray) resolve_sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
+  gboolean merged_usr = FALSE, merged_usr_known = FALSE;
+
+  for (guint i = 0; i < sources->sources->len; i++)
+    if (!source_check_uri (sources->sources->pdata[i], error))
+      return NULL;
+
+  guint n = sources->sources->len;  /* sources, one thread each */
+  g_autofree SourceJob *jobs = g_new0 (SourceJob, n);
+  g_autofree GThread **threads = g_new0 (GThread *, n);
+  release_init ();
+  for (guint i = 0; i < n; i++)
+    {
+      jobs[i] = (SourceJob) { sources->sources->pdata[i], req->architecture, cache, cancellable };
+      threads[i] = g_thread_new ("source", fetch_source_thread, &jobs[i]);
+    }
+  for (guint i = 0; i < n; i++)
+    g_thread_join (threads[i]);
+  /* The first failure in the sources' order, so the error does not depend
+   * on timing. */
+  for (guint i = 0; i < n; i++)
+    if (jobs[i].error != NULL)
+      {
+        g_propagate_error (error, g_steal_pointer (&jobs[i].error));
+        for (guint j = 0; j < n; j++)
+          source_job_clear (&jobs[j]);
+        return NULL;
+      }
+
+  for (guint i = 0; i < n; i++)
+    if (!check_not_older (jobs[i].source, jobs[i].release, previous, error))
+      {
+        for (guint j = 0; j < n; j++)
+          source_job_clear (&jobs[j]);
+        return NULL;
+      }
+
+  for (guint i = 0; i < n; i++)
+    {
+      Source *source = jobs[i].source;
+      Release *release = jobs[i].release;
+      GPtrArray *indices = jobs[i].indices;
+
+      ResolveSource *rs = resolve_source_new (source->name, source->pin_priority);
+      for (guint j = 0; j < indices->len; j++)
+        g_ptr_array_add (rs->index_paths, g_strdup (indices->pdata[j]));
+      g_ptr_array_add (resolve_sources, rs);
+
+      if (!merged_usr_known)
+        merged_usr = release_is_merged_usr (release, &merged_usr_known);
+
+      LockSource *ls = g_new0 (LockSource, 1);
+      ls->name = g_strdup (source->name);
+      ls->suite = g_strdup (source->suite);
+      ls->codename = g_strdup (release->codename);
+      ls->origin = g_strdup (release->origin);
+      ls->version = g_strdup (release->version);
+      ls->components = g_strdupv (source->components);
+      const char *archs[] = { req->architecture,
+                              release_has_separate_all (release) ? "all" : NULL, NULL };
+      ls->architectures = g_strdupv ((char **) archs);
+      ls->pin_priority = source->pin_priority;
+      ls->fingerprint = g_strdup (release->fingerprint);
+      ls->inrelease_sha256 = g_strdup (release->file_sha256);
+      ls->date = g_strdup (release->date);
+      ls->uri = req->record_uris ? g_strdup (source->uri) : NULL;
+      g_ptr_array_add (lock->sources, ls);
+    }
+  for (guint i = 0; i < n; i++)
+    source_job_clear (&jobs[i]);
+
+  /* Parsed indices are kept beside the downloaded ones: a warm lock reads
+   * them back instead of decompressing and parsing the whole archive. */
+  g_autofree char *parsed_cache = cache != NULL ? g_build_filename (cache, "parsed", NULL) : NULL;
+  ResolveRequest request = { req->packages, req->variant, req->architecture, req->recommends,
+                             parsed_cache };
+  g_autoptr(GPtrArray) packages = resolve_request (resolve_sources, &request, error);
+  if (packages == NULL)
+    return NULL;
+
+  g_autoptr(GHashTable) name_count = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < packages->len; i++)
+    {
+      DebPackage *p = packages->pdata[i];
+      guint count = GPOINTER_TO_UINT (g_hash_table_lookup (name_count, p->name));
+      g_hash_table_insert (name_count, p->name, GUINT_TO_POINTER (count + 1));
+    }
+  for (guint i = 0; i < packages->len; i++)
+    {
+      DebPackage *p = packages->pdata[i];
+      LockPackage *lp = g_new0 (LockPackage, 1);
+      lp->name = g_strdup (p->name);
+      lp->version = g_strdup (p->version);
+      lp->architecture = g_strdup (p->architecture);
+      lp->source = g_strdup (p->source_name);
+      lp->filename = g_strdup (p->filename);
+      lp->size = (gint64) p->size;
+      lp->sha256 = g_strdup (p->sha256);
+      lp->essential = p->essential;
+      lp->priority = g_strdup (p->priority);
+      lp->multi_arch = g_strdup (p->multi_arch);
+      g_ptr_array_add (lock->packages, lp);
+      if (GPOINTER_TO_UINT (g_hash_table_lookup (name_count, p->name)) > 1)
+        g_ptr_array_add (lock->install_order, g_strdup_printf ("%s:%s", p->name, p->architecture));
+      else
+        g_ptr_array_add (lock->install_order, g_strdup (p->name));
+    }
+  lockfile_sort (lock);
+
+  if (g_str_equal (req->merged_usr, "yes"))
+    merged_usr = TRUE;
+  else if (g_str_equal (req->merged_usr, "no"))
+    merged_usr = FALSE;
+  lock->merged_usr = merged_usr;
+
+  /* The request, as it will be read back by --update. */
+  lock->request.packages = g_strdupv (req->packages);
+  lock->request.variant = g_strdup (req->variant);
+  lock->request.architecture = g_strdup (req->architecture);
+  lock->request.recommends = req->recommends;
+  lock->request.sources_file = g_strdup (req->sources_file);
+  lock->request.merged_usr = g_strdup (req->merged_usr);
+  lock->request.suite = g_strdup (req->suite);
+  lock->request.record_uris = req->record_uris;
+  g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
+  for (guint i = 0; i < sources->sources->len; i++)
+    g_strv_builder_add (names, ((Source *) sources->sources->pdata[i])->name);
+  lock->request.sources = g_strv_builder_end (names);
+
+  return g_steal_pointer (&lock);
+}
+
+
+const char *const *
+lock_variants (void)
+{
+  return resolve_variants ();
+}

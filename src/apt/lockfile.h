@@ -1,0 +1,110 @@
+/* lockfile.h — the lockfile: what an image is made of, pinned by name,
+ * version, architecture and SHA256, and the request it was made from.
+ *
+ * The file is JSON in a fixed layout so that it diffs cleanly in git: one
+ * source and one package per line, packages sorted by name then
+ * architecture, the install order one name per line.  Writing the same
+ * Lockfile gives the same bytes.  It never holds a mirror's URI: packages
+ * name their source, and the source's URI comes from the sources
+ * configuration (or --mirror NAME=URI) when the packages are fetched. */
+#pragma once
+
+#include <gio/gio.h>
+
+#include "apt/sources.h"
+
+G_BEGIN_DECLS
+
+#define LOCKFILE_FORMAT 1
+
+typedef struct {
+  char *name;
+  char *suite;
+  char *codename;
+  char *origin;          /* Origin: of the Release, or NULL */
+  char *version;         /* Version: of the Release, or NULL */
+  char **components;
+  char **architectures;  /* the architectures whose indices were read */
+  int pin_priority;
+  char *fingerprint;     /* primary key that signed the InRelease */
+  char *inrelease_sha256;
+  char *date;            /* Date: of the Release */
+  char *uri;             /* only with --record-uris, else NULL (and not written) */
+} LockSource;
+
+typedef struct {
+  char *name;
+  char *version;
+  char *architecture;
+  char *source;          /* the LockSource's name */
+  char *filename;        /* pool path, relative to the source's URI */
+  gint64 size;
+  char *sha256;
+  gboolean essential;
+  char *priority;        /* or NULL */
+  char *multi_arch;      /* "same", "foreign", "allowed", or NULL */
+} LockPackage;
+
+typedef struct {
+  char **packages;       /* as listed: "name", "name=version", "name:arch" */
+  char *variant;
+  char *architecture;
+  gboolean recommends;
+  char **sources;        /* source names, in priority order */
+  char *sources_file;    /* relative to the lockfile's directory, or NULL: the host's */
+  char *merged_usr;      /* "auto", "yes" or "no" */
+  char *suite;           /* --suite: the release the sources were moved to, or NULL */
+  gboolean record_uris;  /* write each source's URI (off by default) */
+} LockRequest;
+
+typedef struct {
+  int format;
+  LockRequest request;
+  gboolean merged_usr;
+  GPtrArray *sources;        /* LockSource* */
+  GPtrArray *packages;       /* LockPackage*, sorted by name then architecture */
+  GPtrArray *install_order;  /* char*: "name", or "name:arch" when a name has several */
+} Lockfile;
+
+Lockfile *lockfile_new (void);
+void lockfile_free (Lockfile *lock);
+void lock_source_free (LockSource *source);
+void lock_package_free (LockPackage *package);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Lockfile, lockfile_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LockSource, lock_source_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LockPackage, lock_package_free)
+
+/* Sort the packages by name, then architecture. */
+void lockfile_sort (Lockfile *lock);
+
+/* The file's text (the fixed layout described above). */
+char *lockfile_to_string (Lockfile *lock);
+
+/* Write PATH atomically (a temporary file in the same directory, renamed
+ * over PATH): on any error PATH is left as it was.  When PATH already holds
+ * exactly these bytes it is not touched (its mtime stays). */
+gboolean lockfile_write (Lockfile *lock, const char *path, GError **error);
+
+/* Read and check a lockfile.  Errors name PATH and the entry at fault. */
+Lockfile *lockfile_load (const char *path, GError **error);
+
+LockSource *lockfile_lookup_source (Lockfile *lock, const char *name);
+LockPackage *lockfile_lookup_package (Lockfile *lock, const char *name, const char *arch);
+
+/* Where to download PACKAGE: its source's URI in SOURCES (the sources
+ * configuration, with any --mirror overrides applied; SOURCES may be NULL),
+ * else the URI the lockfile recorded (--record-uris), joined with its pool
+ * filename.  An error names the source and says how to supply it. */
+char *lockfile_package_url (Lockfile *lock, LockPackage *package, SourcesList *sources,
+                            GError **error);
+
+/* The sources file of LOCK's request as a path usable from the current
+ * directory (it is stored relative to the lockfile at LOCK_PATH), or NULL
+ * when the request used the host's configuration. */
+char *lockfile_request_sources_path (Lockfile *lock, const char *lock_path);
+
+/* PATH (relative to the current directory) made relative to the directory
+ * of LOCK_PATH, for storing in the request. */
+char *lockfile_relative_path (const char *path, const char *lock_path);
+
+G_END_DECLS

@@ -1,0 +1,704 @@
+/* release.c — fetch, verify and parse Release files; fetch the Packages
+ * indices they vouch for.  See release.h for the trust rules. */
+#include "config.h"
+
+#include <archive.h>
+#include <errno.h>
+#include <gpgme.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apt/fetch.h"
+#include "apt/release.h"
+#include "base/util.h"
+
+static void
+release_entry_free (ReleaseEntry *entry)
+{
+  g_free (entry->sha256);
+  g_free (entry);
+}
+
+void
+release_free (Release *release)
+{
+  if (release == NULL)
+    return;
+  g_free (release->origin);
+  g_free (release->label);
+  g_free (release->suite);
+  g_free (release->codename);
+  g_free (release->version);
+  g_free (release->date);
+  g_free (release->valid_until);
+  g_strfreev (release->architectures);
+  g_strfreev (release->components);
+  g_clear_pointer (&release->entries, g_hash_table_unref);
+  g_free (release->fingerprint);
+  g_free (release->file_sha256);
+  g_free (release);
+}
+
+/* --- parsing --- */
+
+static void
+string_free (gpointer s)
+{
+  g_string_free (s, TRUE);
+}
+
+static const char *const months[] = {
+  "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+};
+
+gboolean
+release_parse_date (const char *text, gint64 *out_seconds)
+{
+  /* [Day,] DD Mon YYYY HH:MM:SS ZONE — parsed by hand: strptime's %a and %b
+   * follow the locale. */
+  const char *p = text;
+  const char *comma = strchr (p, ',');
+  if (comma != NULL)
+    p = comma + 1;
+  int day, year, hour, minute, second;
+  char month[4] = "", zone[16] = "";
+  int n = sscanf (p, " %d %3s %d %d:%d:%d %15s", &day, month, &year, &hour, &minute, &second, zone);
+  if (n < 6)
+    return FALSE;
+  int mon = -1;
+  for (int i = 0; i < 12; i++)
+    if (g_ascii_strcasecmp (month, months[i]) == 0)
+      mon = i + 1;
+  if (mon < 0)
+    return FALSE;
+
+  int offset = 0;  /* seconds east of UTC */
+  if (n == 7 && (zone[0] == '+' || zone[0] == '-') && strlen (zone) == 5)
+    {
+      int hhmm = atoi (zone + 1);
+      offset = (hhmm / 100 * 3600 + hhmm % 100 * 60) * (zone[0] == '-' ? -1 : 1);
+    }
+  else if (n == 7 && !g_str_equal (zone, "UTC") && !g_str_equal (zone, "GMT") && !g_str_equal (zone, "Z"))
+    return FALSE;
+
+  g_autoptr(GDateTime) dt = g_date_time_new_utc (year, mon, day, hour, minute, second);
+  if (dt == NULL)
+    return FALSE;
+  *out_seconds = g_date_time_to_unix (dt) - offset;
+  return TRUE;
+}
+
+static char *
+field_value (GHashTable *fields, const char *name)
+{
+  GString *value = g_hash_table_lookup (fields, name);
+  return value != NULL ? g_strdup (value->str) : NULL;
+}
+
+static char **
+field_words (GHashTable *fields, const char *name)
+{
+  GString *value = g_hash_table_lookup (fields, name);
+  if (value == NULL)
+    return g_new0 (char *, 1);
+  return g_strsplit_set (g_strstrip (value->str), " \t", -1);
+}
+
+static gboolean
+parse_sha256_entries (Release *release, const char *text, const char *origin, GError **error)
+{
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    {
+      g_auto(GStrv) words = g_strsplit_set (g_strstrip (*l), " \t", -1);
+      g_autoptr(GPtrArray) w = g_ptr_array_new ();
+      for (char **x = words; *x != NULL; x++)
+        if (**x != '\0')
+          g_ptr_array_add (w, *x);
+      if (w->len == 0)
+        continue;
+      guint64 size;
+      if (w->len != 3 || !cache_is_sha256 (w->pdata[0])
+          || !g_ascii_string_to_unsigned (w->pdata[1], 10, 0, G_MAXINT64, &size, NULL))
+        return util_fail (error, "%s: malformed SHA256 line \"%s\"", origin, *l);
+      ReleaseEntry *entry = g_new0 (ReleaseEntry, 1);
+      entry->sha256 = g_ascii_strdown (w->pdata[0], -1);
+      entry->size = (gint64) size;
+      g_hash_table_replace (release->entries, g_strdup (w->pdata[2]), entry);
+    }
+  return TRUE;
+}
+
+Release *
+release_parse (const char *text, const char *origin, GError **error)
+{
+  g_autoptr(GHashTable) fields = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                        string_free);
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  GString *current = NULL;
+  for (char **l = lines; *l != NULL; l++)
+    {
+      const char *line = *l;
+      if (*line == '\0' || g_str_equal (line, "\r"))
+        {
+          if (g_hash_table_size (fields) > 0)
+            break;  /* a Release file is one stanza */
+          continue;
+        }
+      if (line[0] == ' ' || line[0] == '\t')
+        {
+          if (current == NULL)
+            return util_fail (error, "%s: continuation line without a field", origin), NULL;
+          g_string_append_c (current, '\n');
+          g_string_append (current, line);
+          continue;
+        }
+      const char *colon = strchr (line, ':');
+      if (colon == NULL)
+        return util_fail (error, "%s: expected \"Field: value\", got \"%s\"", origin, line), NULL;
+      char *key = g_ascii_strdown (line, colon - line);
+      g_autofree char *value = g_strstrip (g_strdup (colon + 1));
+      current = g_string_new (value);
+      g_hash_table_replace (fields, key, current);
+    }
+
+  g_autoptr(Release) release = g_new0 (Release, 1);
+  release->entries = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                            (GDestroyNotify) release_entry_free);
+  release->origin = field_value (fields, "origin");
+  release->label = field_value (fields, "label");
+  release->suite = field_value (fields, "suite");
+  release->codename = field_value (fields, "codename");
+  release->version = field_value (fields, "version");
+  release->date = field_value (fields, "date");
+  release->valid_until = field_value (fields, "valid-until");
+  release->architectures = field_words (fields, "architectures");
+  release->components = field_words (fields, "components");
+  g_autofree char *by_hash = field_value (fields, "acquire-by-hash");
+  release->acquire_by_hash = by_hash != NULL && g_ascii_strcasecmp (by_hash, "yes") == 0;
+  g_autofree char *no_all = field_value (fields, "no-support-for-architecture-all");
+  release->no_support_arch_all = no_all != NULL && g_str_equal (no_all, "Packages");
+
+  GString *sha256 = g_hash_table_lookup (fields, "sha256");
+  if (sha256 == NULL)
+    return util_fail (error, "%s has no SHA256 list; apt2ostree needs SHA256 checksums", origin), NULL;
+  if (!parse_sha256_entries (release, sha256->str, origin, error))
+    return NULL;
+  return g_steal_pointer (&release);
+}
+
+/* --- signatures --- */
+
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC (gpgme_ctx_t, gpgme_release, NULL)
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC (gpgme_data_t, gpgme_data_release, NULL)
+G_DEFINE_AUTO_CLEANUP_FREE_FUNC (gpgme_key_t, gpgme_key_unref, NULL)
+
+static gboolean
+gpg_fail (GError **error, gpgme_error_t err, const char *format, ...) G_GNUC_PRINTF (3, 4);
+
+static gboolean
+gpg_fail (GError **error, gpgme_error_t err, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  return util_fail (error, "%s: %s", message, gpgme_strerror (err));
+}
+
+/* A private GNUPGHOME, removed with everything in it when done. */
+typedef struct {
+  char *path;
+} GpgHome;
+
+static void
+gpg_home_clear (GpgHome *home)
+{
+  if (home->path == NULL)
+    return;
+  g_autoptr(GFile) dir = g_file_new_for_path (home->path);
+  g_autoptr(GFileEnumerator) e = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
+                                                            G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
+                                                            NULL, NULL);
+  GFileInfo *info;
+  while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (home->path, g_file_info_get_name (info), NULL);
+      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+        {
+          GpgHome sub = { g_steal_pointer (&child) };
+          gpg_home_clear (&sub);
+        }
+      else
+        (void) unlink (child);
+      g_object_unref (info);
+    }
+  (void) rmdir (home->path);
+  g_clear_pointer (&home->path, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GpgHome, gpg_home_clear)
+
+static gboolean
+import_key (gpgme_ctx_t ctx, const char *key, GError **error)
+{
+  g_autofree char *contents = NULL;
+  gsize len;
+  const char *what = key;
+  if (g_str_has_prefix (key, "-----BEGIN PGP"))
+    {
+      contents = g_strdup (key);
+      len = strlen (key);
+      what = "the inline Signed-By key";
+    }
+  else
+    {
+      g_autoptr(GError) local_error = NULL;
+      if (!g_file_get_contents (key, &contents, &len, &local_error))
+        return util_fail (error, "keyring \"%s\": %s", key, local_error->message);
+    }
+
+  g_auto(gpgme_data_t) data = NULL;
+  gpgme_error_t err = gpgme_data_new_from_mem (&data, contents, len, 0);
+  if (err)
+    return gpg_fail (error, err, "reading %s", what);
+  err = gpgme_op_import (ctx, data);
+  if (err)
+    return gpg_fail (error, err, "importing %s", what);
+  gpgme_import_result_t result = gpgme_op_import_result (ctx);
+  if (result == NULL || result->considered == 0)
+    return util_fail (error, "%s holds no OpenPGP public key", what);
+  return TRUE;
+}
+
+/* Why signature SIG does not count, in words. */
+static const char *
+describe_problem (gpgme_signature_t sig)
+{
+  switch (gpg_err_code (sig->status))
+    {
+    case GPG_ERR_NO_ERROR:
+      break;
+    case GPG_ERR_BAD_SIGNATURE:
+      return "a bad signature (the file was modified after signing)";
+    case GPG_ERR_NO_PUBKEY:
+      return "a signature by an unknown key";
+    case GPG_ERR_KEY_EXPIRED:
+      return "a signature by an expired key";
+    case GPG_ERR_SIG_EXPIRED:
+      return "an expired signature";
+    case GPG_ERR_CERT_REVOKED:
+      return "a signature by a revoked key";
+    default:
+      return gpgme_strerror (sig->status);
+    }
+  if (sig->summary & GPGME_SIGSUM_KEY_REVOKED)
+    return "a signature by a revoked key";
+  if (sig->summary & GPGME_SIGSUM_KEY_EXPIRED)
+    return "a signature by an expired key";
+  if (sig->summary & GPGME_SIGSUM_SIG_EXPIRED)
+    return "an expired signature";
+  if (sig->summary & (GPGME_SIGSUM_RED | GPGME_SIGSUM_KEY_MISSING))
+    return "a signature that cannot be trusted";
+  return NULL;  /* good */
+}
+
+/* The primary key's fingerprint for a signature made by FPR (often a
+ * subkey), when the key is in our private keyring. */
+static char *
+primary_fingerprint (gpgme_ctx_t ctx, const char *fpr)
+{
+  g_auto(gpgme_key_t) key = NULL;
+  if (fpr == NULL || gpgme_get_key (ctx, fpr, &key, 0) != 0 || key == NULL || key->subkeys == NULL)
+    return NULL;
+  return g_strdup (key->subkeys->fpr);
+}
+
+void
+release_init (void)
+{
+  gpgme_check_version (NULL);
+}
+
+GBytes *
+release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArray *keys,
+                          const char *what, char **out_fingerprint, GError **error)
+{
+  gpgme_check_version (NULL);
+
+  g_auto(GpgHome) home = { NULL };
+  g_autoptr(GError) local_error = NULL;
+  home.path = g_dir_make_tmp ("apt2ostree-gpg-XXXXXX", &local_error);
+  if (home.path == NULL)
+    return util_fail (error, "creating a private GNUPGHOME: %s", local_error->message), NULL;
+  /* Public keys only: no agent (starting one costs more than the whole
+   * verification and leaves a process behind), no network. */
+  g_autofree char *conf = g_build_filename (home.path, "gpg.conf", NULL);
+  if (!g_file_set_contents (conf, "no-autostart\nno-auto-key-retrieve\nno-auto-key-locate\n", -1,
+                            &local_error))
+    return util_fail (error, "writing %s: %s", conf, local_error->message), NULL;
+
+  g_auto(gpgme_ctx_t) ctx = NULL;
+  gpgme_error_t err = gpgme_new (&ctx);
+  if (!err)
+    err = gpgme_set_protocol (ctx, GPGME_PROTOCOL_OpenPGP);
+  if (!err)
+    err = gpgme_ctx_set_engine_info (ctx, GPGME_PROTOCOL_OpenPGP, NULL, home.path);
+  if (err)
+    return gpg_fail (error, err, "setting up gpgme"), NULL;
+
+  for (guint i = 0; i < keys->len; i++)
+    if (!import_key (ctx, keys->pdata[i], error))
+      return NULL;
+
+  gsize len;
+  const char *data = g_bytes_get_data (signed_data, &len);
+  g_auto(gpgme_data_t) in = NULL;
+  g_auto(gpgme_data_t) sig = NULL;
+  g_auto(gpgme_data_t) plain = NULL;
+  err = gpgme_data_new_from_mem (&in, data, len, 0);
+  if (!err && detached != NULL)
+    {
+      gsize sig_len;
+      const char *sig_data = g_bytes_get_data (detached, &sig_len);
+      err = gpgme_data_new_from_mem (&sig, sig_data, sig_len, 0);
+    }
+  if (!err && detached == NULL)
+    err = gpgme_data_new (&plain);
+  if (err)
+    return gpg_fail (error, err, "%s", what), NULL;
+
+  if (detached != NULL)
+    err = gpgme_op_verify (ctx, sig, in, NULL);
+  else
+    err = gpgme_op_verify (ctx, in, NULL, plain);
+  if (err)
+    return gpg_fail (error, err, "%s: cannot check its signature", what), NULL;
+
+  gpgme_verify_result_t result = gpgme_op_verify_result (ctx);
+  if (result == NULL || result->signatures == NULL)
+    return util_fail (error, "%s is not signed", what), NULL;
+
+  /* One good signature by one of the keys is enough, as for apt. */
+  g_autofree char *fingerprint = NULL;
+  const char *first_problem = NULL;
+  const char *problem_fpr = NULL;
+  for (gpgme_signature_t s = result->signatures; s != NULL; s = s->next)
+    {
+      const char *problem = describe_problem (s);
+      g_autofree char *primary = problem == NULL ? primary_fingerprint (ctx, s->fpr) : NULL;
+      if (primary != NULL)
+        {
+          if (fingerprint == NULL)
+            fingerprint = g_steal_pointer (&primary);
+          continue;
+        }
+      if (first_problem == NULL)
+        {
+          first_problem = problem != NULL ? problem : "a signature by a key not in the keyring";
+          problem_fpr = s->fpr;
+        }
+    }
+  if (fingerprint == NULL)
+    return util_fail (error, "%s carries %s (key %s) and no good signature by a trusted key; "
+                      "check the source's Signed-By keyring", what, first_problem,
+                      problem_fpr != NULL ? problem_fpr : "unknown"), NULL;
+
+  *out_fingerprint = g_steal_pointer (&fingerprint);
+  if (detached != NULL)
+    return g_bytes_ref (signed_data);
+
+  size_t plain_len;
+  char *plain_text = gpgme_data_release_and_get_mem (g_steal_pointer (&plain), &plain_len);
+  GBytes *bytes = g_bytes_new (plain_text, plain_len);
+  gpgme_free (plain_text);
+  return bytes;
+}
+
+static const char *
+keyrings_dir (void)
+{
+  const char *dir = g_getenv ("APT2OSTREE_KEYRINGS");
+  return dir != NULL && *dir != '\0' ? dir : PKGDATADIR "/keyrings";
+}
+
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(char **) a, *(char **) b);
+}
+
+GPtrArray *
+release_source_keys (Source *source, GError **error)
+{
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  if (source->signed_by != NULL && g_strstr_len (source->signed_by, -1, "-----BEGIN PGP") != NULL)
+    {
+      g_ptr_array_add (keys, g_strdup (g_strstrip (g_strdup (source->signed_by))));
+      return g_steal_pointer (&keys);
+    }
+  if (source->signed_by != NULL)
+    {
+      g_auto(GStrv) words = g_strsplit_set (source->signed_by, ", \t\n", -1);
+      for (char **w = words; *w != NULL; w++)
+        {
+          if (**w == '\0')
+            continue;
+          if (**w != '/')
+            return util_fail (error, "%s: Signed-By \"%s\": apt2ostree needs the path of a keyring "
+                              "file or an inline key, not a fingerprint", source->origin, *w), NULL;
+          g_ptr_array_add (keys, g_strdup (*w));
+        }
+      return g_steal_pointer (&keys);
+    }
+
+  const char *dir_path = keyrings_dir ();
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GDir) dir = g_dir_open (dir_path, 0, &local_error);
+  if (dir == NULL)
+    return util_fail (error, "source \"%s\" has no Signed-By and the keyrings directory %s cannot "
+                      "be read (%s); add Signed-By or set APT2OSTREE_KEYRINGS",
+                      source->name, dir_path, local_error->message), NULL;
+  const char *entry;
+  while ((entry = g_dir_read_name (dir)) != NULL)
+    if (g_str_has_suffix (entry, ".gpg") || g_str_has_suffix (entry, ".asc"))
+      g_ptr_array_add (keys, g_build_filename (dir_path, entry, NULL));
+  g_ptr_array_sort (keys, compare_strings);
+  if (keys->len == 0)
+    return util_fail (error, "source \"%s\" has no Signed-By and %s holds no keyring; "
+                      "add Signed-By or set APT2OSTREE_KEYRINGS", source->name, dir_path), NULL;
+  return g_steal_pointer (&keys);
+}
+
+/* --- fetching --- */
+
+static char *
+sha256_of_bytes (GBytes *bytes)
+{
+  return g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bytes);
+}
+
+Release *
+release_fetch (Source *source, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) keys = release_source_keys (source, error);
+  if (keys == NULL)
+    return NULL;
+
+  g_autofree char *base = g_strdup_printf ("%s/dists/%s", source->uri, source->suite);
+  g_autofree char *inrelease_url = g_strdup_printf ("%s/InRelease", base);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) fetched = fetch_bytes (inrelease_url, cancellable, &local_error);
+  g_autoptr(GBytes) detached = NULL;
+  g_autofree char *what = NULL;
+  if (fetched != NULL)
+    what = g_strdup_printf ("source \"%s\": %s", source->name, inrelease_url);
+  else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    {
+      g_clear_error (&local_error);
+      g_autofree char *release_url = g_strdup_printf ("%s/Release", base);
+      g_autofree char *sig_url = g_strdup_printf ("%s/Release.gpg", base);
+      fetched = fetch_bytes (release_url, cancellable, &local_error);
+      if (fetched != NULL)
+        detached = fetch_bytes (sig_url, cancellable, &local_error);
+      if (detached == NULL)
+        {
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+            return util_fail (error, "source \"%s\" (%s): no InRelease, no signed Release; "
+                              "is \"%s\" a suite of this repository?", source->name, base,
+                              source->suite), NULL;
+          return util_fail (error, "source \"%s\": %s", source->name, local_error->message), NULL;
+        }
+      what = g_strdup_printf ("source \"%s\": %s", source->name, release_url);
+    }
+  else
+    return util_fail (error, "source \"%s\": %s", source->name, local_error->message), NULL;
+
+  g_autofree char *fingerprint = NULL;
+  g_autoptr(GBytes) text = release_verify_signature (fetched, detached, keys, what, &fingerprint, error);
+  if (text == NULL)
+    return NULL;
+
+  g_autofree char *str = g_strndup (g_bytes_get_data (text, NULL), g_bytes_get_size (text));
+  g_autoptr(Release) release = release_parse (str, what, error);
+  if (release == NULL)
+    return NULL;
+
+  if (release->valid_until != NULL)
+    {
+      gint64 until;
+      if (!release_parse_date (release->valid_until, &until))
+        return util_fail (error, "%s: cannot read Valid-Until \"%s\"", what, release->valid_until), NULL;
+      if (until < g_get_real_time () / G_USEC_PER_SEC)
+        return util_fail (error, "%s expired (Valid-Until: %s); the mirror is stale or the clock is wrong",
+                          what, release->valid_until), NULL;
+    }
+  if (release->suite != NULL && release->codename != NULL
+      && !g_str_equal (release->suite, source->suite) && !g_str_equal (release->codename, source->suite))
+    return util_fail (error, "%s is for suite \"%s\" (codename \"%s\"), not \"%s\"", what,
+                      release->suite, release->codename, source->suite), NULL;
+
+  release->fingerprint = g_steal_pointer (&fingerprint);
+  release->file_sha256 = sha256_of_bytes (fetched);
+  return g_steal_pointer (&release);
+}
+
+/* Decompress SRC (any format libarchive reads, or plain) into DEST through a
+ * temporary file, returning the sha256 and size of what was written. */
+static gboolean
+decompress_file (const char *src, const char *dest, char **out_sha256, gint64 *out_size,
+                 GError **error)
+{
+  struct archive *a = archive_read_new ();
+  archive_read_support_filter_all (a);
+  archive_read_support_format_raw (a);
+  struct archive_entry *entry;
+  if (archive_read_open_filename (a, src, 64 * 1024) != ARCHIVE_OK
+      || archive_read_next_header (a, &entry) != ARCHIVE_OK)
+    {
+      util_fail (error, "%s: cannot decompress: %s", src, archive_error_string (a));
+      archive_read_free (a);
+      return FALSE;
+    }
+
+  g_autofree char *tmp = g_strdup_printf ("%s.tmp-XXXXXX", dest);
+  int fd = g_mkstemp (tmp);
+  if (fd < 0)
+    {
+      archive_read_free (a);
+      return util_fail (error, "%s: %s", tmp, g_strerror (errno));
+    }
+  (void) fchmod (fd, 0644);  /* a cache others may read, like apt's lists */
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  gint64 total = 0;
+  char buf[64 * 1024];
+  la_ssize_t n;
+  gboolean ok = TRUE;
+  while ((n = archive_read_data (a, buf, sizeof buf)) > 0)
+    {
+      g_checksum_update (checksum, (guchar *) buf, n);
+      total += n;
+      if (write (fd, buf, n) != n)
+        {
+          ok = util_fail (error, "writing %s: %s", tmp, g_strerror (errno));
+          break;
+        }
+    }
+  if (ok && n < 0)
+    ok = util_fail (error, "%s: corrupt compressed data: %s", src, archive_error_string (a));
+  archive_read_free (a);
+  if (close (fd) != 0 && ok)
+    ok = util_fail (error, "writing %s: %s", tmp, g_strerror (errno));
+  if (ok && rename (tmp, dest) != 0)
+    ok = util_fail (error, "renaming %s: %s", tmp, g_strerror (errno));
+  if (!ok)
+    {
+      (void) unlink (tmp);
+      return FALSE;
+    }
+  *out_sha256 = g_strdup (g_checksum_get_string (checksum));
+  *out_size = total;
+  return TRUE;
+}
+
+static const char *const compressions[] = { ".xz", ".gz", ".bz2", ".zst", "" };
+
+/* One Packages index: PATH is "main/binary-amd64/Packages". */
+static char *
+fetch_index (Release *release, Source *source, const char *path, const char *cache_dir,
+             GCancellable *cancellable, GError **error)
+{
+  ReleaseEntry *plain = g_hash_table_lookup (release->entries, path);
+  if (plain != NULL)
+    {
+      g_autofree char *cached = g_build_filename (cache_dir, plain->sha256, NULL);
+      struct stat st;
+      if (stat (cached, &st) == 0 && st.st_size == plain->size)
+        return g_steal_pointer (&cached);
+    }
+
+  const char *suffix = NULL;
+  ReleaseEntry *entry = NULL;
+  for (guint i = 0; i < G_N_ELEMENTS (compressions) && entry == NULL; i++)
+    {
+      g_autofree char *p = g_strconcat (path, compressions[i], NULL);
+      entry = g_hash_table_lookup (release->entries, p);
+      suffix = compressions[i];
+    }
+  if (entry == NULL)
+    return util_fail (error, "source \"%s\": its Release lists no %s (or compressed); does the "
+                      "repository carry this component and architecture?", source->name, path), NULL;
+
+  g_autofree char *cached_name = plain != NULL ? g_strdup (plain->sha256)
+                                               : g_strdup_printf ("%s.unpacked", entry->sha256);
+  g_autofree char *dest = g_build_filename (cache_dir, cached_name, NULL);
+  struct stat st;
+  if (plain == NULL && stat (dest, &st) == 0)
+    return g_steal_pointer (&dest);
+
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *url = NULL;
+  if (release->acquire_by_hash)
+    url = g_strdup_printf ("%s/dists/%s/%s/by-hash/SHA256/%s", source->uri, source->suite, dir,
+                           entry->sha256);
+  else
+    url = g_strdup_printf ("%s/dists/%s/%s%s", source->uri, source->suite, path, suffix);
+
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *downloaded = fetch_cached (url, cache_dir, entry->sha256, entry->size,
+                                              cancellable, &local_error);
+  if (downloaded == NULL)
+    return util_fail (error, "source \"%s\": %s; the mirror may be out of sync, try again later",
+                      source->name, local_error->message), NULL;
+
+  if (*suffix == '\0')
+    return g_steal_pointer (&downloaded);  /* plain, and verified by fetch_cached */
+
+  g_autofree char *sha256 = NULL;
+  gint64 size;
+  gboolean ok = decompress_file (downloaded, dest, &sha256, &size, error);
+  (void) unlink (downloaded);
+  if (!ok)
+    return NULL;
+  if (plain != NULL && (size != plain->size || !g_str_equal (sha256, plain->sha256)))
+    {
+      (void) unlink (dest);
+      return util_fail (error, "source \"%s\": %s decompressed to %" G_GINT64_FORMAT " bytes with "
+                        "sha256 %s, but the Release says %" G_GINT64_FORMAT " bytes, sha256 %s",
+                        source->name, url, size, sha256, plain->size, plain->sha256), NULL;
+    }
+  return g_steal_pointer (&dest);
+}
+
+gboolean
+release_has_separate_all (Release *release)
+{
+  return !release->no_support_arch_all
+         && g_strv_contains ((const char *const *) release->architectures, "all");
+}
+
+GPtrArray *
+release_fetch_indices (Release *release, Source *source, const char *arch,
+                       const char *cache_dir, GCancellable *cancellable, GError **error)
+{
+  if (g_mkdir_with_parents (cache_dir, 0755) != 0)
+    return util_fail (error, "cannot create the cache directory %s: %s", cache_dir,
+                      g_strerror (errno)), NULL;
+
+  gboolean separate_all = release_has_separate_all (release);
+  g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  for (char **c = source->components; *c != NULL; c++)
+    {
+      const char *archs[] = { arch, separate_all ? "all" : NULL };
+      for (guint i = 0; i < G_N_ELEMENTS (archs) && archs[i] != NULL; i++)
+        {
+          g_autofree char *path = g_strdup_printf ("%s/binary-%s/Packages", *c, archs[i]);
+          char *file = fetch_index (release, source, path, cache_dir, cancellable, error);
+          if (file == NULL)
+            return NULL;
+          g_ptr_array_add (paths, file);
+        }
+    }
+  return g_steal_pointer (&paths);
+}

@@ -1,0 +1,566 @@
+/* ninja.c — the Ninja file for one image. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "deb/deb.h"
+#include "build/ninja.h"
+#include "base/util.h"
+
+/* The file being written, and the first value that could not be written
+ * into it: everything goes through the appenders below, which refuse what
+ * no escape can carry, so a value that slipped past the lockfile's checks
+ * still cannot end a line and start a binding (a "command" of its own). */
+typedef struct {
+  GString *text;
+  char *refused;   /* the first value refused, escaped for an error, or NULL */
+  const char *why;
+} NinjaOut;
+
+static void
+ninja_out_clear (NinjaOut *out)
+{
+  if (out->text != NULL)
+    g_string_free (out->text, TRUE);
+  g_free (out->refused);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (NinjaOut, ninja_out_clear)
+
+/* Can VALUE be written at all?  A newline ends a Ninja line whatever
+ * precedes it, and no control character belongs in a path or a word; in a
+ * path, "|" ends the path and has no escape. */
+static gboolean
+writable (NinjaOut *out, const char *value, gboolean path)
+{
+  const char *why = NULL;
+  for (const char *p = value; *p != '\0' && why == NULL; p++)
+    if ((unsigned char) *p < 0x20 || *p == 0x7f)
+      why = "contains a control character (a newline, a tab...), which a Ninja file cannot hold";
+    else if (path && *p == '|')
+      why = "contains \"|\", which a path in a Ninja file cannot hold";
+  if (why == NULL)
+    return TRUE;
+  if (out->refused == NULL)
+    {
+      out->refused = g_strescape (value, NULL);
+      out->why = why;
+    }
+  return FALSE;
+}
+
+/* A path in a build line, where "$", " " and ":" are special. */
+static void
+append_path (NinjaOut *out, const char *path)
+{
+  if (!writable (out, path, TRUE))
+    return;
+  for (const char *p = path; *p != '\0'; p++)
+    {
+      if (*p == '$' || *p == ' ' || *p == ':')
+        g_string_append_c (out->text, '$');
+      g_string_append_c (out->text, *p);
+    }
+}
+
+/* A word the shell will see in a command, quoted only when it needs to be,
+ * with "$" doubled for ninja. */
+static void
+append_word (NinjaOut *out, const char *word)
+{
+  if (!writable (out, word, FALSE))
+    return;
+  gboolean plain = *word != '\0';
+  for (const char *p = word; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && strchr ("_./:=+,@%-~", *p) == NULL)
+      plain = FALSE;
+  g_autofree char *quoted = plain ? g_strdup (word) : g_shell_quote (word);
+  for (const char *p = quoted; *p != '\0'; p++)
+    {
+      if (*p == '$')
+        g_string_append_c (out->text, '$');
+      g_string_append_c (out->text, *p);
+    }
+}
+
+/* Text of the file itself (rule names, punctuation, numbers, comments made
+ * of checked values). */
+static void
+append_text (NinjaOut *out, const char *text)
+{
+  g_string_append (out->text, text);
+}
+
+static void
+append_printf (NinjaOut *out, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+append_printf (NinjaOut *out, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_string_append_vprintf (out->text, format, args);
+  va_end (args);
+}
+
+static void
+append_variable (NinjaOut *out, const char *name, const char *word)
+{
+  append_printf (out, "  %s = ", name);
+  append_word (out, word);
+  append_text (out, "\n");
+}
+
+/* "$repo/refs/heads/REF" */
+static void
+append_ref_path (NinjaOut *out, const char *ref)
+{
+  append_text (out, "$repo/refs/heads/");
+  append_path (out, ref);
+}
+
+char *
+ninja_default_image (const char *lockfile_path)
+{
+  g_autofree char *base = g_path_get_basename (lockfile_path);
+  for (const char *suffix = ".lock.json"; suffix != NULL; suffix = g_str_equal (suffix, ".json") ? NULL : ".json")
+    if (g_str_has_suffix (base, suffix) && strlen (base) > strlen (suffix))
+      {
+        base[strlen (base) - strlen (suffix)] = '\0';
+        break;
+      }
+  return g_steal_pointer (&base);
+}
+
+/* The packages in install order, each once. */
+static GPtrArray *
+packages_in_order (Lockfile *lock, const char *lockfile_path, GError **error)
+{
+  g_autoptr(GPtrArray) ordered = g_ptr_array_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new (NULL, NULL);
+  for (guint i = 0; i < lock->install_order->len; i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (lock->install_order->pdata[i], ":", 2);
+      LockPackage *package = lockfile_lookup_package (lock, parts[0], parts[1]);
+      if (package == NULL)
+        return util_fail (error, "%s: install-order names \"%s\", which is not among the packages",
+                          lockfile_path, (char *) lock->install_order->pdata[i]), NULL;
+      if (g_hash_table_add (seen, package))
+        g_ptr_array_add (ordered, package);
+    }
+  for (guint i = 0; i < lock->packages->len; i++)
+    if (!g_hash_table_contains (seen, lock->packages->pdata[i]))
+      {
+        LockPackage *package = lock->packages->pdata[i];
+        return util_fail (error, "%s: package \"%s\" is missing from install-order; re-run "
+                          "\"apt2ostree lock --update %s\"", lockfile_path, package->name,
+                          lockfile_path), NULL;
+      }
+  return g_steal_pointer (&ordered);
+}
+
+/* The date stage 2 runs at: the newest Release date of the lockfile's
+ * sources, so that the dates a postinst writes (/etc/shadow's) and the
+ * image's commit time are the same wherever the lockfile is built. */
+static gint64
+lockfile_epoch (Lockfile *lock)
+{
+  gint64 newest = 0;
+  for (guint i = 0; i < lock->sources->len; i++)
+    {
+      LockSource *source = lock->sources->pdata[i];
+      time_t t = source->date != NULL ? curl_getdate (source->date, NULL) : -1;
+      if (t > newest)
+        newest = t;
+    }
+  return newest;
+}
+
+/* A pool name unique to this image's file: pools are global to a Ninja
+ * build, and two image files may be included into one. */
+static char *
+pool_name (const NinjaOptions *options)
+{
+  g_autofree char *raw = g_strdup_printf ("a2o_download_%s_%s", options->builddir, options->image);
+  for (char *p = raw; *p != '\0'; p++)
+    if (!g_ascii_isalnum (*p) && *p != '_')
+      *p = '_';
+  return g_steal_pointer (&raw);
+}
+
+static void
+append_header (NinjaOut *out, Lockfile *lock, const NinjaOptions *options, const char *repo,
+               guint n_packages)
+{
+  /* The comment names them: they must not end it. */
+  if (!writable (out, options->image, TRUE) || !writable (out, options->lockfile_path, TRUE)
+      || !writable (out, lock->request.architecture, FALSE))
+    return;
+  append_printf (out,
+      "# The image \"%s\": %u packages from %s (%s, %s).\n"
+      "# Written by \"apt2ostree ninja\"; it rewrites itself when the lockfile changes.\n"
+      "#\n"
+      "# Targets:\n"
+      "#   %s            the configured image (ref %s)\n"
+      "#   %s/stage1     every package unpacked, not configured (ref stage1/%s)\n"
+      "#   %s/update-lockfile   re-resolve the lockfile without building%s\n"
+      "#\n"
+      "# Paths are relative to the directory ninja runs in.\n\n"
+      "ninja_required_version = 1.8\n",
+      options->image, n_packages, options->lockfile_path, lock->request.architecture,
+      lock->merged_usr ? "merged /usr" : "no merged /usr", options->image, options->image,
+      options->image, options->image, options->image,
+      options->subninja ? "" : "\n#   update-lockfiles      the same, as the nightly job calls it");
+  if (!options->subninja)
+    {
+      append_text (out, "builddir = ");
+      append_path (out, options->builddir);
+      append_text (out, "\n");
+    }
+  append_text (out, "a2o = ");
+  append_word (out, options->apt2ostree);
+  /* The repository and the cache are paths in build lines ($repo) and
+   * words in commands ($repo_arg), escaped for each. */
+  append_text (out, "\nrepo = ");
+  append_path (out, repo);
+  append_text (out, "\nrepo_arg = ");
+  append_word (out, repo);
+  g_autofree char *cache = g_build_filename (options->builddir, "cache", "debs", NULL);
+  append_text (out, "\ncache_arg = ");
+  append_word (out, cache);
+  append_text (out, "\n\n");
+}
+
+/* " OPTION VALUE" for each of VALUES. */
+static void
+append_options (NinjaOut *out, const char *option, const char *const *values)
+{
+  for (const char *const *v = values; v != NULL && *v != NULL; v++)
+    {
+      append_printf (out, " %s ", option);
+      append_word (out, *v);
+    }
+}
+
+/* "apt2ostree ninja …" again, with the options that made this file. */
+static void
+append_regen_command (NinjaOut *out, const NinjaOptions *options)
+{
+  append_text (out, "$a2o ninja ");
+  append_word (out, options->lockfile_path);
+  append_text (out, " -o ");
+  append_word (out, options->output_path);
+  append_text (out, " --ref ");
+  append_word (out, options->image);
+  append_text (out, " --builddir ");
+  append_word (out, options->builddir);
+  if (options->repo != NULL)
+    {
+      append_text (out, " --repo ");
+      append_word (out, options->repo);
+    }
+  if (options->sources_path != NULL)
+    {
+      append_text (out, " --sources ");
+      append_word (out, options->sources_path);
+    }
+  for (const char *const *m = options->mirrors; m != NULL && *m != NULL; m++)
+    {
+      append_text (out, " --mirror ");
+      append_word (out, *m);
+    }
+  if (options->subninja)
+    append_text (out, " --subninja");
+  append_printf (out, " --download-jobs %d", options->download_jobs);
+  append_options (out, "--before-configure", options->before_configure);
+  append_options (out, "--after-configure", options->after_configure);
+  append_options (out, "--configure-hook", options->configure_hooks);
+}
+
+static void
+append_rules (NinjaOut *out, const NinjaOptions *options, const char *pool)
+{
+  /* The commands print the commit they wrote; ninja's own progress line
+   * says the same, so their standard output goes away (errors stay). */
+  append_printf (out, "pool %s\n  depth = %d\n\n", pool, options->download_jobs);
+  append_printf (out,
+      "rule a2o_init\n"
+      "  command = $a2o --repo $repo_arg init\n"
+      "  description = init $repo\n"
+      "  restat = 1\n\n"
+      "rule a2o_unpack\n"
+      "  command = $a2o --repo $repo_arg unpack-deb --ref $ref --sha256 $sha256 --size $size "
+      "--cache $cache_arg $merged_usr $url > /dev/null\n"
+      "  description = fetch+unpack $package $version\n"
+      "  pool = %s\n"
+      "  restat = 1\n\n"
+      "rule a2o_stage1\n"
+      "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch $packages > /dev/null\n"
+      "  description = stage1 $ref\n"
+      "  restat = 1\n\n"
+      "rule a2o_configure\n"
+      "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
+      "$a2o --repo $repo_arg configure --ref $ref $hooks $stage1 > /dev/null\n"
+      "  description = configure $ref (dpkg --configure -a)\n"
+      "  restat = 1\n\n"
+      "rule a2o_import\n"
+      "  command = $a2o --repo $repo_arg import --ref $ref $dir > /dev/null\n"
+      "  description = import $dir\n"
+      "  restat = 1\n\n"
+      "rule a2o_overlay\n"
+      "  command = $a2o --repo $repo_arg overlay --ref $ref $trees > /dev/null\n"
+      "  description = overlay $ref\n"
+      "  restat = 1\n\n"
+      "rule a2o_lock_update\n"
+      "  command = $a2o lock --update $lockfile\n"
+      "  description = lock --update $lockfile\n"
+      "  restat = 1\n\n"
+      "rule a2o_regen\n"
+      "  command = ",
+      pool);
+  append_regen_command (out, options);
+  /* restat: an unchanged file is not rewritten, so without it a touched
+   * lockfile would leave the manifest older than its input for ever
+   * ("manifest still dirty after 100 tries"). */
+  append_text (out, "\n  description = regenerate $out\n  generator = 1\n  restat = 1\n\n");
+}
+
+/* The trees of --before-configure or --after-configure (WHICH): a
+ * directory is imported by an edge of its own into hooks/NAME/WHICH-N, run
+ * every time (ninja cannot see into a directory) but with restat, so an
+ * unchanged directory changes nothing downstream; anything else is a ref of
+ * the repository.  Returns the refs, in order. */
+static GPtrArray *
+append_hook_trees (NinjaOut *out, const NinjaOptions *options, const char *which,
+                   const char *const *items, const char *always, gboolean *any_import)
+{
+  g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
+  gboolean any_dir = FALSE;
+  for (guint i = 0; items != NULL && items[i] != NULL; i++)
+    {
+      if (!g_file_test (items[i], G_FILE_TEST_IS_DIR))
+        {
+          g_ptr_array_add (refs, g_strdup (items[i]));
+          continue;
+        }
+      char *ref = g_strdup_printf ("hooks/%s/%s-%u", options->image, which, i + 1);
+      g_ptr_array_add (refs, ref);
+      if (!any_dir)
+        append_printf (out, "\n# --%s directories, imported on every run.\n", which);
+      any_dir = TRUE;
+      *any_import = TRUE;
+      append_text (out, "build ");
+      append_ref_path (out, ref);
+      append_text (out, ": a2o_import | ");
+      append_path (out, always);
+      append_text (out, " || $repo/config\n");
+      append_variable (out, "ref", ref);
+      append_variable (out, "dir", items[i]);
+    }
+  return g_steal_pointer (&refs);
+}
+
+/* An edge putting the trees REFS over BASE into OUT (see overlay.h). */
+static void
+append_overlay (NinjaOut *out, const char *comment, const char *out_ref, const char *base,
+                GPtrArray *refs)
+{
+  append_text (out, comment);
+  append_text (out, "build ");
+  append_ref_path (out, out_ref);
+  append_text (out, ": a2o_overlay ");
+  append_ref_path (out, base);
+  for (guint i = 0; i < refs->len; i++)
+    {
+      append_text (out, " ");
+      append_ref_path (out, refs->pdata[i]);
+    }
+  append_text (out, "\n");
+  append_variable (out, "ref", out_ref);
+  append_text (out, "  trees = ");
+  append_word (out, base);
+  for (guint i = 0; i < refs->len; i++)
+    {
+      append_text (out, " ");
+      append_word (out, refs->pdata[i]);
+    }
+  append_text (out, "\n");
+}
+
+char *
+ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *options, GError **error)
+{
+  g_autoptr(GPtrArray) ordered = packages_in_order (lock, options->lockfile_path, error);
+  if (ordered == NULL)
+    return NULL;
+  if (ordered->len == 0)
+    return util_fail (error, "%s: the lockfile holds no packages", options->lockfile_path), NULL;
+
+  g_autofree char *default_repo = g_build_filename (options->builddir, "ostree", NULL);
+  const char *repo = options->repo != NULL ? options->repo : default_repo;
+  g_autofree char *pool = pool_name (options);
+  /* A ref cannot be both a file and a directory, so the stage-1 ref of
+   * image NAME is stage1/NAME (its Ninja target is still NAME/stage1). */
+  g_autofree char *stage1 = g_strconcat ("stage1/", options->image, NULL);
+  g_autofree char *stage1_target = g_strconcat (options->image, "/stage1", NULL);
+
+  g_auto(NinjaOut) out_state = { g_string_new (""), NULL, NULL };
+  NinjaOut *out = &out_state;
+  append_header (out, lock, options, repo, ordered->len);
+  append_rules (out, options, pool);
+
+  append_text (out, "build $repo/config: a2o_init\n\n");
+
+  g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
+  append_text (out, "# One tree per package, named by its content (see unpack-deb).\n");
+  for (guint i = 0; i < ordered->len; i++)
+    {
+      LockPackage *package = ordered->pdata[i];
+      g_autofree char *url = lockfile_package_url (lock, package, sources, error);
+      if (url == NULL)
+        return NULL;
+      char *ref = deb_ref_name (package->name, package->version, package->architecture,
+                                package->sha256);
+      g_ptr_array_add (refs, ref);
+
+      append_text (out, "build ");
+      append_ref_path (out, ref);
+      append_text (out, ": a2o_unpack || $repo/config\n");
+      append_variable (out, "package", package->name);
+      append_variable (out, "version", package->version);
+      append_variable (out, "ref", ref);
+      append_variable (out, "sha256", package->sha256);
+      g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT, package->size);
+      append_variable (out, "size", size);
+      append_variable (out, "merged_usr", lock->merged_usr ? "--merged-usr" : "--no-merged-usr");
+      append_variable (out, "url", url);
+    }
+
+  append_text (out, "\n# Stage 1: the package trees in install order, and the dpkg database.\n"
+                        "build ");
+  append_ref_path (out, stage1);
+  append_text (out, ": a2o_stage1");
+  for (guint i = 0; i < refs->len; i++)
+    {
+      append_text (out, " $\n    ");
+      append_ref_path (out, refs->pdata[i]);
+    }
+  append_text (out, "\n");
+  append_variable (out, "ref", stage1);
+  append_variable (out, "arch", lock->request.architecture);
+  append_text (out, "  packages =");
+  for (guint i = 0; i < refs->len; i++)
+    {
+      append_text (out, " $\n     ");
+      append_word (out, refs->pdata[i]);
+    }
+  append_text (out, "\n");
+
+  g_autofree char *always = g_strconcat (options->builddir, "/stamps/", options->image,
+                                         ".hook-dirs", NULL);
+  gboolean any_import = FALSE;
+  g_autoptr(GPtrArray) before = append_hook_trees (out, options, "before-configure",
+                                                   options->before_configure, always, &any_import);
+  g_autoptr(GPtrArray) after = append_hook_trees (out, options, "after-configure",
+                                                  options->after_configure, always, &any_import);
+  if (any_import)
+    {
+      /* Never made, so always out of date. */
+      append_text (out, "build ");
+      append_path (out, always);
+      append_text (out, ": phony\n");
+    }
+  /* With --before-configure, stage 2 runs over before-configure/NAME, the
+   * trees put over stage1/NAME; with --after-configure, it writes
+   * configured/NAME and the trees are put over that into NAME. */
+  g_autofree char *configure_in = before->len > 0 ? g_strconcat ("before-configure/", options->image, NULL)
+                                                  : g_strdup (stage1);
+  g_autofree char *configured = after->len > 0 ? g_strconcat ("configured/", options->image, NULL)
+                                               : g_strdup (options->image);
+  if (before->len > 0)
+    append_overlay (out, "\n# The --before-configure trees over stage 1.\n", configure_in, stage1,
+                    before);
+
+  append_text (out, "\n# Stage 2: dpkg --configure -a in a sandbox.\nbuild ");
+  append_ref_path (out, configured);
+  append_text (out, ": a2o_configure ");
+  append_ref_path (out, configure_in);
+  append_text (out, "\n");
+  append_variable (out, "ref", configured);
+  append_variable (out, "stage1", configure_in);
+  g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, lockfile_epoch (lock));
+  append_variable (out, "epoch", epoch);
+  if (options->configure_hooks != NULL && options->configure_hooks[0] != NULL)
+    {
+      append_text (out, "  hooks =");
+      append_options (out, "--configure-hook", options->configure_hooks);
+      append_text (out, "\n");
+    }
+
+  if (after->len > 0)
+    append_overlay (out, "\n# The --after-configure trees over the configured image.\n",
+                    options->image, configured, after);
+
+  append_text (out, "\nbuild ");
+  append_path (out, options->image);
+  append_text (out, ": phony ");
+  append_ref_path (out, options->image);
+  append_text (out, "\nbuild ");
+  append_path (out, stage1_target);
+  append_text (out, ": phony ");
+  append_ref_path (out, stage1);
+  append_text (out, "\ndefault ");
+  append_path (out, options->image);
+
+  /* The lock update writes no output of its own: its stamp never exists,
+   * so it runs every time it is asked for. */
+  g_autofree char *stamp = g_strconcat (options->builddir, "/stamps/", options->image,
+                                        ".update-lockfile", NULL);
+  append_text (out, "\n\n# The lockfile: re-resolve it, and rewrite this file when it changes.\nbuild ");
+  append_path (out, stamp);
+  append_text (out, ": a2o_lock_update\n");
+  append_variable (out, "lockfile", options->lockfile_path);
+  append_text (out, "build ");
+  append_path (out, options->image);
+  append_text (out, "/update-lockfile: phony ");
+  append_path (out, stamp);
+  if (!options->subninja)
+    {
+      append_text (out, "\nbuild update-lockfiles: phony ");
+      append_path (out, stamp);
+    }
+  append_text (out, "\nbuild ");
+  append_path (out, options->output_path);
+  append_text (out, ": a2o_regen ");
+  append_path (out, options->lockfile_path);
+  if (options->sources_path != NULL)
+    {
+      append_text (out, " ");
+      append_path (out, options->sources_path);
+    }
+  append_text (out, "\n");
+  g_autofree char *lockfile_shown = g_strescape (options->lockfile_path, NULL);
+  if (out->refused != NULL)
+    return util_fail (error, "%s: \"%s\" %s; nothing was written", lockfile_shown, out->refused,
+                      out->why), NULL;
+  return g_string_free (g_steal_pointer (&out->text), FALSE);
+}
+
+gboolean
+ninja_write_if_changed (const char *path, const char *text, GError **error)
+{
+  g_autofree char *current = NULL;
+  if (g_file_get_contents (path, &current, NULL, NULL) && g_str_equal (current, text))
+    return TRUE;
+
+  g_autofree char *dir = g_path_get_dirname (path);
+  if (g_mkdir_with_parents (dir, 0755) < 0)
+    return util_fail (error, "%s: cannot create directory: %s", dir, g_strerror (errno));
+  g_autoptr(GError) local_error = NULL;
+  if (!g_file_set_contents (path, text, -1, &local_error))
+    return util_fail (error, "%s: %s", path, local_error->message);
+  return TRUE;
+}

@@ -1,0 +1,44 @@
+/* ninja.h — the Ninja file for one image, from its lockfile.
+ *
+ * One edge per package (unpack-deb from the lockfile's URL, SHA256 and size;
+ * output: that package's ref file), a stage-1 edge (all package trees, in
+ * install order, into NAME/stage1) and a stage-2 edge (configure, into NAME).
+ * Every edge has restat = 1, so an unchanged ref stops the work below it.
+ * Paths are written as given, relative to the directory ninja runs in (as
+ * ninja reads subninja files too).  The same inputs give the same bytes. */
+#pragma once
+
+#include "apt/lockfile.h"
+#include "apt/sources.h"
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *apt2ostree;      /* the binary the edges run */
+  const char *lockfile_path;
+  const char *output_path;     /* the Ninja file itself (its regeneration edge) */
+  const char *image;           /* the image's ref */
+  const char *builddir;
+  const char *repo;            /* default: BUILDDIR/ostree */
+  const char *sources_path;    /* --sources as given, or NULL */
+  const char *const *mirrors;  /* --mirror NAME=URI as given, or NULL */
+  gboolean subninja;           /* leave out names global to a Ninja build */
+  int download_jobs;           /* depth of the download pool */
+  const char *const *before_configure;  /* --before-configure DIR|REF, or NULL */
+  const char *const *after_configure;   /* --after-configure DIR|REF, or NULL */
+  const char *const *configure_hooks;   /* --configure-hook COMMAND, or NULL */
+} NinjaOptions;
+
+/* The image name a lockfile gives by default: its file name without
+ * ".lock.json" (or ".json"). */
+char *ninja_default_image (const char *lockfile_path);
+
+/* The text of the Ninja file. */
+char *ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *options,
+                      GError **error);
+
+/* Write TEXT to PATH unless it already holds exactly that (so the file's
+ * mtime, which ninja watches, moves only when its content does). */
+gboolean ninja_write_if_changed (const char *path, const char *text, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,191 @@
+/* apt2ostree build — lockfile in, configured image out, through ninja. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <glib-unix.h>
+
+#include "build/build.h"
+#include "cmd/cmd.h"
+#include "sandbox/foreign.h"
+#include "apt/lockfile.h"
+#include "build/ninja.h"
+#include "store/repo.h"
+#include "base/util.h"
+
+/* Ninja runs in a process group of its own, with SIGTERM as its
+ * parent-death signal: however this process ends (SIGKILL of it or of its
+ * process group included), ninja is told to stop, and it stops every step
+ * it runs (each step is a process group of its own, which ninja signals).
+ * Each step's sandbox ends with the step (bubblewrap's --die-with-parent).
+ * SIGINT, SIGTERM and SIGHUP that reach this process are passed on to
+ * ninja, and this process waits until ninja has stopped its steps. */
+typedef struct {
+  GMainLoop *loop;
+  GPid pid;
+  int wait_status;
+  int signal;              /* the first interruption received, 0 when none */
+} NinjaRun;
+
+typedef struct {
+  NinjaRun *run;
+  int signum;
+} NinjaSignal;
+
+static void
+ninja_child_setup (gpointer data)
+{
+  pid_t parent = GPOINTER_TO_INT (data);
+  (void) setpgid (0, 0);
+  (void) prctl (PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid () != parent)  /* the parent died before the line above */
+    _exit (128 + SIGTERM);
+}
+
+static gboolean
+ninja_on_signal (gpointer data)
+{
+  NinjaSignal *sig = data;
+  if (sig->run->signal == 0)
+    sig->run->signal = sig->signum;
+  (void) kill (sig->run->pid, sig->signum);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+ninja_on_exit (GPid pid, int wait_status, gpointer data)
+{
+  NinjaRun *run = data;
+  run->wait_status = wait_status;
+  g_spawn_close_pid (pid);
+  g_main_loop_quit (run->loop);
+}
+
+static void
+source_remove (gpointer source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
+static gboolean
+run_ninja (const char *ninja, const char *file, int jobs, const char *target, GError **error)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (ninja));
+  g_ptr_array_add (argv, g_strdup ("-f"));
+  g_ptr_array_add (argv, g_strdup (file));
+  if (jobs > 0)
+    g_ptr_array_add (argv, g_strdup_printf ("-j%d", jobs));
+  g_ptr_array_add (argv, g_strdup (target));
+  g_ptr_array_add (argv, NULL);
+
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GMainLoop) loop = g_main_loop_new (context, FALSE);
+  NinjaRun run = { .loop = loop };
+  static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+  NinjaSignal handlers[G_N_ELEMENTS (signals)];
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func (source_remove);
+  /* Before the spawn, so that no interruption is missed. */
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
+    {
+      handlers[i] = (NinjaSignal) { &run, signals[i] };
+      GSource *source = g_unix_signal_source_new (signals[i]);
+      g_source_set_callback (source, ninja_on_signal, &handlers[i], NULL);
+      g_source_attach (source, context);
+      g_ptr_array_add (sources, source);
+    }
+
+  g_autoptr(GError) local_error = NULL;
+  gboolean spawned = g_spawn_async (NULL, (char **) argv->pdata, NULL,
+                                    G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN
+                                        | G_SPAWN_DO_NOT_REAP_CHILD,
+                                    ninja_child_setup, GINT_TO_POINTER (getpid ()), &run.pid,
+                                    &local_error);
+  if (spawned)
+    {
+      GSource *child = g_child_watch_source_new (run.pid);
+      g_source_set_callback (child, G_SOURCE_FUNC (ninja_on_exit), &run, NULL);
+      g_source_attach (child, context);
+      g_ptr_array_add (sources, child);
+      g_main_loop_run (loop);
+    }
+  g_clear_pointer (&sources, g_ptr_array_unref);  /* the signals' dispositions back */
+
+  if (!spawned)
+    return util_fail (error, "cannot run \"%s\": %s; install ninja-build or give --ninja PATH",
+                      ninja, local_error->message);
+  if (run.signal != 0)
+    return util_fail (error, "interrupted by signal %d (%s): ninja and its steps were stopped; run "
+                      "the same command again to continue where it stopped", run.signal,
+                      g_strsignal (run.signal));
+  int status = run.wait_status;
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    return util_fail (error, "ninja stopped (exit status %d): the step that failed is named above; "
+                      "fix it and run the same command again to continue where it stopped",
+                      WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
+  return TRUE;
+}
+
+CMD (build)
+{
+  g_auto(BuildArgs) args = BUILD_ARGS_INIT;
+  int jobs = 0;
+  g_autofree char *ninja = NULL;
+  const GOptionEntry entries[] = {
+    BUILD_OPTION_ENTRIES (args),
+    { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Steps at once (default: ninja's)", "N" },
+    { "ninja", 0, 0, G_OPTION_ARG_FILENAME, &ninja, "The ninja to run (default: ninja)", "PATH" },
+    { NULL }
+  };
+  if (!cmd_parse (inv, "LOCKFILE",
+                  "Build the image of LOCKFILE: write BUILDDIR/NAME.ninja and run ninja on it.\n"
+                  "The repository is BUILDDIR/ostree unless --repo is given.",
+                  entries, &argc, &argv, error))
+    return FALSE;
+  if (argc != 2)
+    return cmd_usage_error (inv, error, "expected one LOCKFILE");
+  if (jobs < 0)
+    return cmd_usage_error (inv, error, "--jobs %d: expected a number of steps (1 or more; 0: ninja's "
+                            "default)", jobs);
+
+  args.lockfile = argv[1];
+  args.repo = inv->repo_path;
+  if (!build_args_complete (&args, error))
+    return FALSE;
+  /* Stage 2 runs the image's programs: say so before the downloads when
+   * this machine cannot (configure checks again, for "ninja" users). */
+  g_autoptr(Lockfile) lock = lockfile_load (args.lockfile, error);
+  if (lock == NULL)
+    return FALSE;
+  if (!foreign_check_arch (lock->request.architecture, error))
+    return FALSE;
+
+  g_autofree char *ninja_file = build_ninja_path (&args);
+  g_autofree char *text = build_generate_ninja (&args, ninja_file, FALSE, error);
+  if (text == NULL || !ninja_write_if_changed (ninja_file, text, error))
+    return FALSE;
+
+  if (!run_ninja (ninja != NULL ? ninja : "ninja", ninja_file, jobs, args.image, error))
+    return FALSE;
+
+  g_autofree char *default_repo = g_build_filename (args.builddir, "ostree", NULL);
+  const char *repo_path = args.repo != NULL ? args.repo : default_repo;
+  g_autoptr(OstreeRepo) repo = repo_open (repo_path, cancellable, error);
+  if (repo == NULL)
+    return FALSE;
+  g_autoptr(RepoRev) image = repo_resolve (repo, args.image, error);
+  if (image == NULL)
+    return FALSE;
+  printf ("image %s: commit %s\n"
+          "look inside:\n"
+          "  ostree --repo=%s ls -R %s\n"
+          "  apt2ostree --repo %s export %s --dir rootfs     (or --tar rootfs.tar)\n",
+          args.image, image->commit, repo_path, image->commit, repo_path, args.image);
+  return TRUE;
+}

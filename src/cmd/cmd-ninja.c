@@ -1,0 +1,39 @@
+/* apt2ostree ninja — write the Ninja file for an image. */
+#include "config.h"
+
+#include "build/build.h"
+#include "cmd/cmd.h"
+#include "build/ninja.h"
+
+CMD (ninja)
+{
+  g_auto(BuildArgs) args = BUILD_ARGS_INIT;
+  g_autofree char *output = NULL;
+  gboolean subninja = FALSE;
+  const GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "The Ninja file to write (required)", "FILE" },
+    { "subninja", 0, 0, G_OPTION_ARG_NONE, &subninja,
+      "For inclusion into a larger build: leave out the global \"update-lockfiles\" target", NULL },
+    BUILD_OPTION_ENTRIES (args),
+    { NULL }
+  };
+  if (!cmd_parse (inv, "LOCKFILE -o FILE.ninja",
+                  "Write the Ninja rules that build the image of LOCKFILE.  Paths in the file are\n"
+                  "relative to the directory ninja runs in; include it from a larger build with\n"
+                  "\"subninja\".",
+                  entries, &argc, &argv, error))
+    return FALSE;
+  if (argc != 2)
+    return cmd_usage_error (inv, error, "expected one LOCKFILE");
+  if (output == NULL)
+    return cmd_usage_error (inv, error, "-o FILE.ninja is required");
+
+  args.lockfile = argv[1];
+  args.repo = inv->repo_path;
+  if (!build_args_complete (&args, error))
+    return FALSE;
+  g_autofree char *text = build_generate_ninja (&args, output, subninja, error);
+  if (text == NULL)
+    return FALSE;
+  return ninja_write_if_changed (output, text, error);
+}

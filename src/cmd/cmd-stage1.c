@@ -1,0 +1,125 @@
+/* apt2ostree stage1 — package trees in, one unpacked dpkg system out. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "cmd/cmd.h"
+#include "deb/deb.h"
+#include "base/debpolicy.h"
+#include "deb/dpkgdb.h"
+#include "sandbox/stage2.h"
+#include "store/tree.h"
+#include "base/util.h"
+
+/* Whether the package trees were unpacked with --merged-usr (they must all
+ * agree), and a warning for every entry OSTree could not store. */
+static gboolean
+inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
+                  GPtrArray *dpkg_names, GError **error)
+{
+  int merged = -1;
+  for (guint i = 0; i < revs->len; i++)
+    {
+      const RepoRev *rev = revs->pdata[i];
+      g_autoptr(GVariant) commit = NULL;
+      if (!ostree_repo_load_commit (repo, rev->commit, &commit, NULL, error))
+        return FALSE;
+      g_autoptr(GVariant) metadata = g_variant_get_child_value (commit, 0);
+      g_auto(GVariantDict) dict;
+      g_variant_dict_init (&dict, metadata);
+
+      const char *package, *arch, *multi_arch;
+      gboolean this_merged;
+      if (!g_variant_dict_lookup (&dict, DEB_META_PACKAGE, "&s", &package)
+          || !g_variant_dict_lookup (&dict, DEB_META_ARCHITECTURE, "&s", &arch)
+          || !g_variant_dict_lookup (&dict, DEB_META_MULTI_ARCH, "&s", &multi_arch)
+          || !g_variant_dict_lookup (&dict, DEB_META_MERGED_USR, "b", &this_merged))
+        return util_fail (error, "\"%s\" is not a package tree made by \"apt2ostree unpack-deb\"",
+                          rev->name);
+      /* Trees from before unpack-deb checked these name paths here (the
+       * info files, the set-aside directory). */
+      const char *field = "package name", *value = package;
+      const char *problem = debpolicy_name_problem (package);
+      if (problem == NULL)
+        {
+          field = "architecture";
+          value = arch;
+          problem = debpolicy_arch_problem (arch);
+        }
+      if (problem != NULL)
+        {
+          g_autofree char *shown = util_shown_path (value);
+          return util_fail (error, "\"%s\": the %s \"%s\" in its commit metadata %s; unpack "
+                            "the .deb again", rev->name, field, shown, problem);
+        }
+      g_ptr_array_add (dpkg_names, deb_info_basename (package, arch, multi_arch));
+      if (merged >= 0 && merged != this_merged)
+        return util_fail (error, "\"%s\" was unpacked %s merged /usr, unlike the packages before it",
+                          rev->name, this_merged ? "with" : "without");
+      merged = this_merged;
+
+      g_autoptr(GVariant) skipped = g_variant_dict_lookup_value (&dict, DEB_META_SKIPPED,
+                                                                  G_VARIANT_TYPE ("a(ss)"));
+      GVariantIter iter;
+      const char *path, *kind;
+      if (skipped != NULL)
+        {
+          g_variant_iter_init (&iter, skipped);
+          while (g_variant_iter_next (&iter, "(&s&s)", &path, &kind))
+            fprintf (stderr, "apt2ostree stage1: warning: %s: %s (%s) is not in the image: "
+                             "OSTree stores no device nodes, fifos or sockets\n",
+                     package, path, kind);
+        }
+    }
+  *out_merged_usr = merged != 0;
+  return TRUE;
+}
+
+CMD (stage1)
+{
+  g_autofree char *out_ref = NULL;
+  g_autofree char *arch = NULL;
+  const GOptionEntry entries[] = {
+    { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the result to this ref", "OUT" },
+    { "arch", 0, 0, G_OPTION_ARG_STRING, &arch, "The image's dpkg architecture (required)", "ARCH" },
+    { NULL }
+  };
+  if (!cmd_parse (inv, "--ref OUT --arch ARCH PACKAGE-TREE...",
+                  "Combine package trees made by \"unpack-deb\", given in install order, into\n"
+                  "one tree with a dpkg database in which every package is unpacked.",
+                  entries, &argc, &argv, error))
+    return FALSE;
+  if (arch == NULL)
+    return cmd_usage_error (inv, error, "--arch ARCH is required");
+  if (argc < 2)
+    return cmd_usage_error (inv, error, "expected at least one PACKAGE-TREE");
+
+  g_auto(CmdEdit) edit = { NULL };
+  g_autoptr(GPtrArray) revs = cmd_edit_begin_with_trees (inv, out_ref, (const char *const *) argv + 1,
+                                                         argc - 1, &edit, cancellable, error);
+  if (revs == NULL)
+    return FALSE;
+
+  DpkgdbOptions options = { arch, TRUE };
+  g_autoptr(GPtrArray) dpkg_names = g_ptr_array_new_with_free_func (g_free);
+  if (!inspect_packages (edit.repo, revs, &options.merged_usr, dpkg_names, error))
+    return FALSE;
+
+  /* Two packages with a file at one path: the later one's is set aside for
+   * stage 2, where a preinst's diversion (or Replaces:) says where each goes;
+   * dpkg would refuse the pair otherwise, and so will stage 2. */
+  g_autoptr(GPtrArray) conflicts = g_ptr_array_new_with_free_func ((GDestroyNotify) tree_conflict_free);
+  edit.tree = tree_combine (edit.repo, revs, TREE_COMBINE_SET_ASIDE, conflicts, cancellable, error);
+  if (edit.tree == NULL)
+    return FALSE;
+  if (!dpkgdb_set_aside (edit.repo, edit.tree, conflicts, dpkg_names, cancellable, error))
+    return FALSE;
+  if (!dpkgdb_assemble (edit.repo, edit.tree, &options, cancellable, error))
+    return FALSE;
+  /* Stage 2 runs the preinst scripts in this order. */
+  GVariantBuilder metadata;
+  g_variant_builder_init (&metadata, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&metadata, "{sv}", STAGE1_META_PACKAGES,
+                         g_variant_new_strv ((const char *const *) dpkg_names->pdata, dpkg_names->len));
+  return cmd_edit_finish (inv, &edit, out_ref, g_variant_builder_end (&metadata), cancellable, error);
+}

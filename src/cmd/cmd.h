@@ -1,0 +1,69 @@
+/* cmd.h — what every src/cmd-*.c shares: the invocation, option parsing
+ * with the global --repo, and the table of commands. */
+#pragma once
+
+#include <ostree.h>
+
+#include "base/cmdline.h"
+#include "store/repo.h"
+
+G_BEGIN_DECLS
+
+typedef gboolean (*CmdFunc) (int argc, char **argv, CmdInvocation *inv,
+                             GCancellable *cancellable, GError **error);
+
+typedef struct {
+  const char *name;
+  CmdFunc func;
+  const char *summary;
+} CmdEntry;
+
+/* The repository --repo names (or the default), which must exist. */
+OstreeRepo *cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError **error);
+
+/* A command that writes one tree to --ref OUT: the repository open, IN
+ * resolved and loaded (when given), a write transaction begun. */
+typedef struct {
+  OstreeRepo *repo;
+  RepoRev *in;
+  RepoTxn *txn;
+  OstreeMutableTree *tree;
+} CmdEdit;
+
+gboolean cmd_edit_begin (CmdInvocation *inv, const char *out_ref, const char *in, CmdEdit *edit,
+                         GCancellable *cancellable, GError **error);
+/* cmd_edit_begin for a command that takes the N trees NAMES: returns them
+ * resolved, in order (RepoRev*). */
+GPtrArray *cmd_edit_begin_with_trees (CmdInvocation *inv, const char *out_ref,
+                                      const char *const *names, int n, CmdEdit *edit,
+                                      GCancellable *cancellable, GError **error);
+/* Commit the tree to OUT_REF (with METADATA, a floating a{sv}, or NULL)
+ * and print the commit checksum. */
+gboolean cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref,
+                          GVariant *metadata, GCancellable *cancellable, GError **error);
+void cmd_edit_clear (CmdEdit *edit);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmdEdit, cmd_edit_clear)
+
+#define CMD(name) gboolean cmd_##name (int argc, char **argv, CmdInvocation *inv, \
+                                       GCancellable *cancellable, GError **error)
+
+CMD (init);
+CMD (import);
+CMD (export);
+CMD (combine);
+CMD (mkdir);
+CMD (ln);
+CMD (mv);
+CMD (rm);
+CMD (subtree);
+CMD (graft);
+CMD (stage1);
+CMD (configure);
+CMD (ninja);
+CMD (build);
+CMD (unpack_deb);
+CMD (lock);
+CMD (mod);
+CMD (overlay);
+
+G_END_DECLS

@@ -1,0 +1,116 @@
+/* deb.h — one .deb read with libarchive straight into an OSTree tree: the
+ * files of data.tar, and the package's dpkg metadata (info files and its
+ * status stanza) so that a union of such trees is a dpkg database with every
+ * package "unpacked". */
+#pragma once
+
+#include <glib.h>
+
+#include "store/objects.h"
+#include "store/writer.h"
+
+G_BEGIN_DECLS
+
+/* Where each package's status stanza lives inside its tree:
+ * DEB_STATUS_DIR/NAME:ARCH.  The stanza is the package's control fields in
+ * dpkg's order plus "Status: install ok unpacked" and "Conffiles:" with the
+ * md5sum of each conffile; it ends with one newline (no blank line).  The
+ * step that assembles var/lib/dpkg/status concatenates these files. */
+#define DEB_STATUS_DIR "var/lib/apt2ostree/status"
+
+/* Commit metadata keys written by deb_commit_metadata(). */
+#define DEB_META_PACKAGE "apt2ostree.package"
+#define DEB_META_VERSION "apt2ostree.version"
+#define DEB_META_ARCHITECTURE "apt2ostree.architecture"
+#define DEB_META_MULTI_ARCH "apt2ostree.multi-arch"
+#define DEB_META_SHA256 "apt2ostree.deb-sha256"
+#define DEB_META_SIZE "apt2ostree.deb-size"
+#define DEB_META_MERGED_USR "apt2ostree.merged-usr"
+#define DEB_META_SKIPPED "apt2ostree.skipped"
+/* The version of the rules deb_unpack() follows (a uint32): it
+ * changes when the same .deb would give another tree (2: control.tar
+ * members whose name has a dot are left out, as dpkg leaves them out). */
+#define DEB_META_FORMAT "apt2ostree.deb-format"
+#define DEB_FORMAT_VERSION 2
+
+typedef struct {
+  /* Rewrite bin, sbin, lib, lib32, lib64 and libx32 into usr/ (the .list
+   * file keeps the shipped paths). */
+  gboolean merged_usr;
+  /* How errors name the package: a URL, or NULL for the file's path. */
+  const char *display_name;
+  /* The .deb's sha256 when the caller knows it (recorded, not checked). */
+  const char *sha256;
+} DebUnpackOptions;
+
+typedef struct {
+  char *package;
+  char *version;
+  char *architecture;
+  char *multi_arch;         /* "no" when the control file has none */
+  char *sha256;             /* as given in DebUnpackOptions */
+  guint64 size;             /* of the .deb */
+  gboolean merged_usr;
+  /* Entries OSTree cannot store (device nodes, fifos, sockets), skipped:
+   * pairs of strings, the shipped path ("/dev/null") and its kind ("fifo"). */
+  GPtrArray *skipped;
+} DebInfo;
+
+void deb_info_free (DebInfo *info);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (DebInfo, deb_info_free)
+
+/* Where deb_unpack() stores objects; each function returns the object's
+ * checksum.  deb_sink_for_writer() is the one for an ObjectWriter;
+ * cmd-unpack-deb.c has one over libostree for the repositories the writer
+ * does not serve. */
+typedef struct DebSink DebSink;
+struct DebSink {
+  /* A regular file (MODE: permission bits) of SIZE bytes at DATA; HEADERS
+   * is an objects_headers_new() cache. */
+  char *(*regular) (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+                    GVariant *xattrs, const guint8 *data, gsize size, GError **error);
+  /* The same, too large to hold in memory: READ gives it. */
+  char *(*regular_stream) (DebSink *sink, guint32 uid, guint32 gid, guint32 mode,
+                           GVariant *xattrs, guint64 size, ObjectWriterRead read,
+                           gpointer user_data, GError **error);
+  char *(*symlink) (DebSink *sink, guint32 uid, guint32 gid, const char *target,
+                    GVariant *xattrs, GError **error);
+  /* A dirmeta, dirtree or commit (floating references are taken). */
+  char *(*metadata) (DebSink *sink, ObjectsType type, GVariant *object, GError **error);
+};
+
+/* A DebSink writing through W, to free with g_free(). */
+DebSink *deb_sink_for_writer (ObjectWriter *w);
+
+/* Read the .deb at PATH into a tree and commit it (parentless, dated
+ * TIMESTAMP, with deb_commit_metadata() and the subject "NAME VERSION
+ * ARCH"): every object through SINK.  Nothing is checked out on disk.
+ * Every directory gets its metadata (from its tar entry, else 0755
+ * root:root), the root included.  Sets *OUT_COMMIT. */
+DebInfo *deb_unpack (DebSink *sink, const char *path, const DebUnpackOptions *opts,
+                     guint64 timestamp, char **out_commit, GError **error);
+
+/* The commit metadata (a{sv}, floating) recording what was unpacked. */
+GVariant *deb_commit_metadata (const DebInfo *info);
+
+/* Is the commit object COMMIT exactly what unpacking the .deb with this
+ * SHA256 and these options now would make (same rules, same merged-/usr
+ * choice, dated TIMESTAMP)?  Then a caller can keep it without reading the
+ * .deb. */
+gboolean deb_commit_is_unpack_of (GVariant *commit, const char *sha256, gboolean merged_usr,
+                                  guint64 timestamp);
+
+/* The ref a package's tree gets: deb/NAME/VERSION/ARCH/SHA256, each of
+ * NAME, VERSION and ARCH escaped so that any Debian version is a valid ref
+ * component: every byte outside [A-Za-z0-9.-] becomes "_" and two lowercase
+ * hex digits ("1:2.3+b1~rc" -> "1_3a2.3_2bb1_7erc").  Content-keyed: the
+ * same .deb gives the same ref, and two builds of one version from two
+ * archives get two refs. */
+char *deb_ref_name (const char *name, const char *version, const char *arch,
+                    const char *sha256);
+
+/* "NAME" or "NAME:ARCH" (Multi-Arch: same): how dpkg names the package's
+ * files in var/lib/dpkg/info. */
+char *deb_info_basename (const char *name, const char *arch, const char *multi_arch);
+
+G_END_DECLS

@@ -1,0 +1,325 @@
+/* stage2.c — dpkg --configure -a over an unpacked image, in the sandbox.
+ *
+ * The packages were unpacked by apt2ostree, not by dpkg, so stage 2 first
+ * does what dpkg (and a bootstrap tool) would have done by then, in this
+ * order:
+ *   1. /etc/passwd and /etc/group from base-passwd's masters, so that the
+ *      maintainer scripts find root, shadow, etc.;
+ *   2. a policy-rc.d that forbids starting services;
+ *   3. every package's preinst ("install"), in install order, as dpkg runs
+ *      it before unpacking: from var/lib/dpkg/tmp.ci beside the package's
+ *      control files (debootstrap and mmdebstrap do the same through
+ *      dpkg --install); then, for each diversion a preinst added
+ *      (dpkg-divert in a preinst, as NVIDIA's L4T packages do), another
+ *      package's file at the diverted path is moved to the diversion's name,
+ *      where dpkg would have unpacked it (--rename has done so already);
+ *   4. the trigger database dpkg records at unpack: each package's
+ *      "interest" lines into var/lib/dpkg/triggers/, and the file triggers
+ *      whose directories the packages ship, activated;
+ *   5. the caller's hooks;
+ *   6. dpkg --configure -a;
+ *   7. cleaning, as mmdebstrap does, of what would make the image differ
+ *      from one build to the next: dpkg's and apt's logs, the *-old copies
+ *      of dpkg's and debconf's databases, ldconfig's aux-cache; policy-rc.d
+ *      removed; the empty available and statoverride files stage 1 made go,
+ *      as dpkg recreates them when it needs them;
+ *   8. per-machine state a postinst made, which every device running the
+ *      image would otherwise share: ssh host keys, the machine id
+ *      (/etc/machine-id left empty: systemd's "first boot"; the D-Bus copy
+ *      removed unless it is a link to it), random seeds, systemd's
+ *      credential secret.  Where openssh-server is installed, a unit
+ *      regenerates the host keys at first boot (Debian's sshd refuses to
+ *      start without them, and only its postinst makes them).
+ * The sandbox's host name is fixed (sandbox.h), so what a script writes
+ * never names the build machine. */
+#include "config.h"
+
+#include "sandbox/foreign.h"
+#include "sandbox/mod.h"
+#include "store/repo.h"
+#include "sandbox/stage2.h"
+#include "store/tree.h"
+#include "base/util.h"
+
+static const char stage2_script[] =
+  "set -e\n"
+  "export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true\n"
+  "cd /\n"
+  "step() { echo \"apt2ostree configure: $*\"; }\n"
+  "\n"
+  "# 1. users and groups\n"
+  "for f in passwd group; do\n"
+  "  if [ ! -e /etc/$f ] && [ -e /usr/share/base-passwd/$f.master ]; then\n"
+  "    cp /usr/share/base-passwd/$f.master /etc/$f\n"
+  "  fi\n"
+  "done\n"
+  "\n"
+  "# 2. no services\n"
+  "printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d\n"
+  "chmod 755 /usr/sbin/policy-rc.d\n"
+  "\n"
+  "# 3. preinst scripts, in install order, run the way dpkg runs them: from\n"
+  "#    var/lib/dpkg/tmp.ci beside the package's control files (debconf reads\n"
+  "#    the package's name and templates there)\n"
+  "[ -e /var/lib/dpkg/diversions ] || : > /var/lib/dpkg/diversions\n"
+  "cp /var/lib/dpkg/diversions /tmp/apt2ostree-diversions\n"
+  "ci=/var/lib/dpkg/tmp.ci\n"
+  "for p in \"$@\"; do\n"
+  "  [ -e /var/lib/dpkg/info/$p.preinst ] || continue\n"
+  "  name=${p%%:*}\n"
+  "  rm -rf $ci && mkdir -p $ci\n"
+  "  for f in /var/lib/dpkg/info/$p.*; do\n"
+  "    case ${f##*.} in list|md5sums|conffiles) ;; *) cp -p \"$f\" $ci/${f##*.} ;; esac\n"
+  "  done\n"
+  "  dpkg-query -s \"$p\" > $ci/control\n"
+  "  step \"$name: preinst install\"\n"
+  "  if ! DPKG_MAINTSCRIPT_PACKAGE=$name DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=1 \\\n"
+  "       DPKG_MAINTSCRIPT_ARCH=$(dpkg-query -f '${Architecture}' -W \"$p\") \\\n"
+  "       DPKG_MAINTSCRIPT_NAME=preinst PERL_DL_NONLAZY=1 \\\n"
+  "       DPKG_RUNNING_VERSION=$(dpkg-query -f '${Version}' -W dpkg) \\\n"
+  "       $ci/preinst install; then\n"
+  "    echo \"apt2ostree configure: package $name ($(dpkg-query -f '${Version}' -W \"$p\")): its preinst script failed\" >&2\n"
+  "    exit 1\n"
+  "  fi\n"
+  "done\n"
+  "rm -rf $ci\n"
+  "\n"
+  "# 3a. files two packages both ship.  Stage 1 kept the earlier package's at\n"
+  "#     the path and set the later one's aside; now that the preinsts have\n"
+  "#     made their diversions, put each where dpkg would have: the diverting\n"
+  "#     package's file at the path, the other's at the diversion's name.\n"
+  "#     Without a diversion, the later package must Replace the earlier one.\n"
+  "aside=/var/lib/apt2ostree/set-aside\n"
+  "if [ -e $aside.list ]; then\n"
+  "  while read -r path earlier later; do\n"
+  "    by=$(dpkg-divert --listpackage \"$path\")\n"
+  "    to=$(dpkg-divert --truename \"$path\")\n"
+  "    if [ \"$by\" = \"${later%%:*}\" ] && [ \"$to\" != \"$path\" ]; then\n"
+  "      if [ -e \"$path\" ] && [ ! -e \"$to\" ]; then mv \"$path\" \"$to\"; fi\n"
+  "      mv \"$aside/$later$path\" \"$path\"\n"
+  "    elif [ \"$by\" = \"${earlier%%:*}\" ] && [ \"$to\" != \"$path\" ]; then\n"
+  "      if [ ! -e \"$path\" ] && [ -e \"$to\" ]; then mv \"$to\" \"$path\"; fi\n"
+  "      mv \"$aside/$later$path\" \"$to\"\n"
+  "    elif dpkg-query -W -f '${Replaces}\\n' \"$later\" | tr ',' '\\n' \\\n"
+  "         | grep -q \"^ *${earlier%%:*}\\( \\|:\\|$\\)\"; then\n"
+  "      mv \"$aside/$later$path\" \"$path\"\n"
+  "    else\n"
+  "      echo \"apt2ostree configure: packages ${earlier%%:*} and ${later%%:*} both ship $path \\\n"
+  "(no diversion, and ${later%%:*} does not Replace ${earlier%%:*}), as dpkg refuses\" >&2\n"
+  "      exit 1\n"
+  "    fi\n"
+  "  done < $aside.list\n"
+  "fi\n"
+  "rm -rf /var/lib/apt2ostree\n"
+  "\n"
+  "# 3b. diversions the preinsts added.  dpkg would have unpacked every other\n"
+  "#     package's copy of a diverted file under the diversion's name; here all\n"
+  "#     files were in place before any preinst ran.  \"dpkg-divert --rename\"\n"
+  "#     has already moved it; without --rename, move it now.\n"
+  "while read -r from && read -r to && read -r by; do\n"
+  "  was=\n"
+  "  while read -r f && read -r t && read -r b; do\n"
+  "    [ \"$f\" = \"$from\" ] && [ \"$t\" = \"$to\" ] && [ \"$b\" = \"$by\" ] && was=1\n"
+  "  done < /tmp/apt2ostree-diversions\n"
+  "  [ -z \"$was\" ] || continue\n"
+  "  { [ -e \"$from\" ] || [ -L \"$from\" ]; } || continue\n"
+  "  { [ -e \"$to\" ] || [ -L \"$to\" ]; } && continue\n"
+  "  for l in /var/lib/dpkg/info/*.list; do\n"
+  "    owner=$(basename \"$l\" .list)\n"
+  "    [ \"${owner%%:*}\" != \"$by\" ] || continue\n"
+  "    if grep -q -x -F \"$from\" \"$l\"; then\n"
+  "      step \"${owner%%:*}: $from diverted by $by, moved to $to\"\n"
+  "      mv \"$from\" \"$to\"\n"
+  "      break\n"
+  "    fi\n"
+  "  done\n"
+  "done < /var/lib/dpkg/diversions\n"
+  "rm -f /tmp/apt2ostree-diversions\n"
+  "\n"
+  "# 4. triggers: interests, then file triggers the unpacked files activate\n"
+  "mkdir -p /var/lib/dpkg/triggers\n"
+  ": > /var/lib/dpkg/triggers/File\n"
+  "for t in /var/lib/dpkg/info/*.triggers; do\n"
+  "  [ -e \"$t\" ] || continue\n"
+  "  p=$(basename \"$t\" .triggers)\n"
+  "  while read -r directive trigger rest; do\n"
+  "    case $directive in\n"
+  "      interest) suffix= ;;\n"
+  "      interest-await) suffix= ;;\n"
+  "      interest-noawait) suffix=/noawait ;;\n"
+  "      *) continue ;;\n"
+  "    esac\n"
+  "    case $trigger in\n"
+  "      /*) echo \"$trigger $p$suffix\" >> /var/lib/dpkg/triggers/File ;;\n"
+  "      *) echo \"$p$suffix\" >> /var/lib/dpkg/triggers/$trigger ;;\n"
+  "    esac\n"
+  "  done < \"$t\"\n"
+  "done\n"
+  "while read -r path p; do\n"
+  "  if grep -q -h -x -F -e \"$path\" -e \"$path/\" /var/lib/dpkg/info/*.list \\\n"
+  "     || grep -q -h \"^$path/\" /var/lib/dpkg/info/*.list; then\n"
+  "    dpkg-trigger --no-await --by-package=\"${p%%/*}\" \"$path\"\n"
+  "  fi\n"
+  "done < /var/lib/dpkg/triggers/File\n"
+  "[ -s /var/lib/dpkg/triggers/File ] || rm /var/lib/dpkg/triggers/File\n"
+  "\n"
+  "# 5. hooks\n"
+  "if [ -n \"${APT2OSTREE_HOOKS:-}\" ]; then\n"
+  "  step \"hooks\"\n"
+  "  sh -e -c \"$APT2OSTREE_HOOKS\"\n"
+  "fi\n"
+  "\n"
+  "# 6. configure\n"
+  "step \"dpkg --configure -a\"\n"
+  "{ dpkg --configure -a 2>&1; echo $? > /tmp/dpkg.status; } | tee /tmp/dpkg.log\n"
+  "if [ \"$(cat /tmp/dpkg.status)\" != 0 ]; then\n"
+  "  # dpkg's own report scrolls away behind what it says next: say last which\n"
+  "  # package's script failed, and what that script printed.\n"
+  "  awk '/^Setting up / { name = $3; said = \"\"; next }\n"
+  "       /^dpkg: error processing package / { failed = $5; getline why; sub(/^ +/, \"\", why)\n"
+  "         if (why ~ /script/) printf \"apt2ostree configure: package %s: %s; it said: %s\\n\",\n"
+  "           failed, why, (failed == name && said != \"\") ? said : \"(nothing)\"; next }\n"
+  "       name != \"\" { said = (said == \"\") ? $0 : said \" / \" $0 }' /tmp/dpkg.log >&2\n"
+  "  exit 1\n"
+  "fi\n"
+  "dpkg --audit\n"
+  "\n"
+  "# 7. clean\n"
+  "rm -f /usr/sbin/policy-rc.d\n"
+  "rm -f /var/log/dpkg.log /var/log/alternatives.log /var/log/apt/history.log \\\n"
+  "      /var/log/apt/term.log /var/log/apt/eipp.log.xz /var/cache/ldconfig/aux-cache \\\n"
+  "      /var/lib/dpkg/*-old /var/cache/debconf/*-old\n"
+  "# stage 1 made these for dpkg; like mmdebstrap's images, keep them only if used\n"
+  "for f in available statoverride; do\n"
+  "  [ -s /var/lib/dpkg/$f ] || rm -f /var/lib/dpkg/$f\n"
+  "done\n"
+  "\n"
+  "# 8. per-machine state, made again on each machine at first boot\n"
+  "rm -f /etc/ssh/ssh_host_* /var/lib/systemd/random-seed /var/lib/urandom/random-seed \\\n"
+  "      /var/lib/systemd/credential.secret\n"
+  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n"
+  "[ -L /var/lib/dbus/machine-id ] || rm -f /var/lib/dbus/machine-id\n"
+  "if [ \"$(dpkg-query -W -f '${db:Status-Status}' openssh-server 2>/dev/null)\" = installed ]; then\n"
+  "  unit=" STAGE2_SSH_KEYGEN_UNIT "\n"
+  "  mkdir -p /etc/systemd/system/multi-user.target.wants\n"
+  "  cat > /etc/systemd/system/$unit <<'EOF'\n"
+  "# Written by apt2ostree configure: the image ships no SSH host keys (every\n"
+  "# machine running it would share them).  This makes the missing ones before\n"
+  "# sshd starts (its unit's \"sshd -t\" fails without them).\n"
+  "[Unit]\n"
+  "Description=Generate this machine's SSH host keys\n"
+  "DefaultDependencies=no\n"
+  "Requires=local-fs.target\n"
+  "After=local-fs.target\n"
+  "Before=ssh.service ssh.socket sshd.service shutdown.target\n"
+  "Conflicts=shutdown.target\n"
+  "\n"
+  "[Service]\n"
+  "Type=oneshot\n"
+  "ExecStart=/usr/bin/ssh-keygen -A\n"
+  "RemainAfterExit=yes\n"
+  "\n"
+  "[Install]\n"
+  "WantedBy=multi-user.target\n"
+  "EOF\n"
+  "  chmod 644 /etc/systemd/system/$unit\n"
+  "  ln -sf ../$unit /etc/systemd/system/multi-user.target.wants/$unit\n"
+  "fi\n";
+
+/* The packages of a stage-1 commit, in install order. */
+static GPtrArray *
+stage1_packages (OstreeRepo *repo, const char *rev, GError **error)
+{
+  g_autofree char *commit = NULL;
+  if (!ostree_repo_resolve_rev (repo, rev, FALSE, &commit, error))
+    return NULL;
+  g_autoptr(GVariant) commit_v = NULL;
+  if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
+    return NULL;
+  g_autoptr(GVariant) metadata = g_variant_get_child_value (commit_v, 0);
+  g_autoptr(GVariant) names = g_variant_lookup_value (metadata, STAGE1_META_PACKAGES,
+                                                      G_VARIANT_TYPE_STRING_ARRAY);
+  if (names == NULL)
+    return util_fail (error, "\"%s\" is not a stage-1 tree made by \"apt2ostree stage1\"", rev),
+           NULL;
+
+  g_autoptr(GPtrArray) packages = g_ptr_array_new_with_free_func (g_free);
+  gsize n;
+  g_autofree const char **strv = g_variant_get_strv (names, &n);
+  for (gsize i = 0; i < n; i++)
+    g_ptr_array_add (packages, g_strdup (strv[i]));
+  return g_steal_pointer (&packages);
+}
+
+/* The image's dpkg architecture: the first line of var/lib/dpkg/arch, which
+ * stage 1 writes. */
+static char *
+stage1_arch (OstreeRepo *repo, const char *rev, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(RepoRev) in = repo_resolve (repo, rev, error);
+  if (in == NULL)
+    return NULL;
+  g_autofree char *checksum = NULL, *contents = NULL, *meta = NULL;
+  if (!tree_find (repo, in, "var/lib/dpkg/arch", &checksum, &contents, &meta, error))
+    return g_prefix_error (error, "\"%s\": ", rev), NULL;
+  if (checksum == NULL)
+    return util_fail (error, "\"%s\": var/lib/dpkg/arch is a directory", rev), NULL;
+  g_autoptr(GBytes) data = repo_read_file (repo, checksum, cancellable, error);
+  if (data == NULL)
+    return NULL;
+  gsize len;
+  const char *text = g_bytes_get_data (data, &len);
+  g_autofree char *all = g_strndup (text, len);
+  g_auto(GStrv) lines = g_strsplit (all, "\n", 2);
+  g_strstrip (lines[0]);
+  if (lines[0][0] == '\0')
+    return util_fail (error, "\"%s\": var/lib/dpkg/arch is empty", rev), NULL;
+  return g_strdup (lines[0]);
+}
+
+gboolean
+stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
+                  GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) packages = stage1_packages (repo, options->in, error);
+  if (packages == NULL)
+    return FALSE;
+  /* Everything below runs the image's own programs: say now, in one line,
+   * when this machine cannot. */
+  g_autofree char *arch = stage1_arch (repo, options->in, cancellable, error);
+  if (arch == NULL)
+    return FALSE;
+  if (!foreign_check_arch (arch, error))
+    {
+      g_prefix_error (error, "configure %s: ", options->in);
+      return FALSE;
+    }
+
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, "/bin/sh");
+  g_ptr_array_add (argv, "-c");
+  g_ptr_array_add (argv, (char *) stage2_script);
+  g_ptr_array_add (argv, "apt2ostree-configure");
+  for (guint i = 0; i < packages->len; i++)
+    g_ptr_array_add (argv, packages->pdata[i]);
+  g_ptr_array_add (argv, NULL);
+
+  g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
+  const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
+
+  ModOptions mod = {
+    .in = options->in,
+    .out_ref = options->out_ref,
+    .chroot = TRUE,
+    .setenv = setenv,
+    .verbose = options->verbose,
+    .argv = (char **) argv->pdata,
+    .description = "the stage-2 script (preinsts, triggers, hooks, dpkg --configure -a)",
+  };
+  if (!mod_run (repo, &mod, out_commit, cancellable, error))
+    {
+      g_prefix_error (error, "configure %s: ", options->in);
+      return FALSE;
+    }
+  return TRUE;
+}

@@ -1,0 +1,105 @@
+/* repo.h — opening the OSTree repository, resolving revisions, and
+ * committing a tree to a ref the way a Ninja target needs it. */
+#pragma once
+
+#include <ostree.h>
+
+#include "store/staging.h"
+
+G_BEGIN_DECLS
+
+/* Open an existing repository; a missing one is an error that says how to
+ * create it. */
+OstreeRepo *repo_open (const char *path, GCancellable *cancellable, GError **error);
+
+/* Create a repository, or open it when it exists with the same mode.
+ * mode NULL: bare as root, bare-user otherwise. */
+OstreeRepo *repo_ensure (const char *path, const char *mode, GCancellable *cancellable,
+                         GError **error);
+
+/* A revision the user named (ref or commit checksum) resolved to its commit. */
+typedef struct {
+  char *name;              /* as the user wrote it, for messages */
+  char *commit;            /* commit checksum */
+  char *root_contents;     /* dirtree checksum of the root */
+  char *root_meta;         /* dirmeta checksum of the root */
+} RepoRev;
+
+void repo_rev_free (RepoRev *rev);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoRev, repo_rev_free)
+
+RepoRev *repo_resolve (OstreeRepo *repo, const char *name, GError **error);
+
+/* The N revisions NAMES, each resolved (RepoRev*, in order). */
+GPtrArray *repo_resolve_all (OstreeRepo *repo, const char *const *names, int n, GError **error);
+
+/* The ref name must be valid before any work starts. */
+gboolean repo_check_ref_name (const char *ref, GError **error);
+
+/* A write transaction that is aborted unless repo_txn_commit() ran. */
+typedef struct RepoTxn RepoTxn;
+RepoTxn *repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error);
+void repo_txn_free (RepoTxn *txn);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoTxn, repo_txn_free)
+
+/* The writer of regular-file objects for REPO's open transaction
+ * (staging.h), or NULL: then write through libostree. */
+ObjectWriter *repo_staging_writer (OstreeRepo *repo);
+
+/* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH, point REF
+ * at it and finish the transaction.  When REF already holds that commit the
+ * ref file is left alone, so its mtime stays and Ninja's restat prunes what
+ * depends on it.  METADATA may be NULL (floating references are sunk). */
+gboolean repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
+                          const char *subject, GVariant *metadata, char **out_commit,
+                          GCancellable *cancellable, GError **error);
+
+/* The two halves of repo_txn_commit(), for several commits in one
+ * transaction: write MTREE's commit and stage REF (left alone when it
+ * already holds that commit); then write the staged refs and finish. */
+gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
+                                const char *subject, GVariant *metadata, char **out_commit,
+                                GCancellable *cancellable, GError **error);
+gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
+
+/* Point REF at COMMIT when the transaction finishes (unless it already
+ * does, then its file is left alone). */
+void repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit);
+
+/* The commit the ref NAME (exactly that ref, not a checksum prefix) points
+ * at, or NULL. */
+char *repo_read_ref (OstreeRepo *repo, const char *name);
+
+/* Store a content object through libostree, which computes its checksum
+ * (returned): a regular file (INFO, and DATA to read SIZE bytes from) or a
+ * symlink (INFO, DATA NULL), with XATTRS (or NULL). */
+char *repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+                          GCancellable *cancellable, GError **error);
+
+/* Store the metadata object OBJECT (a dirmeta or dirtree variant; a
+ * floating reference is taken) and return its checksum: through the
+ * transaction's ObjectWriter when it has one, else through libostree (the
+ * same bytes either way). */
+char *repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
+                           GCancellable *cancellable, GError **error);
+
+/* The dirmeta object for a directory with this owner and mode (permission
+ * bits only; S_IFDIR is added). */
+gboolean repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
+                             char **out_checksum, GCancellable *cancellable, GError **error);
+
+/* A symlink content object. */
+gboolean repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
+                             char **out_checksum, GCancellable *cancellable, GError **error);
+
+/* A regular file content object holding DATA. */
+gboolean repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gid,
+                                  guint32 mode, char **out_checksum, GCancellable *cancellable,
+                                  GError **error);
+
+/* The content of the regular file object CHECKSUM (small files: metadata
+ * such as dpkg status stanzas). */
+GBytes *repo_read_file (OstreeRepo *repo, const char *checksum, GCancellable *cancellable,
+                        GError **error);
+
+G_END_DECLS

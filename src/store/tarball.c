@@ -1,0 +1,729 @@
+/* tarball.c — tar archives in and out of OSTree trees, with libarchive. */
+#include "config.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/tarball.h"
+#include "store/repo.h"
+#include "base/util.h"
+
+typedef struct archive Archive;
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Archive, archive_free)
+
+/* --- the data of the current archive entry, as a GInputStream --- */
+
+/* ostree_repo_write_content() wants a stream of known length; libarchive
+ * gives the entry's data block by block.  This stream reads it as it comes,
+ * so a large file never sits in memory. */
+#define ARCHIVE_TYPE_DATA_STREAM (archive_data_stream_get_type ())
+G_DECLARE_FINAL_TYPE (ArchiveDataStream, archive_data_stream, ARCHIVE, DATA_STREAM, GInputStream)
+
+struct _ArchiveDataStream {
+  GInputStream parent;
+  struct archive *archive;
+};
+
+G_DEFINE_TYPE (ArchiveDataStream, archive_data_stream, G_TYPE_INPUT_STREAM)
+
+static gssize
+archive_data_stream_read (GInputStream *stream, void *buffer, gsize count,
+                          GCancellable *cancellable, GError **error)
+{
+  ArchiveDataStream *self = ARCHIVE_DATA_STREAM (stream);
+  la_ssize_t n = archive_read_data (self->archive, buffer, count);
+  if (n < 0)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
+                           archive_error_string (self->archive));
+      return -1;
+    }
+  return n;
+}
+
+static gboolean
+archive_data_stream_close (GInputStream *stream, GCancellable *cancellable, GError **error)
+{
+  return TRUE;
+}
+
+static void
+archive_data_stream_class_init (ArchiveDataStreamClass *klass)
+{
+  GInputStreamClass *stream_class = G_INPUT_STREAM_CLASS (klass);
+  stream_class->read_fn = archive_data_stream_read;
+  stream_class->close_fn = archive_data_stream_close;
+}
+
+static void
+archive_data_stream_init (ArchiveDataStream *self)
+{
+}
+
+static GInputStream *
+archive_data_stream_new (struct archive *a)
+{
+  ArchiveDataStream *self = g_object_new (ARCHIVE_TYPE_DATA_STREAM, NULL);
+  self->archive = a;
+  return G_INPUT_STREAM (self);
+}
+
+/* --- reading --- */
+
+typedef struct {
+  OstreeRepo *repo;
+  const char *file;              /* for messages */
+  struct archive *archive;
+  OstreeMutableTree *root;
+  char *default_dirmeta;         /* 0755 root:root, for directories the tar does not list */
+  GHashTable *skipped_paths;     /* entries left out, so hardlinks to them are too */
+  GPtrArray *skipped;            /* "PATH (fifo)" for the caller */
+} TarReader;
+
+static void
+tar_reader_clear (TarReader *r)
+{
+  g_free (r->default_dirmeta);
+  g_clear_pointer (&r->skipped_paths, g_hash_table_unref);
+  g_clear_pointer (&r->skipped, g_ptr_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TarReader, tar_reader_clear)
+
+/* The components of an entry's path inside the tree.  Archives write "./usr/"
+ * or "usr"; both mean the same.  A path that could land outside the tree is
+ * refused rather than silently made relative, and so is every name
+ * util_tree_path_problem() refuses (a newline, bytes that are not UTF-8, a
+ * name too long for a file system). */
+static GPtrArray *
+tar_entry_components (TarReader *r, const char *pathname, const char *link_of, GError **error)
+{
+  if (pathname == NULL || *pathname == '\0')
+    {
+      util_fail (error, "%s: an entry has no path name; the archive is damaged", r->file);
+      return NULL;
+    }
+  /* "entry \"x\"" or, for a hardlink's target, "entry \"y\" (a hardlink to \"x\")" */
+  g_autofree char *shown = util_shown_path (pathname);
+  g_autofree char *shown_link_of = link_of != NULL ? util_shown_path (link_of) : NULL;
+  g_autofree char *what = link_of == NULL
+      ? g_strdup_printf ("entry \"%s\"", shown)
+      : g_strdup_printf ("entry \"%s\" (a hardlink to \"%s\")", shown_link_of, shown);
+  if (pathname[0] == '/')
+    {
+      util_fail (error, "%s: %s has an absolute path; refusing an archive that writes "
+                 "outside its own tree", r->file, what);
+      return NULL;
+    }
+  const char *problem = util_tree_path_problem (pathname);
+  if (problem != NULL)
+    {
+      util_fail (error, "%s: %s %s; refusing the archive", r->file, what, problem);
+      return NULL;
+    }
+  return util_split_tree_path (pathname, error);
+}
+
+/* The entry's extended attributes as OSTree stores them: a(ayay), sorted by
+ * name as libostree sorts the attributes it reads from disk, so a tar and a
+ * directory with the same content give the same checksums. */
+typedef struct {
+  const char *name;
+  const void *value;
+  size_t size;
+} TarXattr;
+
+static int
+compare_xattrs (gconstpointer a, gconstpointer b)
+{
+  return strcmp (((const TarXattr *) a)->name, ((const TarXattr *) b)->name);
+}
+
+static GVariant *
+tar_entry_xattrs (struct archive_entry *entry)
+{
+  g_autoptr(GArray) xattrs = g_array_new (FALSE, FALSE, sizeof (TarXattr));
+  TarXattr x;
+  archive_entry_xattr_reset (entry);
+  while (archive_entry_xattr_next (entry, &x.name, &x.value, &x.size) == ARCHIVE_OK)
+    g_array_append_val (xattrs, x);
+  g_array_sort (xattrs, compare_xattrs);
+
+  GVariantBuilder builder;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ayay)"));
+  for (guint i = 0; i < xattrs->len; i++)
+    {
+      const TarXattr *xi = &g_array_index (xattrs, TarXattr, i);
+      if (i > 0 && g_str_equal (xi->name, g_array_index (xattrs, TarXattr, i - 1).name))
+        continue;  /* pax headers may carry one attribute twice */
+      g_variant_builder_add (&builder, "(@ay@ay)", g_variant_new_bytestring (xi->name),
+                             g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, xi->value, xi->size, 1));
+    }
+  return g_variant_ref_sink (g_variant_builder_end (&builder));
+}
+
+static gboolean
+tar_write_dirmeta (TarReader *r, struct archive_entry *entry, char **out_checksum,
+                   GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GFileInfo) info = g_file_info_new ();
+  g_file_info_set_attribute_uint32 (info, "unix::uid", archive_entry_uid (entry));
+  g_file_info_set_attribute_uint32 (info, "unix::gid", archive_entry_gid (entry));
+  g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFDIR | (archive_entry_perm (entry) & 07777));
+  g_autoptr(GVariant) xattrs = tar_entry_xattrs (entry);
+  *out_checksum = repo_write_metadata (r->repo, OSTREE_OBJECT_TYPE_DIR_META,
+                                       ostree_create_directory_metadata (info, xattrs),
+                                       cancellable, error);
+  return *out_checksum != NULL;
+}
+
+/* A regular file or symlink entry as a content object.  Its data is read
+ * from the archive as it is written to the repository. */
+static gboolean
+tar_write_content (TarReader *r, struct archive_entry *entry, char **out_checksum,
+                   GCancellable *cancellable, GError **error)
+{
+  gboolean is_link = archive_entry_filetype (entry) == AE_IFLNK;
+  g_autoptr(GFileInfo) info = g_file_info_new ();
+  g_file_info_set_attribute_uint32 (info, "unix::uid", archive_entry_uid (entry));
+  g_file_info_set_attribute_uint32 (info, "unix::gid", archive_entry_gid (entry));
+
+  g_autoptr(GInputStream) data = NULL;
+  if (is_link)
+    {
+      const char *target = archive_entry_symlink (entry);
+      if (target == NULL || *target == '\0')
+        return util_fail (error, "%s: symlink \"%s\" has no target; the archive is damaged",
+                          r->file, archive_entry_pathname (entry));
+      g_file_info_set_file_type (info, G_FILE_TYPE_SYMBOLIC_LINK);
+      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFLNK | 0777);
+      g_file_info_set_attribute_byte_string (info, "standard::symlink-target", target);
+      g_file_info_set_size (info, 0);
+    }
+  else if (archive_entry_size_is_set (entry))
+    {
+      g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
+      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (archive_entry_perm (entry) & 07777));
+      g_file_info_set_size (info, archive_entry_size (entry));
+      data = archive_data_stream_new (r->archive);
+    }
+  else
+    {
+      /* Formats that do not record the size up front (zip streams): read
+       * the data to learn it. */
+      g_autoptr(GInputStream) stream = archive_data_stream_new (r->archive);
+      g_autoptr(GOutputStream) memory = g_memory_output_stream_new_resizable ();
+      if (g_output_stream_splice (memory, stream, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+                                  cancellable, error) < 0)
+        return FALSE;
+      g_autoptr(GBytes) bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
+      g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
+      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (archive_entry_perm (entry) & 07777));
+      g_file_info_set_size (info, g_bytes_get_size (bytes));
+      data = g_memory_input_stream_new_from_bytes (bytes);
+    }
+
+  g_autoptr(GVariant) xattrs = tar_entry_xattrs (entry);
+  *out_checksum = repo_write_content (r->repo, info, xattrs, data, cancellable, error);
+  return *out_checksum != NULL;
+}
+
+/* The directory that holds the entry at COMPONENTS, made (0755 root:root)
+ * where the archive has not listed it yet. */
+static OstreeMutableTree *
+tar_parent_dir (TarReader *r, const char *pathname, GPtrArray *components, GError **error)
+{
+  g_autoptr(OstreeMutableTree) dir = g_object_ref (r->root);
+  for (guint i = 0; i + 1 < components->len; i++)
+    {
+      const char *name = components->pdata[i];
+      g_autofree char *file_checksum = NULL;
+      g_autoptr(OstreeMutableTree) subdir = NULL;
+      g_autoptr(GError) local_error = NULL;
+      if (ostree_mutable_tree_lookup (dir, name, &file_checksum, &subdir, &local_error))
+        {
+          if (subdir == NULL)
+            {
+              g_autofree char *parent = util_join_tree_path (components, i + 1);
+              util_fail (error, "%s: entry \"%s\": %s is not a directory in the archive",
+                         r->file, pathname, parent);
+              return NULL;
+            }
+        }
+      else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        {
+          if (!ostree_mutable_tree_ensure_dir (dir, name, &subdir, error))
+            return NULL;
+          ostree_mutable_tree_set_metadata_checksum (subdir, r->default_dirmeta);
+        }
+      else
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return NULL;
+        }
+      g_set_object (&dir, subdir);
+    }
+  return g_steal_pointer (&dir);
+}
+
+/* What the entry at NAME in DIR is now: 0 nothing, 'f' a file, 'd' a directory. */
+static char
+tar_existing (OstreeMutableTree *dir, const char *name)
+{
+  g_autofree char *file_checksum = NULL;
+  g_autoptr(OstreeMutableTree) subdir = NULL;
+  if (!ostree_mutable_tree_lookup (dir, name, &file_checksum, &subdir, NULL))
+    return 0;
+  return subdir != NULL ? 'd' : 'f';
+}
+
+/* The checksum of the file a hardlink entry names, which must come earlier
+ * in the archive (tar writes the data once, with the first name). */
+static gboolean
+tar_hardlink_checksum (TarReader *r, const char *pathname, const char *target,
+                       char **out_checksum, GError **error)
+{
+  g_autoptr(GPtrArray) components = tar_entry_components (r, target, pathname, error);
+  if (components == NULL)
+    return FALSE;
+  g_autoptr(OstreeMutableTree) dir = g_object_ref (r->root);
+  for (guint i = 0; i < components->len; i++)
+    {
+      g_autofree char *file_checksum = NULL;
+      g_autoptr(OstreeMutableTree) subdir = NULL;
+      if (!ostree_mutable_tree_lookup (dir, components->pdata[i], &file_checksum, &subdir, NULL)
+          || (i + 1 < components->len && subdir == NULL)
+          || (i + 1 == components->len && file_checksum == NULL))
+        break;
+      if (i + 1 == components->len)
+        {
+          *out_checksum = g_steal_pointer (&file_checksum);
+          return TRUE;
+        }
+      g_set_object (&dir, subdir);
+    }
+  return util_fail (error, "%s: entry \"%s\" is a hardlink to \"%s\", which is not a file "
+                    "earlier in the archive", r->file, pathname, target);
+}
+
+static const char *
+tar_type_name (mode_t type)
+{
+  switch (type)
+    {
+    case AE_IFIFO: return "fifo";
+    case AE_IFCHR: return "character device";
+    case AE_IFBLK: return "block device";
+    case AE_IFSOCK: return "socket";
+    default: return "file of unknown type";
+    }
+}
+
+static void
+tar_skip (TarReader *r, GPtrArray *components, const char *what)
+{
+  g_autofree char *path = util_join_tree_path (components, components->len);
+  g_ptr_array_add (r->skipped, g_strdup_printf ("%s (%s)", path, what));
+  g_hash_table_add (r->skipped_paths, g_steal_pointer (&path));
+}
+
+static gboolean
+tar_read_entry (TarReader *r, struct archive_entry *entry, GCancellable *cancellable, GError **error)
+{
+  const char *pathname = archive_entry_pathname (entry);
+  g_autoptr(GPtrArray) components = tar_entry_components (r, pathname, NULL, error);
+  if (components == NULL)
+    return FALSE;
+
+  mode_t type = archive_entry_filetype (entry);
+  const char *hardlink = archive_entry_hardlink (entry);
+  if (hardlink != NULL)
+    type = AE_IFREG;  /* some archives leave the type of a hardlink entry unset */
+
+  if (components->len == 0)
+    {
+      if (type != AE_IFDIR)
+        return util_fail (error, "%s: entry \"%s\" names the root but is not a directory",
+                          r->file, pathname);
+      g_autofree char *dirmeta = NULL;
+      if (!tar_write_dirmeta (r, entry, &dirmeta, cancellable, error))
+        return FALSE;
+      ostree_mutable_tree_set_metadata_checksum (r->root, dirmeta);
+      return TRUE;
+    }
+
+  if (type != AE_IFDIR && type != AE_IFREG && type != AE_IFLNK)
+    {
+      tar_skip (r, components, tar_type_name (type));
+      return TRUE;
+    }
+
+  g_autoptr(OstreeMutableTree) parent = tar_parent_dir (r, pathname, components, error);
+  if (parent == NULL)
+    return FALSE;
+  const char *name = components->pdata[components->len - 1];
+  char existing = tar_existing (parent, name);
+  if ((existing == 'd' && type != AE_IFDIR) || (existing == 'f' && type == AE_IFDIR))
+    return util_fail (error, "%s: entry \"%s\" is listed both as a directory and as a file",
+                      r->file, pathname);
+
+  if (type == AE_IFDIR)
+    {
+      g_autofree char *dirmeta = NULL;
+      if (!tar_write_dirmeta (r, entry, &dirmeta, cancellable, error))
+        return FALSE;
+      g_autoptr(OstreeMutableTree) subdir = NULL;
+      if (!ostree_mutable_tree_ensure_dir (parent, name, &subdir, error))
+        return FALSE;
+      ostree_mutable_tree_set_metadata_checksum (subdir, dirmeta);
+      return TRUE;
+    }
+
+  g_autofree char *checksum = NULL;
+  if (hardlink != NULL && archive_entry_size (entry) == 0)
+    {
+      g_autoptr(GPtrArray) target = tar_entry_components (r, hardlink, pathname, error);
+      if (target == NULL)
+        return FALSE;
+      g_autofree char *target_path = util_join_tree_path (target, target->len);
+      if (g_hash_table_contains (r->skipped_paths, target_path))
+        {
+          g_autofree char *what = g_strdup_printf ("hardlink to %s", target_path);
+          tar_skip (r, components, what);
+          return TRUE;
+        }
+      if (!tar_hardlink_checksum (r, pathname, hardlink, &checksum, error))
+        return FALSE;
+    }
+  else
+    {
+      g_autoptr(GError) local_error = NULL;
+      if (!tar_write_content (r, entry, &checksum, cancellable, &local_error))
+        return util_fail (error, "%s: entry \"%s\": %s", r->file, pathname, local_error->message);
+    }
+  return ostree_mutable_tree_replace_file (parent, name, checksum, error);
+}
+
+static int
+open_input (const char *file, GError **error)
+{
+  if (g_str_equal (file, "-"))
+    return dup (STDIN_FILENO);
+  int fd = open (file, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    util_fail (error, "%s: cannot open the archive: %s", file, g_strerror (errno));
+  return fd;
+}
+
+gboolean
+tarball_read_to_mtree (OstreeRepo *repo, const char *file, OstreeMutableTree *mtree,
+                       GPtrArray **out_skipped, GCancellable *cancellable, GError **error)
+{
+  int fd = open_input (file, error);
+  if (fd < 0)
+    return FALSE;
+
+  g_autoptr(Archive) a = archive_read_new ();
+  archive_read_support_filter_all (a);
+  archive_read_support_format_tar (a);  /* not "all": the mtree reader takes any text file */
+  if (archive_read_open_fd (a, fd, 64 * 1024) != ARCHIVE_OK)
+    {
+      util_fail (error, "%s: cannot read the archive: %s", file, archive_error_string (a));
+      close (fd);
+      return FALSE;
+    }
+
+  g_auto(TarReader) r = { repo, file, a, mtree, NULL, NULL, NULL };
+  r.skipped_paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r.skipped = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok = repo_write_dirmeta (repo, 0, 0, 0755, &r.default_dirmeta, cancellable, error);
+
+  while (ok)
+    {
+      struct archive_entry *entry;
+      int res = archive_read_next_header (a, &entry);
+      if (res == ARCHIVE_EOF)
+        break;
+      if (res == ARCHIVE_WARN)
+        res = ARCHIVE_OK;  /* e.g. an unknown pax keyword: the entry itself is fine */
+      if (res != ARCHIVE_OK)
+        ok = util_fail (error, "%s: cannot read the archive: %s", file, archive_error_string (a));
+      else
+        ok = tar_read_entry (&r, entry, cancellable, error);
+    }
+  archive_read_close (a);
+  close (fd);
+  if (!ok)
+    return FALSE;
+
+  if (ostree_mutable_tree_get_metadata_checksum (mtree) == NULL)
+    ostree_mutable_tree_set_metadata_checksum (mtree, r.default_dirmeta);
+  if (out_skipped != NULL)
+    *out_skipped = g_steal_pointer (&r.skipped);
+  return TRUE;
+}
+
+/* --- writing --- */
+
+typedef struct {
+  OstreeRepo *repo;
+  const char *file;              /* for messages */
+  struct archive *archive;
+  struct archive_entry *entry;
+  gint64 mtime;
+  GString *path;                 /* "./usr/bin" */
+} TarWriter;
+
+static gboolean
+tar_fail (TarWriter *w, GError **error)
+{
+  return util_fail (error, "%s: cannot write the archive: %s", w->file,
+                    archive_error_string (w->archive));
+}
+
+static void
+tar_entry_set_xattrs (struct archive_entry *entry, GVariant *xattrs)
+{
+  if (xattrs == NULL)
+    return;
+  for (gsize i = 0; i < g_variant_n_children (xattrs); i++)
+    {
+      const char *name;
+      g_autoptr(GVariant) value = NULL;
+      g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
+      gsize size;
+      const void *data = g_variant_get_fixed_array (value, &size, 1);
+      archive_entry_xattr_add_entry (entry, name, data, size);
+    }
+}
+
+static void
+tar_entry_start (TarWriter *w, guint32 mode, guint32 uid, guint32 gid)
+{
+  archive_entry_clear (w->entry);
+  archive_entry_set_pathname (w->entry, w->path->str);
+  archive_entry_set_mode (w->entry, mode);
+  archive_entry_set_uid (w->entry, uid);
+  archive_entry_set_gid (w->entry, gid);
+  archive_entry_set_mtime (w->entry, w->mtime, 0);
+}
+
+static gboolean
+tar_write_file (TarWriter *w, const char *checksum, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GInputStream) input = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autoptr(GVariant) xattrs = NULL;
+  if (!ostree_repo_load_file (w->repo, checksum, &input, &info, &xattrs, cancellable, error))
+    return FALSE;
+
+  tar_entry_start (w, g_file_info_get_attribute_uint32 (info, "unix::mode"),
+                   g_file_info_get_attribute_uint32 (info, "unix::uid"),
+                   g_file_info_get_attribute_uint32 (info, "unix::gid"));
+  tar_entry_set_xattrs (w->entry, xattrs);
+  gboolean is_link = g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK;
+  guint64 size = is_link ? 0 : (guint64) g_file_info_get_size (info);
+  if (is_link)
+    archive_entry_set_symlink (w->entry, g_file_info_get_symlink_target (info));
+  else
+    archive_entry_set_size (w->entry, size);
+  if (archive_write_header (w->archive, w->entry) != ARCHIVE_OK)
+    return tar_fail (w, error);
+  if (is_link)
+    return TRUE;
+
+  guint64 written = 0;
+  g_autofree char *buffer = g_malloc (128 * 1024);
+  for (;;)
+    {
+      gssize n = g_input_stream_read (input, buffer, 128 * 1024, cancellable, error);
+      if (n < 0)
+        return FALSE;
+      if (n == 0)
+        break;
+      if (archive_write_data (w->archive, buffer, n) != n)
+        return tar_fail (w, error);
+      written += n;
+    }
+  if (written != size)
+    return util_fail (error, "object %s: %" G_GUINT64_FORMAT " bytes of content, expected %"
+                      G_GUINT64_FORMAT "; run \"ostree fsck\" on the repository",
+                      checksum, written, size);
+  return TRUE;
+}
+
+static gboolean
+tar_write_dir (TarWriter *w, const char *contents_checksum, const char *meta_checksum,
+               GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GVariant) dirtree = NULL;
+  g_autoptr(GVariant) dirmeta = NULL;
+  if (!ostree_repo_load_variant (w->repo, OSTREE_OBJECT_TYPE_DIR_TREE, contents_checksum,
+                                 &dirtree, error)
+      || !ostree_repo_load_variant (w->repo, OSTREE_OBJECT_TYPE_DIR_META, meta_checksum,
+                                    &dirmeta, error))
+    return FALSE;
+
+  guint32 uid, gid, mode;
+  g_autoptr(GVariant) xattrs = NULL;
+  g_variant_get (dirmeta, "(uuu@a(ayay))", &uid, &gid, &mode, &xattrs);
+  tar_entry_start (w, GUINT32_FROM_BE (mode), GUINT32_FROM_BE (uid), GUINT32_FROM_BE (gid));
+  tar_entry_set_xattrs (w->entry, xattrs);
+  if (archive_write_header (w->archive, w->entry) != ARCHIVE_OK)
+    return tar_fail (w, error);
+
+  /* Files and subdirectories are each sorted by name in the dirtree; merge
+   * them so the archive lists a directory's entries in one sorted order. */
+  g_autoptr(GVariant) files = g_variant_get_child_value (dirtree, 0);
+  g_autoptr(GVariant) dirs = g_variant_get_child_value (dirtree, 1);
+  gsize n_files = g_variant_n_children (files), n_dirs = g_variant_n_children (dirs);
+  gsize i = 0, j = 0;
+  gsize len = w->path->len;
+  while (i < n_files || j < n_dirs)
+    {
+      const char *file_name = NULL, *dir_name = NULL;
+      g_autoptr(GVariant) file_csum = NULL;
+      g_autoptr(GVariant) tree_csum = NULL;
+      g_autoptr(GVariant) meta_csum = NULL;
+      if (i < n_files)
+        g_variant_get_child (files, i, "(&s@ay)", &file_name, &file_csum);
+      if (j < n_dirs)
+        g_variant_get_child (dirs, j, "(&s@ay@ay)", &dir_name, &tree_csum, &meta_csum);
+
+      gboolean take_file = dir_name == NULL || (file_name != NULL && strcmp (file_name, dir_name) < 0);
+      const char *name = take_file ? file_name : dir_name;
+      if (*name == '\0' || strchr (name, '/') != NULL || g_str_equal (name, ".")
+          || g_str_equal (name, ".."))
+        return util_fail (error, "tree %s: invalid file name \"%s\"; run \"ostree fsck\"",
+                          contents_checksum, name);
+      if (w->path->str[w->path->len - 1] != '/')
+        g_string_append_c (w->path, '/');
+      g_string_append (w->path, take_file ? file_name : dir_name);
+      gboolean ok;
+      if (take_file)
+        {
+          g_autofree char *checksum = ostree_checksum_from_bytes_v (file_csum);
+          ok = tar_write_file (w, checksum, cancellable, error);
+          i++;
+        }
+      else
+        {
+          g_autofree char *tree = ostree_checksum_from_bytes_v (tree_csum);
+          g_autofree char *meta = ostree_checksum_from_bytes_v (meta_csum);
+          ok = tar_write_dir (w, tree, meta, cancellable, error);
+          j++;
+        }
+      g_string_truncate (w->path, len);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Compression from the file name; standard output gets a plain tar. */
+static gboolean
+tar_add_filter (struct archive *a, const char *file, GError **error)
+{
+  static const struct {
+    const char *suffix;
+    int (*add) (struct archive *);
+  } filters[] = {
+    { ".tar", archive_write_add_filter_none },
+    { ".tar.gz", archive_write_add_filter_gzip },
+    { ".tgz", archive_write_add_filter_gzip },
+    { ".tar.xz", archive_write_add_filter_xz },
+    { ".txz", archive_write_add_filter_xz },
+    { ".tar.zst", archive_write_add_filter_zstd },
+    { ".tzst", archive_write_add_filter_zstd },
+    { ".tar.bz2", archive_write_add_filter_bzip2 },
+  };
+  if (g_str_equal (file, "-"))
+    return archive_write_add_filter_none (a) == ARCHIVE_OK;
+
+  for (gsize i = 0; i < G_N_ELEMENTS (filters); i++)
+    if (g_str_has_suffix (file, filters[i].suffix))
+      {
+        if (filters[i].add (a) != ARCHIVE_OK)
+          return util_fail (error, "%s: cannot compress: %s", file, archive_error_string (a));
+        /* gzip would record the time of writing; the same tree must give
+         * the same bytes. */
+        if (filters[i].add == archive_write_add_filter_gzip)
+          archive_write_set_filter_option (a, "gzip", "timestamp", NULL);
+        return TRUE;
+      }
+  return util_fail (error, "%s: unknown archive suffix; name it .tar, .tar.gz, .tar.xz, "
+                    ".tar.zst or .tar.bz2 (or \"-\" for a plain tar on standard output)", file);
+}
+
+static gboolean
+tar_write_to_fd (OstreeRepo *repo, const char *commit, const char *file, int fd,
+                 GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GVariant) commit_v = NULL;
+  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_COMMIT, commit, &commit_v, error))
+    return FALSE;
+  g_autoptr(GVariant) contents_v = NULL;
+  g_autoptr(GVariant) meta_v = NULL;
+  g_variant_get_child (commit_v, 6, "@ay", &contents_v);
+  g_variant_get_child (commit_v, 7, "@ay", &meta_v);
+  g_autofree char *contents = ostree_checksum_from_bytes_v (contents_v);
+  g_autofree char *meta = ostree_checksum_from_bytes_v (meta_v);
+
+  g_autoptr(Archive) a = archive_write_new ();
+  if (!tar_add_filter (a, file, error))
+    return FALSE;
+  if (archive_write_set_format_pax_restricted (a) != ARCHIVE_OK
+      /* GNU tar reads SCHILY.xattr and warns about libarchive's own keyword */
+      || archive_write_set_format_option (a, "pax", "xattrheader", "SCHILY") != ARCHIVE_OK
+      /* no padding to a 10 KiB record: a file and a pipe get the same bytes */
+      || archive_write_set_bytes_in_last_block (a, 1) != ARCHIVE_OK
+      || archive_write_open_fd (a, fd) != ARCHIVE_OK)
+    return util_fail (error, "%s: cannot write the archive: %s", file, archive_error_string (a));
+
+  struct archive_entry *entry = archive_entry_new ();
+  g_autoptr(GString) path = g_string_new ("./");
+  TarWriter w = { repo, file, a, entry, (gint64) ostree_commit_get_timestamp (commit_v), path };
+  gboolean ok = tar_write_dir (&w, contents, meta, cancellable, error);
+  archive_entry_free (entry);
+  if (!ok)
+    return FALSE;
+  if (archive_write_close (a) != ARCHIVE_OK)
+    return util_fail (error, "%s: cannot write the archive: %s", file, archive_error_string (a));
+  return TRUE;
+}
+
+gboolean
+tarball_write_commit (OstreeRepo *repo, const char *commit, const char *file,
+                      GCancellable *cancellable, GError **error)
+{
+  if (g_str_equal (file, "-"))
+    {
+      if (isatty (STDOUT_FILENO))
+        return util_fail (error, "not writing a tar archive to a terminal; redirect standard "
+                          "output or name a file");
+      return tar_write_to_fd (repo, commit, file, STDOUT_FILENO, cancellable, error);
+    }
+
+  /* Check the suffix before creating anything. */
+  g_autoptr(Archive) probe = archive_write_new ();
+  if (!tar_add_filter (probe, file, error))
+    return FALSE;
+
+  g_autofree char *tmp = g_strconcat (file, ".tmp-XXXXXX", NULL);
+  int fd = g_mkstemp_full (tmp, O_WRONLY | O_CLOEXEC, 0666);  /* the umask applies */
+  if (fd < 0)
+    return util_fail (error, "%s: cannot create: %s", file, g_strerror (errno));
+
+  gboolean ok = tar_write_to_fd (repo, commit, file, fd, cancellable, error);
+  if (close (fd) < 0 && ok)
+    ok = util_fail (error, "%s: cannot write: %s", file, g_strerror (errno));
+  if (ok && rename (tmp, file) < 0)
+    ok = util_fail (error, "%s: cannot rename into place: %s", file, g_strerror (errno));
+  if (!ok)
+    (void) unlink (tmp);
+  return ok;
+}

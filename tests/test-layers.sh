@@ -1,0 +1,30 @@
+#!/bin/bash
+# The layers of src/ (src/README.md): every include goes down or sideways,
+# never up, as each folder's README.md allows; the checker catches a file
+# that breaks that.
+. "$TOP_SRCDIR/tests/libtest.sh"
+
+check=$TOP_SRCDIR/tools/check-layers
+
+test_expect_success 'every #include in src/ goes to a layer its folder may use' '
+    "$check" "$TOP_SRCDIR/src"
+'
+
+# A copy of src/ with one violation planted per case: the checker must name it.
+while IFS='|' read -r name inject expect; do
+    [ -n "$name" ] || continue
+    test_expect_success "the checker refuses $name" '
+        cp -r "$TOP_SRCDIR/src" copy
+        eval "$inject"
+        if "$check" copy > out; then false; fi
+        cat out
+        grep -F -- "$expect" out
+    '
+done <<'CASES'
+an include of an upper layer|sed -i '1a #include "cmd/cmd.h"' copy/store/repo.c|copy/store/repo.c:2: store/ includes "cmd/cmd.h"
+an include that names no folder|sed -i '1a #include "repo.h"' copy/base/util.c|"repo.h" names no folder
+a source file outside every folder|touch copy/loose.c|copy/loose.c: a source file outside every layer folder
+a folder without a README|mkdir copy/extra && touch copy/extra/x.c && : > copy/extra/README.md|copy/extra/: no README.md
+CASES
+
+test_done
