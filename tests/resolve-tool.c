@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "resolve.h"
+#include "apt/resolve.h"
 
 static ResolveSource *
 parse_source (const char *spec)

@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "debpolicy.h"
+#include "base/debpolicy.h"
 
 typedef struct {
   const char *(*check) (const char *);

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The lean front (src/front.c): `apt2ostree` runs unpack-deb itself,
+# The lean front (src/cmd/front.c): `apt2ostree` runs unpack-deb itself,
 # without libostree, when the repository and the packages allow it, and
 # otherwise execs the full binary (apt2ostree-full) with the same command
 # line.  Which program ran is watched with strace (execve); what the front

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lockfile.h"
-#include "release.h"
-#include "sources.h"
+#include "apt/lockfile.h"
+#include "apt/release.h"
+#include "apt/sources.h"
 
 static SourcesList *
 parse (const char *text, gboolean deb822, GError **error)

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "lockfile.h"
-#include "ninja.h"
+#include "apt/lockfile.h"
+#include "build/ninja.h"
 
 /* One package, one source with a recorded URI (no sources list needed). */
 static Lockfile *

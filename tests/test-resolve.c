@@ -31,7 +31,7 @@
 
 #include <glib/gstdio.h>
 
-#include "resolve.h"
+#include "apt/resolve.h"
 
 typedef struct {
   char *name;

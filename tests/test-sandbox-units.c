@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 static char *
 joined (GPtrArray *args)

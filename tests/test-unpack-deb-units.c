@@ -9,11 +9,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "content.h"
-#include "objects.h"
-#include "deb.h"
-#include "fetch.h"
-#include "sha256.h"
+#include "store/content.h"
+#include "store/objects.h"
+#include "deb/deb.h"
+#include "apt/fetch.h"
+#include "base/sha256.h"
 
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 

@@ -14,7 +14,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "upper.h"
+#include "sandbox/upper.h"
 
 static char *
 run (const char *dir, const char *command)

@@ -1,4 +1,4 @@
-/* fuzz-deb.c — libFuzzer harness for the .deb reader (src/deb.c): the input
+/* fuzz-deb.c — libFuzzer harness for the .deb reader (src/deb/deb.c): the input
  * is a .deb file, unpacked twice (merged /usr off and on) into a DebSink that
  * only computes each object's checksum, so no repository is needed.  An
  * input that is not an ar archive is taken as a data.tar and wrapped in a
@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "deb.h"
+#include "deb/deb.h"
 #include "fuzz-util.h"
-#include "objects.h"
-#include "util.h"
+#include "store/objects.h"
+#include "base/util.h"
 
 static char *
 checksum_of (GBytes *header, const guint8 *data, gsize size)

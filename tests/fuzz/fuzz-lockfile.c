@@ -1,12 +1,12 @@
 /* fuzz-lockfile.c — libFuzzer harness for the lockfile reader
- * (src/lockfile.c): the input is a lockfile.  One that loads is written
+ * (src/apt/lockfile.c): the input is a lockfile.  One that loads is written
  * back and loaded again, and must give the same text. */
 #include "config.h"
 
 #include <string.h>
 
 #include "fuzz-util.h"
-#include "lockfile.h"
+#include "apt/lockfile.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

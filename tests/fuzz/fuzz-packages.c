@@ -1,5 +1,5 @@
 /* fuzz-packages.c — libFuzzer harness for the Packages index reader
- * (src/packages.c): the input is an index (plain, or compressed: the
+ * (src/apt/packages.c): the input is an index (plain, or compressed: the
  * content decides), loaded into a libsolv pool, then loaded again from the
  * cache the first load wrote; both loads must describe every package the
  * same way. */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "fuzz-util.h"
-#include "packages.h"
+#include "apt/packages.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

@@ -1,4 +1,4 @@
-/* fuzz-release.c — libFuzzer harness for the Release parser (src/release.c):
+/* fuzz-release.c — libFuzzer harness for the Release parser (src/apt/release.c):
  * the input is the text a verified InRelease or Release yields (the
  * signature check itself is gpgme's), and the dates in it. */
 #include "config.h"
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz-util.h"
-#include "release.h"
+#include "apt/release.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);

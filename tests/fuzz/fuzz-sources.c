@@ -1,5 +1,5 @@
 /* fuzz-sources.c — libFuzzer harness for the apt sources parsers
- * (src/sources.c): the input's first byte picks how the file is named
+ * (src/apt/sources.c): the input's first byte picks how the file is named
  * (*.list: one-line format, *.sources: deb822, else the content decides),
  * the rest is the file, read as sources_load_file() reads a user's file;
  * every source must then be found by its name. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "fuzz-util.h"
-#include "sources.h"
+#include "apt/sources.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
