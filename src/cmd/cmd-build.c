@@ -132,7 +132,9 @@ run_ninja (const char *ninja, const char *file, int jobs, const char *target, GE
   return TRUE;
 }
 
-CMD (build)
+gboolean
+cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+           GError **error)
 {
   g_auto(BuildArgs) args = BUILD_ARGS_INIT;
   int jobs = 0;

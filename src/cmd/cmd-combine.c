@@ -4,7 +4,9 @@
 #include "cmd/cmd.h"
 #include "store/tree.h"
 
-CMD (combine)
+gboolean
+cmd_combine (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+             GError **error)
 {
   g_autofree char *out_ref = NULL;
   gboolean later_wins = FALSE;

@@ -7,7 +7,9 @@
 #include "store/repo.h"
 #include "sandbox/stage2.h"
 
-CMD (configure)
+gboolean
+cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+               GError **error)
 {
   g_autofree char *out_ref = NULL;
   g_auto(GStrv) hooks = NULL;

@@ -242,7 +242,9 @@ export_to_directory (OstreeRepo *repo, RepoRev *rev, const char *dir,
   return TRUE;
 }
 
-CMD (export)
+gboolean
+cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+            GError **error)
 {
   g_autofree char *dir = NULL;
   g_autofree char *tar = NULL;

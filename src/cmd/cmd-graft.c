@@ -4,7 +4,9 @@
 #include "cmd/cmd.h"
 #include "store/tree.h"
 
-CMD (graft)
+gboolean
+cmd_graft (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+           GError **error)
 {
   g_autofree char *out_ref = NULL;
   const GOptionEntry entries[] = {

@@ -208,7 +208,9 @@ import_directory (OstreeRepo *repo, const char *dir, OstreeMutableTree *mtree,
   return import_dir (&im, &st, mtree, cancellable, error);
 }
 
-CMD (import)
+gboolean
+cmd_import (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+            GError **error)
 {
   g_autofree char *ref = NULL;
   g_autofree char *tar = NULL;

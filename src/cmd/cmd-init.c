@@ -4,7 +4,9 @@
 #include "cmd/cmd.h"
 #include "store/repo.h"
 
-CMD (init)
+gboolean
+cmd_init (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+          GError **error)
 {
   g_autofree char *mode = NULL;
   const GOptionEntry entries[] = {

@@ -4,7 +4,9 @@
 #include "cmd/cmd.h"
 #include "store/tree.h"
 
-CMD (ln)
+gboolean
+cmd_ln (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+        GError **error)
 {
   g_autofree char *out_ref = NULL;
   const GOptionEntry entries[] = {

@@ -119,7 +119,9 @@ check_choice (CmdInvocation *inv, const char *option, const char *value,
   return cmd_usage_error (inv, error, "%s \"%s\": expected %s", option, value, joined);
 }
 
-CMD (lock)
+gboolean
+cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+          GError **error)
 {
   g_autofree char *output = NULL;
   g_autofree char *sources_path = NULL;

@@ -19,7 +19,9 @@ parse_owner (const char *text, guint32 *uid, guint32 *gid, GError **error)
   return TRUE;
 }
 
-CMD (mkdir)
+gboolean
+cmd_mkdir (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+           GError **error)
 {
   g_autofree char *out_ref = NULL;
   g_autofree char *mode_text = NULL;

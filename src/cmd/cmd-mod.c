@@ -51,7 +51,9 @@ pair_in_help (const char *option_name, const char *value, gpointer data, GError 
   return FALSE;
 }
 
-CMD (mod)
+gboolean
+cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+         GError **error)
 {
   /* Everything after "--" is the command. */
   int cmd_start = -1;

@@ -5,7 +5,9 @@
 #include "cmd/cmd.h"
 #include "build/ninja.h"
 
-CMD (ninja)
+gboolean
+cmd_ninja (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+           GError **error)
 {
   g_auto(BuildArgs) args = BUILD_ARGS_INIT;
   g_autofree char *output = NULL;

@@ -5,7 +5,9 @@
 #include "cmd/cmd.h"
 #include "store/overlay.h"
 
-CMD (overlay)
+gboolean
+cmd_overlay (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+             GError **error)
 {
   g_autofree char *out_ref = NULL;
   const GOptionEntry entries[] = {

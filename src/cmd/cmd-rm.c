@@ -4,7 +4,9 @@
 #include "cmd/cmd.h"
 #include "store/tree.h"
 
-CMD (rm)
+gboolean
+cmd_rm (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+        GError **error)
 {
   g_autofree char *out_ref = NULL;
   gboolean recursive = FALSE;

@@ -75,7 +75,9 @@ inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
   return TRUE;
 }
 
-CMD (stage1)
+gboolean
+cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+            GError **error)
 {
   g_autofree char *out_ref = NULL;
   g_autofree char *arch = NULL;

@@ -5,7 +5,9 @@
 #include "store/tree.h"
 #include "base/util.h"
 
-CMD (subtree)
+gboolean
+cmd_subtree (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+             GError **error)
 {
   g_autofree char *out_ref = NULL;
   const GOptionEntry entries[] = {

@@ -28,7 +28,7 @@ G_DEFINE_TYPE (A2oReadStream, a2o_read_stream, G_TYPE_INPUT_STREAM)
 
 static gssize
 a2o_read_stream_read (GInputStream *stream, void *buffer, gsize count, GCancellable *cancellable,
-                      GError **error)
+                       GError **error)
 {
   A2oReadStream *self = A2O_READ_STREAM (stream);
   return self->read (self->user_data, buffer, count, error);
@@ -191,7 +191,9 @@ fetch (const char *url, const char *cache_dir, const char *sha256, gint64 size, 
   return fetch_cached (url, cache_dir, sha256, size, NULL, error);
 }
 
-CMD (unpack_deb)
+gboolean
+cmd_unpack_deb (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                GError **error)
 {
   g_auto(UnpackArgs) args = { NULL };
   if (!unpack_args_parse (inv, argc, argv, &args, error))

@@ -44,26 +44,42 @@ gboolean cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref
 void cmd_edit_clear (CmdEdit *edit);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmdEdit, cmd_edit_clear)
 
-#define CMD(name) gboolean cmd_##name (int argc, char **argv, CmdInvocation *inv, \
-                                       GCancellable *cancellable, GError **error)
-
-CMD (init);
-CMD (import);
-CMD (export);
-CMD (combine);
-CMD (mkdir);
-CMD (ln);
-CMD (mv);
-CMD (rm);
-CMD (subtree);
-CMD (graft);
-CMD (stage1);
-CMD (configure);
-CMD (ninja);
-CMD (build);
-CMD (unpack_deb);
-CMD (lock);
-CMD (mod);
-CMD (overlay);
+/* The commands (see CmdFunc), one per cmd-*.c. */
+gboolean cmd_init (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                   GError **error);
+gboolean cmd_import (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                     GError **error);
+gboolean cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                     GError **error);
+gboolean cmd_combine (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                      GError **error);
+gboolean cmd_mkdir (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                    GError **error);
+gboolean cmd_ln (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                 GError **error);
+gboolean cmd_mv (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                 GError **error);
+gboolean cmd_rm (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                 GError **error);
+gboolean cmd_subtree (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                      GError **error);
+gboolean cmd_graft (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                    GError **error);
+gboolean cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                     GError **error);
+gboolean cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                        GError **error);
+gboolean cmd_ninja (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                    GError **error);
+gboolean cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                    GError **error);
+gboolean cmd_unpack_deb (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                         GError **error);
+gboolean cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                   GError **error);
+gboolean cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                  GError **error);
+gboolean cmd_overlay (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                      GError **error);
 
 G_END_DECLS
