@@ -326,6 +326,24 @@ test_expect_success 'a Valid-Until in the past is refused' '
     a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json >/dev/null
 '
 
+test_expect_success 'check-valid-until=no (one-line and deb822) accepts an expired Release, as apt does; a bad value is an error' '
+    good_lock
+    copy_repo stale
+    repo_dists "$SRV/stale" bookworm amd64 "Valid-Until: Sat, 01 Jan 2000 00:00:00 UTC"
+    repo_sign "$SRV/stale" bookworm archive
+    repo_sources_line "$HTTPD_URL/stale" bookworm archive check-valid-until=no > sources.list
+    a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json >/dev/null
+    grep -q "\"hello\"" out.lock.json
+    printf "Types: deb\nURIs: %s\nSuites: bookworm\nComponents: main\nSigned-By: %s\nCheck-Valid-Until: no\n" \
+        "$HTTPD_URL/stale" "$SCRATCH/keys/archive.gpg" > stale.sources
+    a2o lock packages.txt --sources stale.sources --cache cache2 -o out2.lock.json >/dev/null
+    diff <(grep -v sources-file out.lock.json) <(grep -v sources-file out2.lock.json)
+    sed -i "s/^Check-Valid-Until: no/Check-Valid-Until: maybe/" stale.sources
+    expect_failure err a2o lock packages.txt --sources stale.sources --cache cache2 -o out3.lock.json
+    assert_file_has_content err "stale.sources:1: Check-Valid-Until must be \"yes\" or \"no\", not \"maybe\""
+    test ! -e out3.lock.json
+'
+
 test_expect_success 'a signature by an expired key is refused' '
     repo_key expired 1d 20200101T000000
     copy_repo expiredkey

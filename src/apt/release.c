@@ -525,13 +525,14 @@ release_fetch (Source *source, GCancellable *cancellable, GError **error)
   if (release == NULL)
     return NULL;
 
-  if (release->valid_until != NULL)
+  if (release->valid_until != NULL && !source->ignore_valid_until)
     {
       gint64 until;
       if (!release_parse_date (release->valid_until, &until))
         return util_fail (error, "%s: cannot read Valid-Until \"%s\"", what, release->valid_until), NULL;
       if (until < g_get_real_time () / G_USEC_PER_SEC)
-        return util_fail (error, "%s expired (Valid-Until: %s); the mirror is stale or the clock is wrong",
+        return util_fail (error, "%s expired (Valid-Until: %s); the mirror is stale or the clock is wrong "
+                          "(a snapshot archive: check-valid-until=no on its sources line)",
                           what, release->valid_until), NULL;
     }
   if (release->suite != NULL && release->codename != NULL

@@ -120,13 +120,38 @@ check_values (char **uris, char **suites, char **components, char **architecture
   return TRUE;
 }
 
+/* What a line's options or a stanza's fields say of its sources. */
+typedef struct {
+  char **architectures;
+  const char *signed_by;
+  int pin_priority;
+  const char *name;
+  gboolean ignore_valid_until;
+} SourceOptions;
+
+/* apt's boolean option values. */
+static gboolean
+parse_yes_no (const char *value, const char *origin, const char *option, gboolean *out,
+              GError **error)
+{
+  if (g_ascii_strcasecmp (value, "yes") == 0 || g_ascii_strcasecmp (value, "true") == 0)
+    *out = TRUE;
+  else if (g_ascii_strcasecmp (value, "no") == 0 || g_ascii_strcasecmp (value, "false") == 0)
+    *out = FALSE;
+  else
+    return util_fail (error, "%s: %s must be \"yes\" or \"no\", not \"%s\"", origin, option, value);
+  return TRUE;
+}
+
 /* Add one Source per (URI, suite), merging with an existing source of the
  * same URI and suite as apt does. */
 static gboolean
 add_sources (SourcesList *list, char **uris, char **suites, char **components,
-             char **architectures, const char *signed_by, int pin_priority,
-             const char *name, const char *origin, GError **error)
+             const SourceOptions *opts, const char *origin, GError **error)
 {
+  char **architectures = opts->architectures;
+  const char *signed_by = opts->signed_by;
+  const char *name = opts->name;
   if (uris == NULL || uris[0] == NULL)
     return util_fail (error, "%s: no URI", origin);
   if (suites == NULL || suites[0] == NULL)
@@ -161,6 +186,7 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
                 g_strv_builder_add (b, *c);
             g_strfreev (existing->components);
             existing->components = g_strv_builder_end (b);
+            existing->ignore_valid_until |= opts->ignore_valid_until;
             continue;
           }
 
@@ -170,7 +196,8 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
         source->components = g_strdupv (components);
         source->architectures = g_strdupv (architectures);
         source->signed_by = g_strdup (signed_by);
-        source->pin_priority = pin_priority;
+        source->pin_priority = opts->pin_priority;
+        source->ignore_valid_until = opts->ignore_valid_until;
         source->origin = g_strdup (origin);
         if (name != NULL)
           {
@@ -223,6 +250,7 @@ parse_one_line (SourcesList *list, const char *line, const char *origin, GError 
   g_autofree char *signed_by = NULL;
   g_autofree char *name = NULL;
   int pin_priority = SOURCE_DEFAULT_PIN_PRIORITY;
+  gboolean check_valid_until = TRUE;
   g_auto(GStrv) opts = split_words (options != NULL ? options : "");
   for (char **o = opts; *o != NULL; o++)
     {
@@ -252,14 +280,22 @@ parse_one_line (SourcesList *list, const char *line, const char *origin, GError 
           if (!parse_pin_priority (value, origin, &pin_priority, error))
             return FALSE;
         }
+      else if (g_str_equal (key, "check-valid-until"))
+        {
+          if (!parse_yes_no (value, origin, "check-valid-until", &check_valid_until, error))
+            return FALSE;
+        }
       /* Other apt options (trusted=, lang=, target=...) do not change what
        * is locked; trusted=yes in particular is not honoured. */
     }
 
   char *uris[] = { words[1], NULL };
   char *suites[] = { words[2], NULL };
-  return add_sources (list, uris, suites, words + 3, architectures, signed_by, pin_priority,
-                      name, origin, error);
+  SourceOptions source_options = {
+    .architectures = architectures, .signed_by = signed_by, .pin_priority = pin_priority,
+    .name = name, .ignore_valid_until = !check_valid_until,
+  };
+  return add_sources (list, uris, suites, words + 3, &source_options, origin, error);
 }
 
 static gboolean
@@ -343,10 +379,17 @@ parse_deb822_stanza (SourcesList *list, Stanza *stanza, const char *origin, GErr
   const char *name = stanza_get (stanza, "x-name");
   if (name == NULL)
     name = stanza_get (stanza, "name");
-  const char *signed_by = stanza_get (stanza, "signed-by");
+  gboolean check_valid_until = TRUE;
+  const char *check = stanza_get (stanza, "check-valid-until");
+  if (check != NULL && !parse_yes_no (check, where, "Check-Valid-Until", &check_valid_until, error))
+    return FALSE;
 
-  return add_sources (list, uri_words, suite_words, component_words, arch_words, signed_by,
-                      pin_priority, name, where, error);
+  SourceOptions source_options = {
+    .architectures = arch_words, .signed_by = stanza_get (stanza, "signed-by"),
+    .pin_priority = pin_priority, .name = name, .ignore_valid_until = !check_valid_until,
+  };
+  return add_sources (list, uri_words, suite_words, component_words, &source_options, where,
+                      error);
 }
 
 static gboolean

@@ -34,6 +34,9 @@ typedef struct {
   char **architectures; /* "arch=" / Architectures:, or NULL: any */
   char *signed_by;      /* a keyring path, or an armored key block, or NULL */
   int pin_priority;     /* Pin-Priority: / [pin-priority=N]; default 500 */
+  gboolean ignore_valid_until;  /* Check-Valid-Until: no / [check-valid-until=no],
+                                 * as apt: an expired Release (a snapshot
+                                 * archive, a frozen mirror) is accepted */
   char *origin;         /* "FILE:LINE" it was read from, for error messages */
   gboolean explicit_name;
 } Source;
