@@ -154,6 +154,7 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
       ls->architectures = g_strdupv ((char **) archs);
       ls->pin_priority = source->pin_priority;
       ls->fingerprint = g_strdup (release->fingerprint);
+      ls->trusted = source->trusted;
       ls->inrelease_sha256 = g_strdup (release->file_sha256);
       ls->date = g_strdup (release->date);
       ls->uri = req->record_uris ? g_strdup (source->uri) : NULL;

@@ -164,6 +164,11 @@ append_source (GString *out, LockSource *s)
   append_string (out, s->inrelease_sha256);
   append_key (out, "date", FALSE);
   append_string (out, s->date);
+  if (s->trusted)
+    {
+      append_key (out, "trusted", FALSE);
+      g_string_append (out, "true");
+    }
   if (s->uri != NULL)
     {
       append_key (out, "uri", FALSE);
@@ -437,7 +442,7 @@ check_source (Reader *r, LockSource *s, gint64 pin, GError **error)
   g_autofree char *uri_problem = s->uri != NULL ? debpolicy_uri_problem (s->uri) : NULL;
   g_autofree char *pin_text = g_strdup_printf ("%" G_GINT64_FORMAT, pin);
   return check_field (r, "name", s->name, debpolicy_name_problem (s->name), error)
-         && check_field (r, "suite", s->suite, debpolicy_archive_path_problem (s->suite), error)
+         && check_field (r, "suite", s->suite, source_suite_problem (s->suite), error)
          && check_field (r, "codename", s->codename, debpolicy_archive_path_problem (s->codename), error)
          && check_field (r, "origin", s->origin, debpolicy_text_problem (s->origin), error)
          && check_field (r, "version", s->version, debpolicy_text_problem (s->version), error)
@@ -545,7 +550,8 @@ read_source (Reader *r, JsonNode *node, guint index, GError **error)
       || !get_strv (r, o, "components", &s->components, error)
       || !get_strv (r, o, "architectures", &s->architectures, error)
       || !get_int (r, o, "pin-priority", &pin, error)
-      || !get_string (r, o, "fingerprint", FALSE, &s->fingerprint, error)
+      || (json_object_has_member (o, "trusted") && !get_bool (r, o, "trusted", &s->trusted, error))
+      || !get_string (r, o, "fingerprint", s->trusted, &s->fingerprint, error)
       || !get_string (r, o, "inrelease-sha256", FALSE, &s->inrelease_sha256, error)
       || !get_string (r, o, "date", TRUE, &s->date, error)
       || (json_object_has_member (o, "uri") && !get_string (r, o, "uri", FALSE, &s->uri, error)))

@@ -26,7 +26,9 @@ typedef struct {
   char **components;
   char **architectures;  /* the architectures whose indices were read */
   int pin_priority;
-  char *fingerprint;     /* primary key that signed the InRelease */
+  char *fingerprint;     /* primary key that signed the InRelease, or NULL */
+  gboolean trusted;      /* trusted=yes: no signature was checked (written
+                          * only when true) */
   char *inrelease_sha256;
   char *date;            /* Date: of the Release */
   char *uri;             /* only with --record-uris, else NULL (and not written) */

@@ -891,7 +891,11 @@ packages_store_describe (PackagesStore *store, Id p, const char *source_name)
   pkg->multi_arch = g_strdup (f->multi_arch ? f->multi_arch : "no");
   pkg->priority = g_strdup (f->priority);
   pkg->essential = f->essential;
-  pkg->filename = g_strdup (f->filename);
+  /* Flat repositories often say "./name.deb"; the path is the same without. */
+  const char *filename = f->filename;
+  while (filename != NULL && g_str_has_prefix (filename, "./"))
+    filename += 2;
+  pkg->filename = g_strdup (filename);
   pkg->size = f->size;
   pkg->sha256 = g_strdup (f->sha256);
   pkg->source_name = g_strdup (source_name);

@@ -479,19 +479,60 @@ sha256_of_bytes (GBytes *bytes)
   return g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bytes);
 }
 
+/* Where the source's Release and indices are: URI/dists/SUITE, or for a flat
+ * repository URI/PATH. */
+static char *
+release_base_url (Source *source)
+{
+  if (!source->flat)
+    return g_strdup_printf ("%s/dists/%s", source->uri, source->suite);
+  g_autofree char *path = flat_path (source->suite);
+  return *path == '\0' ? g_strdup (source->uri) : g_strdup_printf ("%s/%s", source->uri, path);
+}
+
+/* The text of a clearsigned message, its signature not checked: only for a
+ * source the user marked trusted=yes. */
+static GBytes *
+clearsigned_text (GBytes *message, const char *what, GError **error)
+{
+  g_autofree char *text = g_strndup (g_bytes_get_data (message, NULL), g_bytes_get_size (message));
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  char **l = lines;
+  if (*l == NULL || !g_str_equal (g_strchomp (*l), "-----BEGIN PGP SIGNED MESSAGE-----"))
+    return util_fail (error, "%s is not a clearsigned message", what), NULL;
+  for (l++; *l != NULL && *g_strchomp (*l) != '\0'; l++)
+    ;  /* armor headers ("Hash: SHA512") up to the empty line */
+  if (*l == NULL)
+    return util_fail (error, "%s: clearsigned message without text", what), NULL;
+  g_autoptr(GString) out = g_string_new ("");
+  for (l++; *l != NULL; l++)
+    {
+      if (g_str_has_prefix (*l, "-----BEGIN PGP SIGNATURE-----"))
+        return g_string_free_to_bytes (g_steal_pointer (&out));
+      g_string_append (out, g_str_has_prefix (*l, "- ") ? *l + 2 : *l);
+      g_string_append_c (out, '\n');
+    }
+  return util_fail (error, "%s: clearsigned message without its signature block", what), NULL;
+}
+
 Release *
 release_fetch (Source *source, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GPtrArray) keys = release_source_keys (source, error);
-  if (keys == NULL)
-    return NULL;
+  g_autoptr(GPtrArray) keys = NULL;
+  if (!source->trusted)
+    {
+      keys = release_source_keys (source, error);
+      if (keys == NULL)
+        return NULL;
+    }
 
-  g_autofree char *base = g_strdup_printf ("%s/dists/%s", source->uri, source->suite);
+  g_autofree char *base = release_base_url (source);
   g_autofree char *inrelease_url = g_strdup_printf ("%s/InRelease", base);
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GBytes) fetched = fetch_bytes (inrelease_url, cancellable, &local_error);
   g_autoptr(GBytes) detached = NULL;
   g_autofree char *what = NULL;
+  gboolean clearsigned = fetched != NULL;
   if (fetched != NULL)
     what = g_strdup_printf ("source \"%s\": %s", source->name, inrelease_url);
   else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
@@ -502,12 +543,16 @@ release_fetch (Source *source, GCancellable *cancellable, GError **error)
       fetched = fetch_bytes (release_url, cancellable, &local_error);
       if (fetched != NULL)
         detached = fetch_bytes (sig_url, cancellable, &local_error);
-      if (detached == NULL)
+      if (fetched != NULL && source->trusted)
+        g_clear_error (&local_error);  /* trusted=yes: an unsigned Release will do */
+      else if (detached == NULL)
         {
           if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
             return util_fail (error, "source \"%s\" (%s): no InRelease, no signed Release; "
-                              "is \"%s\" a suite of this repository?", source->name, base,
-                              source->suite), NULL;
+                              "is \"%s\" a suite of this repository?%s", source->name, base,
+                              source->suite,
+                              fetched != NULL ? " (an unsigned repository is read only with "
+                                                "trusted=yes on its sources line)" : ""), NULL;
           return util_fail (error, "source \"%s\": %s", source->name, local_error->message), NULL;
         }
       what = g_strdup_printf ("source \"%s\": %s", source->name, release_url);
@@ -516,7 +561,13 @@ release_fetch (Source *source, GCancellable *cancellable, GError **error)
     return util_fail (error, "source \"%s\": %s", source->name, local_error->message), NULL;
 
   g_autofree char *fingerprint = NULL;
-  g_autoptr(GBytes) text = release_verify_signature (fetched, detached, keys, what, &fingerprint, error);
+  g_autoptr(GBytes) text = NULL;
+  if (!source->trusted)
+    text = release_verify_signature (fetched, detached, keys, what, &fingerprint, error);
+  else if (clearsigned)
+    text = clearsigned_text (fetched, what, error);
+  else
+    text = g_bytes_ref (fetched);
   if (text == NULL)
     return NULL;
 
@@ -535,7 +586,7 @@ release_fetch (Source *source, GCancellable *cancellable, GError **error)
                           "(a snapshot archive: check-valid-until=no on its sources line)",
                           what, release->valid_until), NULL;
     }
-  if (release->suite != NULL && release->codename != NULL
+  if (!source->flat && release->suite != NULL && release->codename != NULL
       && !g_str_equal (release->suite, source->suite) && !g_str_equal (release->codename, source->suite))
     return util_fail (error, "%s is for suite \"%s\" (codename \"%s\"), not \"%s\"", what,
                       release->suite, release->codename, source->suite), NULL;
@@ -639,12 +690,14 @@ fetch_index (Release *release, Source *source, const char *path, const char *cac
     return g_steal_pointer (&dest);
 
   g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *base = release_base_url (source);
   g_autofree char *url = NULL;
-  if (release->acquire_by_hash)
-    url = g_strdup_printf ("%s/dists/%s/%s/by-hash/SHA256/%s", source->uri, source->suite, dir,
-                           entry->sha256);
+  if (release->acquire_by_hash && g_str_equal (dir, "."))
+    url = g_strdup_printf ("%s/by-hash/SHA256/%s", base, entry->sha256);
+  else if (release->acquire_by_hash)
+    url = g_strdup_printf ("%s/%s/by-hash/SHA256/%s", base, dir, entry->sha256);
   else
-    url = g_strdup_printf ("%s/dists/%s/%s%s", source->uri, source->suite, path, suffix);
+    url = g_strdup_printf ("%s/%s%s", base, path, suffix);
 
   g_autoptr(GError) local_error = NULL;
   g_autofree char *downloaded = fetch_cached (url, cache_dir, entry->sha256, entry->size,
@@ -689,6 +742,15 @@ release_fetch_indices (Release *release, Source *source, const char *arch,
 
   gboolean separate_all = release_has_separate_all (release);
   g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
+  if (source->flat)
+    {
+      /* One Packages for every architecture; the resolver keeps ARCH's. */
+      char *file = fetch_index (release, source, "Packages", cache_dir, cancellable, error);
+      if (file == NULL)
+        return NULL;
+      g_ptr_array_add (paths, file);
+      return g_steal_pointer (&paths);
+    }
   for (char **c = source->components; *c != NULL; c++)
     {
       const char *archs[] = { arch, separate_all ? "all" : NULL };

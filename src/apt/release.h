@@ -7,7 +7,11 @@
  * ($APT2OSTREE_KEYRINGS, else PKGDATADIR/keyrings).  A signature counts when
  * gpg calls it good and it is made by one of those keys; bad, unknown-key,
  * expired-key, expired-signature and revoked-key signatures never count.  A
- * Valid-Until in the past is refused.  Only the text that was signed is
+ * source marked trusted=yes is read without any check of a signature (an
+ * unsigned Release will do), as apt does.  A Valid-Until in the past is
+ * refused unless the source says check-valid-until=no.  A flat repository
+ * ("deb URI ./") has its Release and one Packages index for every
+ * architecture at URI/PATH.  Only the text that was signed is
  * parsed (never what surrounds a clearsigned block).
  *
  * Indices: Packages.xz (else .gz, .bz2, .zst, plain, whichever the Release

@@ -71,6 +71,21 @@ strip_trailing_slashes (const char *uri)
   return s;
 }
 
+char *
+flat_path (const char *suite)
+{
+  const char *p = suite;
+  while (g_str_has_prefix (p, "./"))
+    p += 2;
+  char *path = g_strdup (p);
+  gsize len = strlen (path);
+  while (len > 0 && path[len - 1] == '/')
+    path[--len] = '\0';
+  if (g_str_equal (path, "."))
+    path[0] = '\0';
+  return path;
+}
+
 static gboolean
 parse_pin_priority (const char *value, const char *origin, int *out, GError **error)
 {
@@ -93,6 +108,19 @@ check_value (const char *origin, const char *field, const char *value, const cha
   return util_fail (error, "%s: %s \"%s\" %s", origin, field, shown, problem);
 }
 
+/* A suite is a path inside the archive; a flat one ends in "/" and may be
+ * "./", the URI itself. */
+const char *
+source_suite_problem (const char *suite)
+{
+  if (!g_str_has_suffix (suite, "/"))
+    return debpolicy_archive_path_problem (suite);
+  g_autofree char *path = flat_path (suite);
+  if (*path == '\0')
+    return NULL;
+  return debpolicy_archive_path_problem (path);
+}
+
 /* What a stanza or line gives is data that reaches URLs, lockfiles and
  * Ninja files: each value by its grammar (see sources.h). */
 static gboolean
@@ -103,7 +131,7 @@ check_values (char **uris, char **suites, char **components, char **architecture
     if (!check_value (origin, "URI", *u, debpolicy_text_problem (*u), error))
       return FALSE;
   for (char **s = suites; *s != NULL; s++)
-    if (!check_value (origin, "suite", *s, debpolicy_archive_path_problem (*s), error))
+    if (!check_value (origin, "suite", *s, source_suite_problem (*s), error))
       return FALSE;
   for (char **c = components; *c != NULL; c++)
     if (!check_value (origin, "component", *c, debpolicy_archive_path_problem (*c), error))
@@ -127,6 +155,7 @@ typedef struct {
   int pin_priority;
   const char *name;
   gboolean ignore_valid_until;
+  gboolean trusted;
 } SourceOptions;
 
 /* apt's boolean option values. */
@@ -156,12 +185,19 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
     return util_fail (error, "%s: no URI", origin);
   if (suites == NULL || suites[0] == NULL)
     return util_fail (error, "%s: no suite", origin);
+  gboolean flat = g_str_has_suffix (suites[0], "/");
   for (char **s = suites; *s != NULL; s++)
-    if (g_str_has_suffix (*s, "/"))
-      return util_fail (error, "%s: suite \"%s\" is a flat repository, which apt2ostree does not support; "
-                        "use a repository with dists/SUITE/", origin, *s);
-  if (components == NULL || components[0] == NULL)
+    if (g_str_has_suffix (*s, "/") != flat)
+      return util_fail (error, "%s: suites \"%s\" and \"%s\" mix a flat repository (a path ending "
+                        "in \"/\") with a dists/ suite; give them separately", origin, suites[0], *s);
+  if (flat && components != NULL && components[0] != NULL)
+    return util_fail (error, "%s: suite \"%s\" is a flat repository (it ends in \"/\"), which has "
+                      "no components, but \"%s\" is given", origin, suites[0], components[0]);
+  if (!flat && (components == NULL || components[0] == NULL))
     return util_fail (error, "%s: no components", origin);
+  char *no_components[] = { NULL };
+  if (components == NULL)
+    components = no_components;
   if (!check_values (uris, suites, components, architectures, signed_by, name, origin, error))
     return FALSE;
 
@@ -187,6 +223,7 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
             g_strfreev (existing->components);
             existing->components = g_strv_builder_end (b);
             existing->ignore_valid_until |= opts->ignore_valid_until;
+            existing->trusted |= opts->trusted;
             continue;
           }
 
@@ -198,6 +235,8 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
         source->signed_by = g_strdup (signed_by);
         source->pin_priority = opts->pin_priority;
         source->ignore_valid_until = opts->ignore_valid_until;
+        source->trusted = opts->trusted;
+        source->flat = flat;
         source->origin = g_strdup (origin);
         if (name != NULL)
           {
@@ -244,13 +283,15 @@ parse_one_line (SourcesList *list, const char *line, const char *origin, GError 
   if (!g_str_equal (words[0], "deb"))
     return util_fail (error, "%s: expected \"deb\" or \"deb-src\", got \"%s\"", origin, words[0]);
   if (g_strv_length (words) < 3)
-    return util_fail (error, "%s: expected \"deb [OPTIONS] URI SUITE COMPONENT...\"", origin);
+    return util_fail (error, "%s: expected \"deb [OPTIONS] URI SUITE COMPONENT...\" or \"deb "
+                      "[OPTIONS] URI PATH/\"", origin);
 
   g_auto(GStrv) architectures = NULL;
   g_autofree char *signed_by = NULL;
   g_autofree char *name = NULL;
   int pin_priority = SOURCE_DEFAULT_PIN_PRIORITY;
   gboolean check_valid_until = TRUE;
+  gboolean trusted = FALSE;
   g_auto(GStrv) opts = split_words (options != NULL ? options : "");
   for (char **o = opts; *o != NULL; o++)
     {
@@ -285,15 +326,19 @@ parse_one_line (SourcesList *list, const char *line, const char *origin, GError 
           if (!parse_yes_no (value, origin, "check-valid-until", &check_valid_until, error))
             return FALSE;
         }
-      /* Other apt options (trusted=, lang=, target=...) do not change what
-       * is locked; trusted=yes in particular is not honoured. */
+      else if (g_str_equal (key, "trusted"))
+        {
+          if (!parse_yes_no (value, origin, "trusted", &trusted, error))
+            return FALSE;
+        }
+      /* Other apt options (lang=, target=...) do not change what is locked. */
     }
 
   char *uris[] = { words[1], NULL };
   char *suites[] = { words[2], NULL };
   SourceOptions source_options = {
     .architectures = architectures, .signed_by = signed_by, .pin_priority = pin_priority,
-    .name = name, .ignore_valid_until = !check_valid_until,
+    .name = name, .ignore_valid_until = !check_valid_until, .trusted = trusted,
   };
   return add_sources (list, uris, suites, words + 3, &source_options, origin, error);
 }
@@ -383,10 +428,15 @@ parse_deb822_stanza (SourcesList *list, Stanza *stanza, const char *origin, GErr
   const char *check = stanza_get (stanza, "check-valid-until");
   if (check != NULL && !parse_yes_no (check, where, "Check-Valid-Until", &check_valid_until, error))
     return FALSE;
+  gboolean trusted = FALSE;
+  const char *trusted_value = stanza_get (stanza, "trusted");
+  if (trusted_value != NULL && !parse_yes_no (trusted_value, where, "Trusted", &trusted, error))
+    return FALSE;
 
   SourceOptions source_options = {
     .architectures = arch_words, .signed_by = stanza_get (stanza, "signed-by"),
     .pin_priority = pin_priority, .name = name, .ignore_valid_until = !check_valid_until,
+    .trusted = trusted,
   };
   return add_sources (list, uri_words, suite_words, component_words, &source_options, where,
                       error);
@@ -456,6 +506,25 @@ sanitize_name (const char *s)
   return name;
 }
 
+/* What a source is called when nothing names it: its suite, or for a flat
+ * repository its path, or for "./" the last element of the URI's path (the
+ * host is never used: it would reach the lockfile).  "" when there is none. */
+static char *
+derived_name (Source *s)
+{
+  if (!s->flat)
+    return g_strdup (s->suite);
+  g_autofree char *path = flat_path (s->suite);
+  if (*path != '\0')
+    return g_steal_pointer (&path);
+  const char *scheme_end = strstr (s->uri, "://");
+  const char *uri_path = scheme_end != NULL ? strchr (scheme_end + 3, '/') : NULL;
+  if (uri_path == NULL)
+    return g_strdup ("");
+  const char *last = strrchr (uri_path, '/');
+  return g_strdup (last + 1);
+}
+
 /* Give every source without an explicit name one derived from its suite
  * (and components when the suite alone is ambiguous); see sources.h. */
 static gboolean
@@ -475,7 +544,12 @@ assign_names (SourcesList *list, GError **error)
             same_suite++;
         }
       g_free (s->name);
-      if (same_suite > 1)
+      if (s->flat)
+        {
+          g_autofree char *derived = derived_name (s);
+          s->name = sanitize_name (derived);
+        }
+      else if (same_suite > 1)
         {
           g_autofree char *components = g_strjoinv ("-", s->components);
           g_autofree char *joined = g_strdup_printf ("%s-%s", s->suite, components);
@@ -743,6 +817,12 @@ release_is_unstable (const char *release)
          || g_str_equal (release, "experimental") || g_str_equal (release, "rc-buggy");
 }
 
+static gboolean
+source_named_after_suite (Source *s)
+{
+  return !s->explicit_name && !s->flat;
+}
+
 gboolean
 sources_list_set_suite (SourcesList *list, const char *suite, GError **error)
 {
@@ -755,7 +835,7 @@ sources_list_set_suite (SourcesList *list, const char *suite, GError **error)
     }
   Source *first = NULL;
   for (guint i = 0; i < list->sources->len && first == NULL; i++)
-    if (!((Source *) list->sources->pdata[i])->explicit_name)
+    if (source_named_after_suite (list->sources->pdata[i]))
       first = list->sources->pdata[i];
   if (first == NULL)
     return util_fail (error, "--suite %s: every source of %s has a name of its own; "
@@ -766,7 +846,7 @@ sources_list_set_suite (SourcesList *list, const char *suite, GError **error)
     {
       Source *s = list->sources->pdata[i];
       gsize len = release_length (s->suite);
-      if (s->explicit_name || len != strlen (from) || strncmp (s->suite, from, len) != 0)
+      if (!source_named_after_suite (s) || len != strlen (from) || strncmp (s->suite, from, len) != 0)
         {
           i++;
           continue;

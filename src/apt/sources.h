@@ -3,7 +3,10 @@
  * host's own apt configuration.
  *
  * A Source is one (URI, suite) pair with its components, as apt sees it: a
- * deb822 stanza with two URIs and three suites gives six Sources.
+ * deb822 stanza with two URIs and three suites gives six Sources.  A suite
+ * that ends in "/" is an exact path (a flat repository, "deb URI ./"), as in
+ * apt: no components, and its name, unless given, is the suite's path or,
+ * for "./", the last element of the URI's path (never its host).
  *
  * Names.  A lockfile must not contain mirror host names, so every source has
  * a name that says *what* it is, not *where*: the deb822 field "X-Name:" (or
@@ -37,6 +40,11 @@ typedef struct {
   gboolean ignore_valid_until;  /* Check-Valid-Until: no / [check-valid-until=no],
                                  * as apt: an expired Release (a snapshot
                                  * archive, a frozen mirror) is accepted */
+  gboolean trusted;     /* Trusted: yes / [trusted=yes]: the Release is read
+                         * without checking any signature */
+  gboolean flat;        /* the suite ends in "/" ("./", "dir/"): a flat
+                         * repository, its Release and Packages in
+                         * URI/SUITE, no components, Filenames relative to URI */
   char *origin;         /* "FILE:LINE" it was read from, for error messages */
   gboolean explicit_name;
 } Source;
@@ -59,6 +67,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (SourcesList, sources_list_free)
  * and disabled stanzas ("Enabled: no") are skipped. */
 gboolean sources_parse_text (SourcesList *list, const char *text, const char *origin,
                              gboolean deb822, GError **error);
+
+/* A flat suite's path inside the URI: "./" and "." give "", "./l4t/" gives
+ * "l4t". */
+char *flat_path (const char *suite);
+
+/* NULL when SUITE is a suite's path inside an archive or a flat path
+ * ("./", "l4t/"), else what is wrong with it (debpolicy's words). */
+const char *source_suite_problem (const char *suite);
 
 /* Read PATH (either format). */
 SourcesList *sources_load_file (const char *path, GError **error);

@@ -250,7 +250,16 @@ cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   g_autoptr(Lockfile) lock = lock_resolve (&effective, sources,
                                            cache != NULL ? cache : "build/cache/lists",
                                            previous, cancellable, error);
-  if (lock == NULL || !lockfile_write (lock, output, error))
+  if (lock == NULL)
+    return FALSE;
+  for (guint i = 0; i < lock->sources->len; i++)
+    {
+      LockSource *s = lock->sources->pdata[i];
+      if (s->trusted)
+        g_printerr ("apt2ostree lock: warning: source \"%s\" is trusted=yes: its Release and "
+                    "packages are not checked against any signing key\n", s->name);
+    }
+  if (!lockfile_write (lock, output, error))
     return FALSE;
   g_print ("%s: %u packages from %u sources\n", output, lock->packages->len, lock->sources->len);
   if (previous != NULL)
