@@ -145,6 +145,51 @@ test_long (void)
   g_assert_null (debpolicy_name_problem (name));
 }
 
+/* Version order, checked against dpkg itself: every pair both ways. */
+static const char *const versions[] = {
+  "1.0", "1.0-1", "1.0-2", "1.0.1", "1.0~rc1", "1.0~rc1~git", "1.0+b1", "1.0a", "1.0.0",
+  "1:0.9", "2:0", "0:1.0", "1.00", "1.10", "1.9", "1.0-1+deb12u1", "1.0-1~bpo12+1",
+  "2.36-9+deb12u8", "2.36-9+deb12u10", "7.88.1-10+deb12u15", "7.88.1-10+deb12u5", "a", "~", "~~",
+  "1.0-0", "0", "00", "1.0+dfsg-1", "1.0.dfsg-1", "1:2.0+dfsg-1",
+};
+
+static int
+dpkg_says (const char *a, const char *b)
+{
+  const char *ops[] = { "lt", "eq", "gt" };
+  for (int i = 0; i < 3; i++)
+    {
+      const char *argv[] = { "dpkg", "--compare-versions", a, ops[i], b, NULL };
+      int status = 0;
+      g_autoptr(GError) error = NULL;
+      if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL
+                         | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, NULL, &status, &error))
+        g_error ("running dpkg: %s", error->message);
+      if (g_spawn_check_wait_status (status, NULL))
+        return i - 1;
+    }
+  g_error ("dpkg --compare-versions %s ? %s: no answer", a, b);
+}
+
+static void
+test_version_order (void)
+{
+  if (g_find_program_in_path ("dpkg") == NULL)
+    {
+      g_test_skip ("dpkg is not installed");
+      return;
+    }
+  for (gsize i = 0; i < G_N_ELEMENTS (versions); i++)
+    for (gsize j = 0; j < G_N_ELEMENTS (versions); j++)
+      {
+        int ours = debpolicy_version_compare (versions[i], versions[j]);
+        int sign = ours < 0 ? -1 : ours > 0;
+        int theirs = dpkg_says (versions[i], versions[j]);
+        if (sign != theirs)
+          g_error ("%s vs %s: dpkg says %d, we say %d", versions[i], versions[j], theirs, sign);
+      }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -152,5 +197,6 @@ main (int argc, char **argv)
   g_test_add_func ("/debpolicy/dpkg-accepts-and-refuses-the-table", test_table);
   g_test_add_func ("/debpolicy/values-longer-than-255-bytes-are-refused", test_long);
   g_test_add_func ("/debpolicy/uris-of-the-supported-schemes-only", test_uris);
+  g_test_add_func ("/debpolicy/versions-sort-as-dpkg-sorts-them", test_version_order);
   return g_test_run ();
 }

@@ -209,3 +209,77 @@ debpolicy_uri_problem (const char *uri)
                             DEBPOLICY_URI_SCHEMES " URIs", (int) n, uri);
   return g_strdup ("is not a URI: it fetches " DEBPOLICY_URI_SCHEMES " URIs (a directory: file:///PATH)");
 }
+
+/* --- version order (policy 5.6.12) --- */
+
+/* Where a non-digit character sorts: "~" before everything, even the end of
+ * the string; letters before the other characters. */
+static int
+char_rank (char c)
+{
+  if (c == '~')
+    return -1;
+  if (c == '\0' || g_ascii_isdigit (c))
+    return 0;
+  if (g_ascii_isalpha (c))
+    return (unsigned char) c;
+  return (unsigned char) c + 256;
+}
+
+/* Upstream versions and revisions: alternating runs of non-digits (by
+ * char_rank) and digits (by value). */
+static int
+compare_part (const char *a, const char *b)
+{
+  while (*a != '\0' || *b != '\0')
+    {
+      while ((*a != '\0' && !g_ascii_isdigit (*a)) || (*b != '\0' && !g_ascii_isdigit (*b)))
+        {
+          int ra = char_rank (*a), rb = char_rank (*b);
+          if (ra != rb)
+            return ra < rb ? -1 : 1;
+          a++;
+          b++;
+        }
+      while (*a == '0')
+        a++;
+      while (*b == '0')
+        b++;
+      int first_difference = 0;
+      for (; g_ascii_isdigit (*a) && g_ascii_isdigit (*b); a++, b++)
+        if (first_difference == 0 && *a != *b)
+          first_difference = *a < *b ? -1 : 1;
+      if (g_ascii_isdigit (*a))
+        return 1;   /* more digits: a larger number */
+      if (g_ascii_isdigit (*b))
+        return -1;
+      if (first_difference != 0)
+        return first_difference;
+    }
+  return 0;
+}
+
+/* Split "[EPOCH:]UPSTREAM[-REVISION]"; a missing revision is "". */
+static void
+split_version (const char *version, guint64 *epoch, char **upstream, char **revision)
+{
+  const char *colon = strchr (version, ':');
+  *epoch = colon != NULL ? g_ascii_strtoull (version, NULL, 10) : 0;
+  const char *rest = colon != NULL ? colon + 1 : version;
+  const char *hyphen = strrchr (rest, '-');
+  *upstream = hyphen != NULL ? g_strndup (rest, hyphen - rest) : g_strdup (rest);
+  *revision = g_strdup (hyphen != NULL ? hyphen + 1 : "");
+}
+
+int
+debpolicy_version_compare (const char *a, const char *b)
+{
+  guint64 epoch_a, epoch_b;
+  g_autofree char *up_a = NULL, *rev_a = NULL, *up_b = NULL, *rev_b = NULL;
+  split_version (a, &epoch_a, &up_a, &rev_a);
+  split_version (b, &epoch_b, &up_b, &rev_b);
+  if (epoch_a != epoch_b)
+    return epoch_a < epoch_b ? -1 : 1;
+  int c = compare_part (up_a, up_b);
+  return c != 0 ? c : compare_part (rev_a, rev_b);
+}

@@ -16,6 +16,10 @@ G_BEGIN_DECLS
  * alphanumerics and "+", "-", ".", "_" (policy 5.6.1, dpkg's parser). */
 const char *debpolicy_name_problem (const char *name);
 
+/* Debian's order of two versions (policy 5.6.12, as dpkg --compare-versions):
+ * negative, 0 or positive as A sorts before, with or after B. */
+int debpolicy_version_compare (const char *a, const char *b);
+
 /* A version "[EPOCH:]UPSTREAM[-REVISION]" (policy 5.6.12): EPOCH digits,
  * UPSTREAM alphanumerics and ".+~-:" (":" only after an epoch, "-" only
  * before a revision), REVISION alphanumerics and ".+~". */

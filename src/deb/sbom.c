@@ -9,6 +9,8 @@
 #include "base/util.h"
 #include "deb/deb.h"
 #include "deb/sbom.h"
+#include "store/repo.h"
+#include "store/treeread.h"
 
 static void
 sbom_package_free (SbomPackage *p)
@@ -198,62 +200,6 @@ sbom_copyright_license (const char *copyright, GHashTable *texts)
 
 /* --- reading trees ------------------------------------------------------- */
 
-/* The text of PATH in the tree ROOT, following symbolic links inside the
- * tree (a package's doc directory is often a link to another's); NULL
- * without an error when there is no such file. */
-static char *
-tree_read_text (GFile *root, const char *path, GCancellable *cancellable, GError **error)
-{
-  g_autofree char *current = g_strdup (path);
-  for (guint hops = 0; hops < 32; hops++)
-    {
-      g_auto(GStrv) parts = g_strsplit (current, "/", -1);
-      g_autoptr(GFile) f = g_object_ref (root);
-      g_autofree char *next = NULL;
-      for (char **p = parts; *p != NULL && next == NULL; p++)
-        {
-          if (**p == '\0' || g_str_equal (*p, "."))
-            continue;
-          if (g_str_equal (*p, ".."))
-            {
-              g_autoptr(GFile) parent = g_file_get_parent (f);
-              if (parent != NULL)
-                g_set_object (&f, parent);
-              continue;
-            }
-          g_autoptr(GFile) child = g_file_get_child (f, *p);
-          g_autoptr(GFileInfo) info = g_file_query_info (child, "standard::type,standard::symlink-target",
-                                                         G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
-                                                         cancellable, NULL);
-          if (info == NULL)
-            return NULL;
-          if (g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK)
-            {
-              const char *target = g_file_info_get_symlink_target (info);
-              g_autofree char *dir = g_file_get_relative_path (root, f);
-              g_autofree char *rest = g_strjoinv ("/", p + 1);
-              next = g_strjoin ("/", target[0] == '/' || dir == NULL ? "" : dir, target, rest, NULL);
-              break;
-            }
-          g_set_object (&f, child);
-        }
-      if (next == NULL)
-        {
-          char *contents = NULL;
-          gsize len;
-          g_autoptr(GError) local_error = NULL;
-          if (!g_file_load_contents (f, cancellable, &contents, &len, NULL, &local_error))
-            return g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND)
-                     || g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_IS_DIRECTORY)
-                     ? NULL : (util_fail (error, "%s: %s", path, local_error->message), NULL);
-          return contents;
-        }
-      g_free (current);
-      current = g_steal_pointer (&next);
-    }
-  return NULL;  /* a loop of links: no file */
-}
-
 /* "SRC" or "SRC (VERSION)" from a Source: field. */
 static void
 parse_source_field (const char *field, const char *name, const char *version, SbomPackage *p)
@@ -281,7 +227,7 @@ read_package_details (GFile *root, GHashTable *stanza, SbomPackage *p, GHashTabl
   parse_source_field (source, p->name, p->version, p);
   g_autofree char *path = g_strdup_printf ("usr/share/doc/%s/copyright", p->name);
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *copyright = tree_read_text (root, path, cancellable, &local_error);
+  g_autofree char *copyright = treeread_text (root, path, cancellable, &local_error);
   if (local_error != NULL)
     return util_fail (error, "package \"%s\": %s", p->name, local_error->message);
   p->license = copyright != NULL ? sbom_copyright_license (copyright, texts) : NULL;
@@ -300,13 +246,13 @@ static GFile *
 read_commit_root (OstreeRepo *repo, const char *rev, char **out_commit, GCancellable *cancellable,
                   GError **error)
 {
-  g_autofree char *commit = NULL;
+  g_autoptr(RepoRev) resolved = repo_resolve (repo, rev, error);  /* "a" is a ref, not a prefix */
   g_autoptr(GFile) root = NULL;
-  if (!ostree_repo_resolve_rev (repo, rev, FALSE, &commit, error)
-      || !ostree_repo_read_commit (repo, commit, &root, NULL, cancellable, error))
+  if (resolved == NULL
+      || !ostree_repo_read_commit (repo, resolved->commit, &root, NULL, cancellable, error))
     return NULL;
   if (out_commit != NULL)
-    *out_commit = g_steal_pointer (&commit);
+    *out_commit = g_strdup (resolved->commit);
   return g_steal_pointer (&root);
 }
 
@@ -335,9 +281,9 @@ deb_sha256_in_repo (OstreeRepo *repo, const char *name, const char *version, con
 static char *
 os_release_distro (GFile *root, GCancellable *cancellable)
 {
-  g_autofree char *text = tree_read_text (root, "etc/os-release", cancellable, NULL);
+  g_autofree char *text = treeread_text (root, "etc/os-release", cancellable, NULL);
   if (text == NULL)
-    text = tree_read_text (root, "usr/lib/os-release", cancellable, NULL);
+    text = treeread_text (root, "usr/lib/os-release", cancellable, NULL);
   gboolean ubuntu = text != NULL && (g_str_has_prefix (text, "ID=ubuntu") || strstr (text, "\nID=ubuntu") != NULL);
   return g_strdup (ubuntu ? "ubuntu" : "debian");
 }
@@ -355,7 +301,7 @@ sbom_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellable, GEr
   sbom->created = (gint64) ostree_commit_get_timestamp (commit);
 
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *status = tree_read_text (root, "var/lib/dpkg/status", cancellable, &local_error);
+  g_autofree char *status = treeread_text (root, "var/lib/dpkg/status", cancellable, &local_error);
   if (status == NULL)
     return util_fail (error, "\"%s\" has no var/lib/dpkg/status%s%s: not a Debian image", ref,
                       local_error != NULL ? ": " : "",
@@ -393,9 +339,7 @@ read_locked_package (OstreeRepo *repo, LockPackage *lp, SbomPackage *p, GHashTab
                      GCancellable *cancellable, GError **error)
 {
   g_autofree char *ref = deb_ref_name (lp->name, lp->version, lp->architecture, lp->sha256);
-  g_autofree char *commit = NULL;
-  if (!ostree_repo_resolve_rev (repo, ref, TRUE, &commit, error))
-    return FALSE;
+  g_autofree char *commit = repo_read_ref (repo, ref);
   if (commit == NULL)
     return util_fail (error, "package \"%s\" %s has no tree (%s) in the repository; build the "
                       "lockfile first (apt2ostree build)", lp->name, lp->version, ref);
@@ -403,7 +347,7 @@ read_locked_package (OstreeRepo *repo, LockPackage *lp, SbomPackage *p, GHashTab
   if (root == NULL)
     return FALSE;
   g_autofree char *status_path = g_strdup_printf (DEB_STATUS_DIR "/%s:%s", lp->name, lp->architecture);
-  g_autofree char *text = tree_read_text (root, status_path, cancellable, error);
+  g_autofree char *text = treeread_text (root, status_path, cancellable, error);
   if (text == NULL)
     return error == NULL || *error == NULL
              ? util_fail (error, "%s: no %s: not a tree made by \"apt2ostree unpack-deb\"", ref,
