@@ -13,7 +13,9 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "store/oci.h"
 #include "store/tarball.h"
+#include "store/treeread.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "base/util.h"
@@ -242,29 +244,66 @@ export_to_directory (OstreeRepo *repo, RepoRev *rev, const char *dir,
   return TRUE;
 }
 
+/* The OCI platform of the image: its dpkg architecture (ARCH, else the
+ * first line of var/lib/dpkg/arch in the tree). */
+static gboolean
+oci_platform (OstreeRepo *repo, RepoRev *rev, const char *arch, OciOptions *opts,
+              GCancellable *cancellable, GError **error)
+{
+  g_autofree char *from_tree = NULL;
+  if (arch == NULL)
+    {
+      g_autoptr(GFile) root = NULL;
+      if (!ostree_repo_read_commit (repo, rev->commit, &root, NULL, cancellable, error))
+        return FALSE;
+      from_tree = treeread_text (root, "var/lib/dpkg/arch", cancellable, error);
+      if (from_tree == NULL && error != NULL && *error != NULL)
+        return FALSE;
+      if (from_tree == NULL)
+        return util_fail (error, "\"%s\" has no var/lib/dpkg/arch to take the image's architecture "
+                          "from; give --arch", rev->name);
+      from_tree[strcspn (from_tree, "\n")] = '\0';
+      arch = from_tree;
+    }
+  if (!oci_platform_of_dpkg_arch (arch, &opts->architecture, &opts->variant))
+    return util_fail (error, "architecture \"%s\" has no OCI name known to apt2ostree", arch);
+  return TRUE;
+}
+
 gboolean
 cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
             GError **error)
 {
   g_autofree char *dir = NULL;
   g_autofree char *tar = NULL;
+  g_autofree char *oci = NULL;
+  g_autofree char *tag = NULL;
+  g_autofree char *arch = NULL;
   const GOptionEntry entries[] = {
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir,
       "Copy the tree to this new or empty directory", "DIR" },
     { "tar", 0, 0, G_OPTION_ARG_FILENAME, &tar,
       "Write the tree as a tar archive (.tar, .tar.gz, .tar.xz, .tar.zst, .tar.bz2; "
       "\"-\" for standard output)", "FILE" },
+    { "oci", 0, 0, G_OPTION_ARG_FILENAME, &oci,
+      "Write an OCI image: a layout in this new or empty directory, or an archive if it ends "
+      "in .tar", "DIR|FILE.tar" },
+    { "tag", 0, 0, G_OPTION_ARG_STRING, &tag, "With --oci: the image's tag (ref.name)", "NAME" },
+    { "arch", 0, 0, G_OPTION_ARG_STRING, &arch,
+      "With --oci: the dpkg architecture (default: the image's var/lib/dpkg/arch)", "ARCH" },
     { NULL }
   };
-  if (!cmd_parse (inv, "REV (--dir DIR | --tar FILE)",
+  if (!cmd_parse (inv, "REV (--dir DIR | --tar FILE | --oci DIR|FILE.tar [--tag NAME])",
                   "Get the tree of REV (a ref or commit) out of the repository, keeping\n"
                   "owners, modes and extended attributes.",
                   entries, &argc, &argv, error))
     return FALSE;
   if (argc != 2)
     return cmd_usage_error (inv, error, argc < 2 ? "expected REV" : "expected one REV");
-  if ((dir == NULL) == (tar == NULL))
-    return cmd_usage_error (inv, error, "give exactly one of --dir DIR and --tar FILE");
+  if ((dir != NULL) + (tar != NULL) + (oci != NULL) != 1)
+    return cmd_usage_error (inv, error, "give exactly one of --dir DIR, --tar FILE and --oci DIR|FILE.tar");
+  if ((tag != NULL || arch != NULL) && oci == NULL)
+    return cmd_usage_error (inv, error, "--tag and --arch go with --oci");
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
@@ -275,5 +314,13 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
 
   if (tar != NULL)
     return tarball_write_commit (repo, rev->commit, tar, cancellable, error);
+  if (oci != NULL)
+    {
+      OciOptions opts = { .tag = tag };
+      if (!oci_platform (repo, rev, arch, &opts, cancellable, error))
+        return FALSE;
+      return oci_write_commit (repo, rev->commit, oci, g_str_has_suffix (oci, ".tar"), &opts,
+                               cancellable, error);
+    }
   return export_to_directory (repo, rev, dir, cancellable, error);
 }

@@ -1,0 +1,36 @@
+/* oci.h — a tree as an OCI image (image-spec 1.0): an image layout
+ * directory, or that layout as a tar archive (what "skopeo copy
+ * oci-archive:" and "podman load" read).
+ *
+ * One layer: the tree's tar (tarball.h: owners, modes, extended attributes
+ * such as file capabilities), gzip-compressed without a name or time in its
+ * header; a config with the architecture (and variant), os "linux", PATH,
+ * and "created" equal to the commit's timestamp; a manifest; index.json
+ * naming it, with the tag as org.opencontainers.image.ref.name.  Every
+ * byte follows from the commit and the options: the same ref gives the same
+ * files, and the same archive. */
+#pragma once
+
+#include <ostree.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  const char *architecture;  /* OCI's (Go's) name: "amd64", "arm64", "arm", "386"… */
+  const char *variant;       /* "v8", "v7"…, or NULL */
+  const char *tag;           /* the ref name in index.json, or NULL */
+} OciOptions;
+
+/* Write COMMIT's tree as an OCI image to DEST: a new or empty directory, or
+ * with AS_TAR a tar archive written under a temporary name and renamed into
+ * place.  Nothing is left behind on failure. */
+gboolean oci_write_commit (OstreeRepo *repo, const char *commit, const char *dest,
+                           gboolean as_tar, const OciOptions *opts, GCancellable *cancellable,
+                           GError **error);
+
+/* The OCI architecture and variant of a dpkg architecture ("arm64" ->
+ * "arm64", "v8"; "armhf" -> "arm", "v7"), or FALSE when it has none. */
+gboolean oci_platform_of_dpkg_arch (const char *dpkg_arch, const char **out_arch,
+                                    const char **out_variant);
+
+G_END_DECLS

@@ -1,0 +1,127 @@
+#!/bin/bash
+# export --oci: a tree as an OCI image layout (directory) or archive (.tar),
+# read back by real clients from Debian: skopeo inspects and copies it,
+# umoci unpacks it into the same files, owners, modes and capabilities as
+# export --dir; the same ref gives the same bytes; an image built from a
+# lockfile runs its dpkg-query from the unpacked layer.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/librepo.sh"
+. "$TOP_SRCDIR/tests/libdeb.sh"
+. "$TOP_SRCDIR/tests/libbuildtest.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "owners and capabilities need root (chown, setcap, umoci unpack)"
+for tool in skopeo umoci jq setcap; do
+    command -v $tool > /dev/null || skip_all "$tool is not installed (tools/setup installs it)"
+done
+
+W="$SCRATCH/work"
+mkdir -p "$W"
+cd "$W"
+REPO="$W/repo"
+a2o init --repo "$REPO" --mode bare > /dev/null
+
+# A tree with what a layer must keep: owners, setuid and sticky bits, a
+# symlink, a file capability.
+T="$W/tree"
+mkdir -p "$T/usr/bin" "$T/etc" "$T/home/user" "$T/tmp" "$T/var/lib/dpkg"
+echo amd64 > "$T/var/lib/dpkg/arch"
+printf '#!/bin/sh\necho hi\n' > "$T/usr/bin/hello" && chmod 0755 "$T/usr/bin/hello"
+cp "$T/usr/bin/hello" "$T/usr/bin/suid" && chmod 4755 "$T/usr/bin/suid"
+cp "$T/usr/bin/hello" "$T/usr/bin/ping" && setcap cap_net_raw+ep "$T/usr/bin/ping"
+echo secret > "$T/etc/shadow" && chmod 0640 "$T/etc/shadow" && chgrp 42 "$T/etc/shadow"
+echo mine > "$T/home/user/file" && chown -R 1000:1000 "$T/home/user"
+chmod 1777 "$T/tmp"
+ln -s hello "$T/usr/bin/hi"
+a2o --repo "$REPO" import --ref tree "$T" > /dev/null
+
+# listing DIR: every path with its owner, mode and link target.
+listing () { (cd "$1" && find . -printf '%p %U:%G %m %y %l\n' | LC_ALL=C sort); }
+
+test_expect_success 'export --oci writes a layout skopeo reads: architecture, os, PATH, created = the commit time' '
+    cd "$W"
+    a2o --repo "$REPO" export tree --oci layout --tag test:1
+    assert_streq "$(jq -r .imageLayoutVersion layout/oci-layout)" 1.0.0
+    skopeo inspect --config oci:layout:test:1 > config.json
+    assert_streq "$(jq -r .architecture config.json)" amd64
+    assert_streq "$(jq -r .os config.json)" linux
+    assert_streq "$(jq -r ".config.Env[0]" config.json)" "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    ts=$(ostree --repo="$REPO" show tree | sed -n "s/^Date: *//p")
+    assert_streq "$(jq -r .created config.json)" "$(date -u -d "$ts" +%Y-%m-%dT%H:%M:%SZ)"
+'
+
+test_expect_success 'the same ref gives the same bytes, as a layout and as an archive; skopeo reads the archive' '
+    cd "$W"
+    a2o --repo "$REPO" export tree --oci layout2 --tag test:1
+    diff -r layout layout2
+    a2o --repo "$REPO" export tree --oci one.tar --tag test:1
+    a2o --repo "$REPO" export tree --oci two.tar --tag test:1
+    cmp one.tar two.tar
+    assert_streq "$(skopeo inspect oci-archive:one.tar | jq -r .Architecture)" amd64
+'
+
+test_expect_success 'umoci unpacks the layer into the files, owners, modes, links and capabilities export --dir gives' '
+    cd "$W"
+    umoci unpack --image layout:test:1 bundle > /dev/null
+    a2o --repo "$REPO" export tree --dir plain
+    listing plain > want
+    listing bundle/rootfs > got
+    diff want got
+    diff -r plain bundle/rootfs
+    assert_streq "$(getcap bundle/rootfs/usr/bin/ping | sed "s/.* //")" "cap_net_raw=ep"
+'
+
+test_expect_success 'skopeo copies the image to another layout and back: the same manifest' '
+    cd "$W"
+    skopeo copy -q oci:layout:test:1 oci:copied:again
+    assert_streq "$(skopeo inspect --raw oci:copied:again | jq -r ".layers[0].digest")" \
+        "$(skopeo inspect --raw oci:layout:test:1 | jq -r ".layers[0].digest")"
+'
+
+test_expect_success 'an arm64 tree is arm64, variant v8; --arch names the architecture of a tree without dpkg' '
+    cd "$W"
+    a2o --repo "$REPO" export tree --oci arm.tar --arch arm64
+    skopeo inspect --config oci-archive:arm.tar > arm.json
+    assert_streq "$(jq -r "[.architecture, .variant] | join(\" \")" arm.json)" "arm64 v8"
+    mkdir -p bare/etc && echo x > bare/etc/x
+    a2o --repo "$REPO" import --ref bare bare > /dev/null
+    expect_failure err a2o --repo "$REPO" export bare --oci bare.tar
+    assert_file_has_content err "no var/lib/dpkg/arch"
+    assert_file_has_content err "give --arch"
+    test ! -e bare.tar
+'
+
+test_expect_success 'bad usage: a non-empty directory, --tag without --oci, two outputs; nothing is written' '
+    cd "$W"
+    mkdir full && echo keep > full/file
+    expect_failure err a2o --repo "$REPO" export tree --oci full
+    assert_file_has_content err "full exists and is not empty"
+    assert_streq "$(cat full/file)" keep
+    expect_failure err a2o --repo "$REPO" export tree --tar x.tar --tag t
+    expect_failure err a2o --repo "$REPO" export tree --tar x.tar --oci y.tar
+    test ! -e x.tar && test ! -e y.tar
+    ! ls -d .apt2ostree-oci-* 2>/dev/null
+'
+
+command -v ninja > /dev/null || { test_skip 'a built image runs dpkg-query from its OCI layer' "ninja is not installed"; test_done; exit; }
+SRV="$SCRATCH/srv"
+base_repo "$SRV/debian"
+repo_key archive
+repo_dists "$SRV/debian" bookworm amd64
+repo_sign "$SRV/debian" bookworm archive
+repo_serve "$SRV"
+
+test_expect_success 'a built image, exported as OCI and unpacked by umoci, lists every locked package with dpkg-query' '
+    cd "$W"
+    repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+    printf "%s\n" $BASE_REQUEST > base.txt
+    a2o lock base.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
+        -o base.lock.json > /dev/null
+    a2o build base.lock.json > /dev/null
+    a2o --repo build/ostree export base --oci base.tar --tag base:latest
+    mkdir base-layout && tar -C base-layout -xf base.tar
+    umoci unpack --image base-layout:base:latest base-bundle > /dev/null
+    n=$(chroot base-bundle/rootfs /bin/sh -c "dpkg-query -W | wc -l")
+    assert_streq "$n" "$(grep -c "\"sha256\": " base.lock.json)"
+'
+
+test_done
