@@ -13,6 +13,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "store/fsimage.h"
 #include "store/oci.h"
 #include "store/tarball.h"
 #include "store/treeread.h"
@@ -279,6 +280,9 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_autofree char *oci = NULL;
   g_autofree char *tag = NULL;
   g_autofree char *arch = NULL;
+  g_autofree char *squashfs = NULL;
+  g_autofree char *ext4 = NULL;
+  g_autofree char *size_text = NULL;
   const GOptionEntry entries[] = {
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir,
       "Copy the tree to this new or empty directory", "DIR" },
@@ -291,17 +295,29 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     { "tag", 0, 0, G_OPTION_ARG_STRING, &tag, "With --oci: the image's tag (ref.name)", "NAME" },
     { "arch", 0, 0, G_OPTION_ARG_STRING, &arch,
       "With --oci: the dpkg architecture (default: the image's var/lib/dpkg/arch)", "ARCH" },
+    { "squashfs", 0, 0, G_OPTION_ARG_FILENAME, &squashfs,
+      "Write a squashfs image with mksquashfs (as root)", "FILE" },
+    { "ext4", 0, 0, G_OPTION_ARG_FILENAME, &ext4,
+      "Write an ext4 image with mkfs.ext4 -d (as root)", "FILE" },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &size_text,
+      "With --ext4: the image's size (512M, 2G; default: the tree's with room to spare)", "SIZE" },
     { NULL }
   };
-  if (!cmd_parse (inv, "REV (--dir DIR | --tar FILE | --oci DIR|FILE.tar [--tag NAME])",
+  if (!cmd_parse (inv, "REV (--dir DIR | --tar FILE | --oci DIR|FILE.tar [--tag NAME] |\n"
+                  "                  --squashfs FILE | --ext4 FILE [--size SIZE])",
                   "Get the tree of REV (a ref or commit) out of the repository, keeping\n"
                   "owners, modes and extended attributes.",
                   entries, &argc, &argv, error))
     return FALSE;
   if (argc != 2)
     return cmd_usage_error (inv, error, argc < 2 ? "expected REV" : "expected one REV");
-  if ((dir != NULL) + (tar != NULL) + (oci != NULL) != 1)
-    return cmd_usage_error (inv, error, "give exactly one of --dir DIR, --tar FILE and --oci DIR|FILE.tar");
+  if ((dir != NULL) + (tar != NULL) + (oci != NULL) + (squashfs != NULL) + (ext4 != NULL) != 1)
+    return cmd_usage_error (inv, error, "give exactly one of --dir, --tar, --oci, --squashfs and --ext4");
+  guint64 size = 0;
+  if (size_text != NULL && ext4 == NULL)
+    return cmd_usage_error (inv, error, "--size goes with --ext4");
+  if (size_text != NULL && !fsimage_parse_size (size_text, &size, error))
+    return FALSE;
   if ((tag != NULL || arch != NULL) && oci == NULL)
     return cmd_usage_error (inv, error, "--tag and --arch go with --oci");
 
@@ -314,6 +330,9 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
 
   if (tar != NULL)
     return tarball_write_commit (repo, rev->commit, tar, cancellable, error);
+  if (squashfs != NULL || ext4 != NULL)
+    return fsimage_write_commit (repo, rev->commit, squashfs != NULL ? FSIMAGE_SQUASHFS : FSIMAGE_EXT4,
+                                 squashfs != NULL ? squashfs : ext4, size, cancellable, error);
   if (oci != NULL)
     {
       OciOptions opts = { .tag = tag };
