@@ -79,6 +79,8 @@ gboolean cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *canc
                    GError **error);
 gboolean cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                   GError **error);
+gboolean cmd_deployable (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                         GError **error);
 gboolean cmd_diff (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                    GError **error);
 gboolean cmd_sbom (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

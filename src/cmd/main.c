@@ -20,6 +20,7 @@ static const CmdEntry commands[] = {
   { "mod", cmd_mod, "run a command over a tree in a sandbox, commit what it changed" },
   { "import", cmd_import, "make a directory or a tar archive a tree" },
   { "export", cmd_export, "copy a tree out, to a directory or a tar archive" },
+  { "deployable", cmd_deployable, "make a configured image an OSTree deployment (kernel, /usr/etc, /var)" },
   { "diff", cmd_diff, "what changed between two images (lockfiles or refs), package by package" },
   { "sbom", cmd_sbom, "the bill of materials of an image or a lockfile (SPDX, CycloneDX)" },
   { "combine", cmd_combine, "union of trees, later trees on top (metadata only)" },

@@ -1,0 +1,142 @@
+#!/bin/bash
+# deployable: a configured image made an OSTree deployment (kernel and
+# initramfs in /usr/lib/modules/KVER, device trees beside them, /etc in
+# /usr/etc, /var from a factory copy at boot, state directories as links
+# into /var), which "ostree admin deploy" accepts in a scratch sysroot; a
+# second image deploys as an upgrade with the first kept for rollback.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/librepo.sh"
+. "$TOP_SRCDIR/tests/libdeb.sh"
+. "$TOP_SRCDIR/tests/libbuildtest.sh"
+
+[ "$(id -u)" = 0 ] || skip_all "stage 2 and ostree admin need root"
+command -v ninja > /dev/null || skip_all "ninja is not installed"
+command -v ostree > /dev/null || skip_all "ostree is not installed"
+
+SRV="$SCRATCH/srv"
+D="$SRV/debian"
+base_repo "$D"
+repo_key archive
+KVER=6.1.0-99-test
+
+# Stand-ins with the files the real packages have where deployable looks:
+# the kernel (its postinst makes the initramfs, as dracut's hook does), a
+# device tree where Debian's arm64 kernels put them, ostree-boot's
+# ostree-prepare-root, dracut.
+S="$SCRATCH/stage"
+mkdir -p "$S/kernel/boot" "$S/kernel/usr/lib/modules/$KVER/kernel" "$S/kernel/usr/lib/linux-image-$KVER/vendor" "$S/kernel/DEBIAN"
+echo "kernel $KVER" > "$S/kernel/boot/vmlinuz-$KVER"
+echo "CONFIG_TEST=y" > "$S/kernel/boot/config-$KVER"
+echo "modules" > "$S/kernel/usr/lib/modules/$KVER/modules.dep"
+echo "board" > "$S/kernel/usr/lib/linux-image-$KVER/vendor/board.dtb"
+printf '#!/bin/sh\nset -e\n[ "$1" != configure ] || echo "initramfs %s" > /boot/initrd.img-%s\n' "$KVER" "$KVER" \
+    > "$S/kernel/DEBIAN/postinst"
+mkdir -p "$S/ostree-boot/usr/lib/ostree" "$S/dracut/usr/bin" "$S/extra/usr/share/extra"
+printf '#!/bin/sh\nexit 0\n' > "$S/ostree-boot/usr/lib/ostree/ostree-prepare-root"
+chmod 755 "$S/ostree-boot/usr/lib/ostree/ostree-prepare-root"
+printf '#!/bin/sh\nexit 0\n' > "$S/dracut/usr/bin/dracut" && chmod 755 "$S/dracut/usr/bin/dracut"
+echo extra > "$S/extra/usr/share/extra/file"
+(
+    cd "$D/pool/main"
+    make_deb "$S/kernel" "linux-image-$KVER" 1.0 amd64 "Priority: optional"
+    make_deb "$S/ostree-boot" ostree-boot 2023.1 amd64 "Priority: optional"
+    make_deb "$S/dracut" dracut 059 amd64 "Priority: optional"
+    make_deb "$S/extra" extra 1.0 amd64 "Priority: optional"
+) > /dev/null
+repo_dists "$D" bookworm amd64
+repo_sign "$D" bookworm archive
+repo_serve "$SRV"
+
+W="$SCRATCH/work"
+mkdir -p "$W"
+cd "$W"
+repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+lock_and_build () {
+    local name=$1; shift
+    printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
+    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr yes --cache cache \
+        -o "$name.lock.json" > /dev/null
+    a2o build "$name.lock.json" > "$name.build.out" 2>&1 || { cat "$name.build.out"; exit 1; }
+}
+lock_and_build one "linux-image-$KVER" ostree-boot dracut
+lock_and_build two "linux-image-$KVER" ostree-boot dracut extra
+lock_and_build noboot "linux-image-$KVER" dracut
+REPO="$W/build/ostree"
+
+test_expect_success 'deployable puts kernel, initramfs, config and device trees in /usr/lib/modules/KVER' '
+    cd "$W"
+    a2o --repo "$REPO" deployable --ref one-deploy one > /dev/null
+    a2o --repo "$REPO" export one-deploy --dir img
+    M=img/usr/lib/modules/$KVER
+    assert_streq "$(cat $M/vmlinuz)" "kernel $KVER"
+    assert_streq "$(cat $M/initramfs.img)" "initramfs $KVER"
+    assert_streq "$(cat $M/config)" "CONFIG_TEST=y"
+    assert_streq "$(cat $M/dtb/vendor/board.dtb)" board
+    assert_not_has_file img/boot/vmlinuz-$KVER
+'
+
+test_expect_success '/etc is /usr/etc, /var is empty and made at boot from the factory copy, state directories link into /var' '
+    cd "$W"
+    assert_not_has_file img/etc
+    assert_has_file img/usr/etc/passwd
+    assert_streq "$(ls -A img/var)" ""
+    assert_has_file img/usr/share/factory/var/lib/dpkg/status
+    T=img/usr/lib/tmpfiles.d/apt2ostree-factory.conf
+    assert_file_has_content $T "^C /var/lib - - - - /usr/share/factory/var/lib\$"
+    assert_file_has_content $T "^d /var/home 0755 root root -\$"
+    for l in home:var/home root:var/roothome opt:var/opt srv:var/srv mnt:var/mnt media:run/media \
+             ostree:sysroot/ostree usr/local:../var/usrlocal; do
+        assert_streq "$(readlink img/${l%%:*})" "${l#*:}"
+    done
+    test -d img/sysroot
+'
+
+test_expect_success 'ostree admin deploys it in a scratch sysroot: /etc holds the image'"'"'s configuration, status lists it' '
+    cd "$W"
+    SYS=$W/sysroot
+    mkdir -p $SYS
+    ostree admin init-fs $SYS
+    ostree admin os-init --sysroot=$SYS debian
+    ostree --repo=$SYS/ostree/repo pull-local "$REPO" one-deploy
+    ostree admin deploy --sysroot=$SYS --os=debian one-deploy
+    c1=$(cat "$REPO/refs/heads/one-deploy")
+    ostree admin status --sysroot=$SYS > status
+    cat status
+    assert_file_has_content status "debian $c1.0"
+    cmp $SYS/ostree/deploy/debian/deploy/$c1.0/etc/passwd img/usr/etc/passwd
+    grep -l "ostree=" $SYS/boot/loader/entries/*.conf
+'
+
+test_expect_success 'a second image with one package more deploys as the upgrade; the first stays for rollback' '
+    cd "$W"
+    SYS=$W/sysroot
+    a2o --repo "$REPO" deployable --ref two-deploy two > /dev/null
+    ostree --repo=$SYS/ostree/repo pull-local "$REPO" two-deploy
+    ostree admin deploy --sysroot=$SYS --os=debian two-deploy
+    c1=$(cat "$REPO/refs/heads/one-deploy")
+    c2=$(cat "$REPO/refs/heads/two-deploy")
+    ostree admin status --sysroot=$SYS > status2
+    cat status2
+    # Not booted, so no "*": the default deployment comes first, the
+    # rollback after it, and each has its boot loader entry.
+    assert_streq "$(grep -o "debian [0-9a-f]\{64\}\.0" status2 | tr "\n" " ")" "debian $c2.0 debian $c1.0 "
+    assert_streq "$(ls $SYS/boot/loader/entries/*.conf | wc -l)" 2
+    assert_has_file $SYS/ostree/deploy/debian/deploy/$c2.0/usr/share/extra/file
+'
+
+test_expect_success 'an image without ostree-boot, or made deployable twice, is a one-line error and no ref' '
+    cd "$W"
+    expect_failure err a2o --repo "$REPO" deployable --ref bad noboot
+    assert_one_line err
+    assert_file_has_content err "has no ostree-boot installed"
+    test ! -e "$REPO/refs/heads/bad"
+    expect_failure err a2o --repo "$REPO" deployable --ref bad2 one-deploy
+    assert_file_has_content err "deployable already"
+'
+
+# Deployments are immutable (chattr +i): let the scratch directory go.
+for d in "$W"/sysroot/ostree/deploy/*/deploy/*.0; do
+    [ ! -d "$d" ] || chattr -i "$d"
+done
+
+test_done
