@@ -81,6 +81,8 @@ gboolean cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cance
                   GError **error);
 gboolean cmd_deployable (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                          GError **error);
+gboolean cmd_publish (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                      GError **error);
 gboolean cmd_diff (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                    GError **error);
 gboolean cmd_sbom (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

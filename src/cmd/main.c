@@ -21,6 +21,7 @@ static const CmdEntry commands[] = {
   { "import", cmd_import, "make a directory or a tar archive a tree" },
   { "export", cmd_export, "copy a tree out, to a directory or a tar archive" },
   { "deployable", cmd_deployable, "make a configured image an OSTree deployment (kernel, /usr/etc, /var)" },
+  { "publish", cmd_publish, "copy refs into an archive repository a web server can serve" },
   { "diff", cmd_diff, "what changed between two images (lockfiles or refs), package by package" },
   { "sbom", cmd_sbom, "the bill of materials of an image or a lockfile (SPDX, CycloneDX)" },
   { "combine", cmd_combine, "union of trees, later trees on top (metadata only)" },

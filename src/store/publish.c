@@ -1,0 +1,158 @@
+/* publish.c — refs into a served archive repository; see publish.h. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "store/publish.h"
+#include "store/repo.h"
+
+/* The archive repository at DEST, made when missing; a repository of
+ * another mode is refused (a web server serves archive repositories). */
+static OstreeRepo *
+open_destination (const char *dest, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (dest);
+  g_autoptr(OstreeRepo) repo = ostree_repo_new (file);
+  g_autofree char *config = g_build_filename (dest, "config", NULL);
+  g_autoptr(GError) local_error = NULL;
+  if (!g_file_test (config, G_FILE_TEST_EXISTS))
+    {
+      if (g_mkdir_with_parents (dest, 0755) != 0)
+        return util_fail (error, "%s: %s", dest, g_strerror (errno)), NULL;
+      if (!ostree_repo_create (repo, OSTREE_REPO_MODE_ARCHIVE, cancellable, &local_error))
+        return util_fail (error, "%s: cannot create an archive repository: %s", dest,
+                          local_error->message), NULL;
+    }
+  else if (!ostree_repo_open (repo, cancellable, &local_error))
+    return util_fail (error, "%s: %s", dest, local_error->message), NULL;
+  if (ostree_repo_get_mode (repo) != OSTREE_REPO_MODE_ARCHIVE)
+    return util_fail (error, "%s is not an archive repository: publish writes what a web server "
+                      "serves; give a new directory", dest), NULL;
+  return g_steal_pointer (&repo);
+}
+
+/* SRC's refs, sorted, when REFS names none; else REFS, each checked. */
+static GPtrArray *
+refs_to_publish (OstreeRepo *src, const char *const *refs, GCancellable *cancellable,
+                 GError **error)
+{
+  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
+  if (refs != NULL && refs[0] != NULL)
+    {
+      for (const char *const *r = refs; *r != NULL; r++)
+        {
+          g_autofree char *commit = repo_read_ref (src, *r);
+          if (commit == NULL)
+            {
+              g_ptr_array_unref (out);
+              return util_fail (error, "no ref \"%s\" in the repository", *r), NULL;
+            }
+          g_ptr_array_add (out, g_strdup (*r));
+        }
+      return out;
+    }
+  g_autoptr(GHashTable) all = NULL;
+  if (!ostree_repo_list_refs (src, NULL, &all, cancellable, error))
+    {
+      g_ptr_array_unref (out);
+      return NULL;
+    }
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, all);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    g_ptr_array_add (out, g_strdup (key));
+  g_ptr_array_sort (out, (GCompareFunc) g_strcmp0);
+  return out;
+}
+
+static gint
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Pull REFS from SRC into DEST: objects first, then the refs. */
+static gboolean
+pull_refs (OstreeRepo *src, OstreeRepo *dest, GPtrArray *refs, GCancellable *cancellable,
+           GError **error)
+{
+  g_autofree char *src_path = g_file_get_path (ostree_repo_get_path (src));
+  g_autofree char *abs = g_canonicalize_filename (src_path, NULL);
+  g_autofree char *url = g_strconcat ("file://", abs, NULL);
+  GVariantBuilder options;
+  g_variant_builder_init (&options, G_VARIANT_TYPE ("a{sv}"));
+  g_variant_builder_add (&options, "{sv}", "refs",
+                         g_variant_new_strv ((const char *const *) refs->pdata, refs->len));
+  g_variant_builder_add (&options, "{sv}", "gpg-verify", g_variant_new_boolean (FALSE));
+  g_variant_builder_add (&options, "{sv}", "gpg-verify-summary", g_variant_new_boolean (FALSE));
+  g_autoptr(GVariant) opts = g_variant_ref_sink (g_variant_builder_end (&options));
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_pull_with_options (dest, url, opts, NULL, cancellable, &local_error))
+    return util_fail (error, "copying the refs: %s", local_error->message);
+  return TRUE;
+}
+
+static gboolean
+sign (OstreeRepo *dest, GPtrArray *refs, const PublishOptions *opts, GCancellable *cancellable,
+      GError **error)
+{
+  for (guint i = 0; i < refs->len; i++)
+    {
+      g_autofree char *commit = repo_read_ref (dest, refs->pdata[i]);
+      g_autoptr(GError) local_error = NULL;
+      if (commit != NULL
+          && !ostree_repo_sign_commit (dest, commit, opts->gpg_key_id, opts->gpg_homedir,
+                                       cancellable, &local_error)
+          && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+        return util_fail (error, "signing %s (%s) with key %s: %s", (char *) refs->pdata[i],
+                          commit, opts->gpg_key_id, local_error->message);
+    }
+  return TRUE;
+}
+
+gboolean
+publish_refs (OstreeRepo *src, const char *const *refs, const char *dest,
+              const PublishOptions *opts, guint *out_count, GCancellable *cancellable,
+              GError **error)
+{
+  g_autoptr(GPtrArray) names = refs_to_publish (src, refs, cancellable, error);
+  if (names == NULL)
+    return FALSE;
+  g_ptr_array_sort (names, compare_strings);
+  if (names->len == 0)
+    return util_fail (error, "the repository has no refs to publish");
+  g_autoptr(OstreeRepo) repo = open_destination (dest, cancellable, error);
+  if (repo == NULL)
+    return FALSE;
+
+  g_autofree char *lock_path = g_build_filename (dest, ".apt2ostree-publish.lock", NULL);
+  int lock_fd = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd < 0 || flock (lock_fd, LOCK_EX) != 0)
+    {
+      int saved = errno;
+      if (lock_fd >= 0)
+        close (lock_fd);
+      return util_fail (error, "%s: %s", lock_path, g_strerror (saved));
+    }
+  gboolean ok = pull_refs (src, repo, names, cancellable, error)
+                && (opts->gpg_key_id == NULL || sign (repo, names, opts, cancellable, error));
+  g_autoptr(GError) local_error = NULL;
+  if (ok && !ostree_repo_regenerate_summary (repo, NULL, cancellable, &local_error))
+    ok = util_fail (error, "%s: writing the summary: %s", dest, local_error->message);
+  const char *key_ids[] = { opts->gpg_key_id, NULL };
+  if (ok && opts->gpg_key_id != NULL
+      && !ostree_repo_add_gpg_signature_summary (repo, key_ids, opts->gpg_homedir, cancellable,
+                                                 &local_error))
+    ok = util_fail (error, "%s: signing the summary with key %s: %s", dest, opts->gpg_key_id,
+                    local_error->message);
+  close (lock_fd);  /* releases the lock */
+  if (ok)
+    *out_count = names->len;
+  return ok;
+}

@@ -1,0 +1,85 @@
+#!/bin/bash
+# publish: a build repository's refs copied into an archive repository that
+# a plain web server (here on 127.0.0.1) serves, pulled back with nothing
+# but ostree's own command; two publishers at once; GPG-signed commits and
+# summary, refused by a client that trusts another key.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/librepo.sh"
+
+command -v ostree > /dev/null || skip_all "ostree is not installed"
+
+W="$SCRATCH/work"
+mkdir -p "$W"
+cd "$W"
+SRC="$W/src"
+a2o init --repo "$SRC" --mode bare-user > /dev/null
+mkdir -p t1/usr/share/one t2/usr/share/two
+echo one > t1/usr/share/one/file
+echo two > t2/usr/share/two/file
+a2o --repo "$SRC" import --ref images/one t1 > /dev/null
+a2o --repo "$SRC" import --ref images/two t2 > /dev/null
+mkdir -p "$W/srv"
+repo_serve "$W/srv"
+repo_key publisher
+repo_key other
+
+test_expect_success 'publish --to writes an archive repository with the refs and a summary; ostree fsck is clean' '
+    cd "$W"
+    a2o --repo "$SRC" publish --to srv/pub > out
+    assert_streq "$(cat out)" "srv/pub: 2 refs published"
+    assert_file_has_content srv/pub/config "mode=archive"
+    assert_streq "$(ostree --repo=srv/pub refs | sort | tr "\n" " ")" "images/one images/two "
+    assert_streq "$(cat srv/pub/refs/heads/images/one)" "$(cat "$SRC/refs/heads/images/one")"
+    test -s srv/pub/summary
+    ostree --repo=srv/pub fsck > /dev/null
+'
+
+test_expect_success 'plain ostree pulls a published ref over HTTP and checks out the same files' '
+    cd "$W"
+    ostree --repo=client init --mode=bare-user
+    ostree --repo=client remote add --no-gpg-verify cache "$HTTPD_URL/pub"
+    ostree --repo=client pull cache images/one
+    ostree --repo=client checkout -U cache:images/one co-one
+    assert_streq "$(cat co-one/usr/share/one/file)" one
+    assert_streq "$(ostree --repo=client remote refs cache | sort | tr "\n" " ")" "cache:images/one cache:images/two "
+'
+
+test_expect_success 'two publishers writing to one directory at once: both land, summary and fsck clean' '
+    cd "$W"
+    for n in 1 2 3 4; do
+        a2o init --repo "src$n" --mode bare-user > /dev/null
+        mkdir -p "t$n/usr/share/p$n" && head -c 200000 /dev/urandom > "t$n/usr/share/p$n/file"
+        a2o --repo "src$n" import --ref "par/$n" "t$n" > /dev/null
+    done
+    for n in 1 2 3 4; do a2o --repo "src$n" publish --to srv/pub > "par$n.out" & done
+    wait
+    ostree --repo=srv/pub fsck > /dev/null
+    ostree --repo=client pull cache par/1 par/2 par/3 par/4
+    assert_streq "$(ostree --repo=client remote refs cache | grep -c cache:par/)" 4
+'
+
+test_expect_success 'signed: a client that trusts the key pulls; one that trusts another key refuses' '
+    cd "$W"
+    a2o --repo "$SRC" publish --to srv/signed --gpg-sign "$(cat "$SCRATCH/keys/publisher.fpr")" \
+        --gpg-homedir "$SCRATCH/gnupg-publisher" > out
+    assert_file_has_content out "2 refs published, signed"
+    ostree --repo=client remote add --gpg-import="$SCRATCH/keys/publisher.gpg" signed "$HTTPD_URL/signed"
+    ostree --repo=client pull signed images/two
+    ostree --repo=client remote add --gpg-import="$SCRATCH/keys/other.gpg" wrongkey "$HTTPD_URL/signed"
+    ! ostree --repo=client pull wrongkey images/one 2> err
+    cat err
+    grep -qi "signature\|gpg" err
+'
+
+test_expect_success 'bad input: an unknown ref, a destination that is not an archive repository; nothing written' '
+    cd "$W"
+    expect_failure err a2o --repo "$SRC" publish --to srv/pub no/such/ref
+    assert_file_has_content err "no ref \"no/such/ref\""
+    expect_failure err a2o --repo "$SRC" publish --to "$SRC"
+    assert_file_has_content err "is not an archive repository"
+    expect_failure err a2o --repo "$SRC" publish images/one
+    assert_file_has_content err "to DIR is required"
+    test ! -e srv/pub/refs/heads/no
+'
+
+test_done
