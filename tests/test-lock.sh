@@ -487,6 +487,24 @@ test_expect_success '--mirror fetches a named source from another URI and is not
     assert_file_has_content err "no source named \"nosuch\""
 '
 
+test_expect_success 'several URIs of one source are tried in order: a dead first one falls back to the next' '
+    good_lock
+    printf "Types: deb\nURIs: http://127.0.0.1:9/dead %s\nSuites: bookworm\nComponents: main\nSigned-By: %s\n" \
+        "$HTTPD_URL/good" "$SCRATCH/keys/archive.gpg" > two.sources
+    a2o lock packages.txt --sources two.sources --cache cache-two -o two.json >/dev/null
+    diff <(grep -v sources-file before.lock.json) <(grep -v sources-file two.json)
+    a2o lock packages.txt --sources sources.list --cache cache-m -o m2.json \
+        --mirror bookworm=http://127.0.0.1:9/dead --mirror bookworm=$HTTPD_URL/good >/dev/null
+    cmp before.lock.json m2.json
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache-m -o m3.json \
+        --mirror bookworm=http://127.0.0.1:9/dead --mirror bookworm=$HTTPD_URL/nothing-here
+    assert_one_line err
+    assert_file_has_content err "none of its 2 URIs serves its Release"
+    assert_file_has_content err "127.0.0.1:9/dead"
+    assert_file_has_content err "nothing-here"
+    test ! -e m3.json
+'
+
 test_expect_success 'URIs are written only with --record-uris, which --update keeps' '
     sources_for good
     echo hello > packages.txt

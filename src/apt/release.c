@@ -479,15 +479,26 @@ sha256_of_bytes (GBytes *bytes)
   return g_compute_checksum_for_bytes (G_CHECKSUM_SHA256, bytes);
 }
 
-/* Where the source's Release and indices are: URI/dists/SUITE, or for a flat
- * repository URI/PATH. */
+/* Where the source's Release and indices are at URI: URI/dists/SUITE, or
+ * for a flat repository URI/PATH. */
 static char *
-release_base_url (Source *source)
+release_base_url (Source *source, const char *uri)
 {
   if (!source->flat)
-    return g_strdup_printf ("%s/dists/%s", source->uri, source->suite);
+    return g_strdup_printf ("%s/dists/%s", uri, source->suite);
   g_autofree char *path = flat_path (source->suite);
-  return *path == '\0' ? g_strdup (source->uri) : g_strdup_printf ("%s/%s", source->uri, path);
+  return *path == '\0' ? g_strdup (uri) : g_strdup_printf ("%s/%s", uri, path);
+}
+
+/* The source's URIs in the order to try them. */
+static const char *const *
+source_uris (Source *source, const char *fallback[2])
+{
+  if (source->uris != NULL && source->uris[0] != NULL)
+    return (const char *const *) source->uris;
+  fallback[0] = source->uri;
+  fallback[1] = NULL;
+  return fallback;
 }
 
 /* The text of a clearsigned message, its signature not checked: only for a
@@ -515,6 +526,88 @@ clearsigned_text (GBytes *message, const char *what, GError **error)
   return util_fail (error, "%s: clearsigned message without its signature block", what), NULL;
 }
 
+/* What one URI of a source serves: InRelease, or Release (+ Release.gpg). */
+typedef struct {
+  GBytes *fetched;
+  GBytes *detached;    /* Release.gpg, or NULL */
+  char *what;          /* "source \"NAME\": URL", for messages */
+  gboolean clearsigned;
+} ReleaseFiles;
+
+static void
+release_files_clear (ReleaseFiles *files)
+{
+  g_clear_pointer (&files->fetched, g_bytes_unref);
+  g_clear_pointer (&files->detached, g_bytes_unref);
+  g_clear_pointer (&files->what, g_free);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ReleaseFiles, release_files_clear)
+
+static gboolean
+fetch_release_files (Source *source, const char *uri, ReleaseFiles *out, GCancellable *cancellable,
+                     GError **error)
+{
+  g_autofree char *base = release_base_url (source, uri);
+  g_autofree char *inrelease_url = g_strdup_printf ("%s/InRelease", base);
+  g_autoptr(GError) local_error = NULL;
+  out->fetched = fetch_bytes (inrelease_url, cancellable, &local_error);
+  if (out->fetched != NULL)
+    {
+      out->clearsigned = TRUE;
+      out->what = g_strdup_printf ("source \"%s\": %s", source->name, inrelease_url);
+      return TRUE;
+    }
+  if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+    return util_fail (error, "source \"%s\": %s", source->name, local_error->message);
+
+  g_clear_error (&local_error);
+  g_autofree char *release_url = g_strdup_printf ("%s/Release", base);
+  g_autofree char *sig_url = g_strdup_printf ("%s/Release.gpg", base);
+  out->fetched = fetch_bytes (release_url, cancellable, &local_error);
+  if (out->fetched != NULL)
+    out->detached = fetch_bytes (sig_url, cancellable, &local_error);
+  if (out->fetched != NULL && source->trusted)
+    g_clear_error (&local_error);  /* trusted=yes: an unsigned Release will do */
+  else if (out->detached == NULL)
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+        return util_fail (error, "source \"%s\" (%s): no InRelease, no signed Release; "
+                          "is \"%s\" a suite of this repository?%s", source->name, base,
+                          source->suite,
+                          out->fetched != NULL ? " (an unsigned repository is read only with "
+                                                 "trusted=yes on its sources line)" : "");
+      return util_fail (error, "source \"%s\": %s", source->name, local_error->message);
+    }
+  out->what = g_strdup_printf ("source \"%s\": %s", source->name, release_url);
+  return TRUE;
+}
+
+/* The Release files from the first of the source's URIs that serves them;
+ * when none does, the error names what each said. */
+static gboolean
+fetch_release_files_any (Source *source, ReleaseFiles *out, GCancellable *cancellable,
+                         GError **error)
+{
+  const char *one[2];
+  const char *const *uris = source_uris (source, one);
+  g_autoptr(GString) failures = g_string_new ("");
+  for (const char *const *u = uris; *u != NULL; u++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      if (fetch_release_files (source, *u, out, cancellable, &local_error))
+        return TRUE;
+      release_files_clear (out);
+      if (u == uris && u[1] == NULL)
+        {
+          g_propagate_error (error, g_steal_pointer (&local_error));
+          return FALSE;
+        }
+      g_string_append_printf (failures, "%s%s", failures->len > 0 ? "; " : "", local_error->message);
+    }
+  return util_fail (error, "source \"%s\": none of its %u URIs serves its Release: %s", source->name,
+                    g_strv_length ((char **) uris), failures->str);
+}
+
 Release *
 release_fetch (Source *source, GCancellable *cancellable, GError **error)
 {
@@ -526,39 +619,12 @@ release_fetch (Source *source, GCancellable *cancellable, GError **error)
         return NULL;
     }
 
-  g_autofree char *base = release_base_url (source);
-  g_autofree char *inrelease_url = g_strdup_printf ("%s/InRelease", base);
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GBytes) fetched = fetch_bytes (inrelease_url, cancellable, &local_error);
-  g_autoptr(GBytes) detached = NULL;
-  g_autofree char *what = NULL;
-  gboolean clearsigned = fetched != NULL;
-  if (fetched != NULL)
-    what = g_strdup_printf ("source \"%s\": %s", source->name, inrelease_url);
-  else if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-    {
-      g_clear_error (&local_error);
-      g_autofree char *release_url = g_strdup_printf ("%s/Release", base);
-      g_autofree char *sig_url = g_strdup_printf ("%s/Release.gpg", base);
-      fetched = fetch_bytes (release_url, cancellable, &local_error);
-      if (fetched != NULL)
-        detached = fetch_bytes (sig_url, cancellable, &local_error);
-      if (fetched != NULL && source->trusted)
-        g_clear_error (&local_error);  /* trusted=yes: an unsigned Release will do */
-      else if (detached == NULL)
-        {
-          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
-            return util_fail (error, "source \"%s\" (%s): no InRelease, no signed Release; "
-                              "is \"%s\" a suite of this repository?%s", source->name, base,
-                              source->suite,
-                              fetched != NULL ? " (an unsigned repository is read only with "
-                                                "trusted=yes on its sources line)" : ""), NULL;
-          return util_fail (error, "source \"%s\": %s", source->name, local_error->message), NULL;
-        }
-      what = g_strdup_printf ("source \"%s\": %s", source->name, release_url);
-    }
-  else
-    return util_fail (error, "source \"%s\": %s", source->name, local_error->message), NULL;
+  g_auto(ReleaseFiles) files = { NULL };
+  if (!fetch_release_files_any (source, &files, cancellable, error))
+    return NULL;
+  GBytes *fetched = files.fetched, *detached = files.detached;
+  const char *what = files.what;
+  gboolean clearsigned = files.clearsigned;
 
   g_autofree char *fingerprint = NULL;
   g_autoptr(GBytes) text = NULL;
@@ -689,22 +755,32 @@ fetch_index (Release *release, Source *source, const char *path, const char *cac
   if (plain == NULL && stat (dest, &st) == 0)
     return g_steal_pointer (&dest);
 
+  /* The first of the source's URIs that has it with the Release's hash. */
   g_autofree char *dir = g_path_get_dirname (path);
-  g_autofree char *base = release_base_url (source);
   g_autofree char *url = NULL;
-  if (release->acquire_by_hash && g_str_equal (dir, "."))
-    url = g_strdup_printf ("%s/by-hash/SHA256/%s", base, entry->sha256);
-  else if (release->acquire_by_hash)
-    url = g_strdup_printf ("%s/%s/by-hash/SHA256/%s", base, dir, entry->sha256);
-  else
-    url = g_strdup_printf ("%s/%s%s", base, path, suffix);
-
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *downloaded = fetch_cached (url, cache_dir, entry->sha256, entry->size,
-                                              cancellable, &local_error);
+  g_autofree char *downloaded = NULL;
+  g_autoptr(GString) failures = g_string_new ("");
+  const char *one[2];
+  for (const char *const *u = source_uris (source, one); *u != NULL && downloaded == NULL; u++)
+    {
+      g_autofree char *base = release_base_url (source, *u);
+      g_free (url);
+      if (release->acquire_by_hash && g_str_equal (dir, "."))
+        url = g_strdup_printf ("%s/by-hash/SHA256/%s", base, entry->sha256);
+      else if (release->acquire_by_hash)
+        url = g_strdup_printf ("%s/%s/by-hash/SHA256/%s", base, dir, entry->sha256);
+      else
+        url = g_strdup_printf ("%s/%s%s", base, path, suffix);
+      g_autoptr(GError) local_error = NULL;
+      downloaded = fetch_cached (url, cache_dir, entry->sha256, entry->size, cancellable,
+                                 &local_error);
+      if (downloaded == NULL)
+        g_string_append_printf (failures, "%s%s", failures->len > 0 ? "; " : "",
+                                local_error->message);
+    }
   if (downloaded == NULL)
     return util_fail (error, "source \"%s\": %s; the mirror may be out of sync, try again later",
-                      source->name, local_error->message), NULL;
+                      source->name, failures->str), NULL;
 
   if (*suffix == '\0')
     return g_steal_pointer (&downloaded);  /* plain, and verified by fetch_cached */

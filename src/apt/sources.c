@@ -14,6 +14,7 @@ source_free (Source *source)
     return;
   g_free (source->name);
   g_free (source->uri);
+  g_strfreev (source->uris);
   g_free (source->suite);
   g_strfreev (source->components);
   g_strfreev (source->architectures);
@@ -201,11 +202,17 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
   if (!check_values (uris, suites, components, architectures, signed_by, name, origin, error))
     return FALSE;
 
-  guint n_pairs = g_strv_length (uris) * g_strv_length (suites);
+  guint n_pairs = g_strv_length (suites);
+  g_autoptr(GStrvBuilder) all_uris = g_strv_builder_new ();
   for (char **u = uris; *u != NULL; u++)
-    for (char **s = suites; *s != NULL; s++)
+    {
+      g_autofree char *stripped_uri = strip_trailing_slashes (*u);
+      g_strv_builder_add (all_uris, stripped_uri);
+    }
+  g_auto(GStrv) stripped = g_strv_builder_end (all_uris);
+  for (char **s = suites; *s != NULL; s++)
       {
-        g_autofree char *uri = strip_trailing_slashes (*u);
+        g_autofree char *uri = g_strdup (stripped[0]);
         Source *existing = NULL;
         for (guint i = 0; i < list->sources->len; i++)
           {
@@ -229,6 +236,7 @@ add_sources (SourcesList *list, char **uris, char **suites, char **components,
 
         Source *source = g_new0 (Source, 1);
         source->uri = g_steal_pointer (&uri);
+        source->uris = g_strdupv (stripped);
         source->suite = g_strdup (*s);
         source->components = g_strdupv (components);
         source->architectures = g_strdupv (architectures);
@@ -750,11 +758,11 @@ sources_list_filter_arch (SourcesList *list, const char *arch)
     }
 }
 
-gboolean
-source_check_uri (Source *source, GError **error)
+static gboolean
+check_one_uri (Source *source, const char *uri, GError **error)
 {
-  g_autofree char *problem = debpolicy_uri_problem (source->uri);
-  g_autofree char *shown = source->uri != NULL ? g_strescape (source->uri, NULL) : g_strdup ("");
+  g_autofree char *problem = debpolicy_uri_problem (uri);
+  g_autofree char *shown = uri != NULL ? g_strescape (uri, NULL) : g_strdup ("");
   if (problem != NULL)
     return util_fail (error, "%s: source \"%s\": URI \"%s\" %s", source->origin, source->name,
                       shown, problem);
@@ -762,9 +770,21 @@ source_check_uri (Source *source, GError **error)
 }
 
 gboolean
+source_check_uri (Source *source, GError **error)
+{
+  if (source->uris == NULL)
+    return check_one_uri (source, source->uri, error);
+  for (char **u = source->uris; *u != NULL; u++)
+    if (!check_one_uri (source, *u, error))
+      return FALSE;
+  return TRUE;
+}
+
+gboolean
 sources_list_apply_mirrors (SourcesList *list, const char *const *mirrors,
                             const char *const *names, const char *names_where, GError **error)
 {
+  g_autoptr(GHashTable) replaced = g_hash_table_new (NULL, NULL);
   for (const char *const *m = mirrors; m != NULL && *m != NULL; m++)
     {
       const char *eq = strchr (*m, '=');
@@ -793,8 +813,22 @@ sources_list_apply_mirrors (SourcesList *list, const char *const *mirrors,
           s->origin = g_strdup ("--mirror");
           g_ptr_array_add (list->sources, s);
         }
+      /* The first --mirror of a name replaces the source's URIs, later ones
+       * add fallbacks. */
+      g_autofree char *uri = strip_trailing_slashes (eq + 1);
+      if (!g_hash_table_contains (replaced, s))
+        {
+          g_hash_table_add (replaced, s);
+          g_clear_pointer (&s->uris, g_strfreev);
+        }
+      g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+      if (s->uris != NULL)
+        g_strv_builder_addv (b, (const char **) s->uris);
+      g_strv_builder_add (b, uri);
+      g_strfreev (s->uris);
+      s->uris = g_strv_builder_end (b);
       g_free (s->uri);
-      s->uri = strip_trailing_slashes (eq + 1);
+      s->uri = g_strdup (s->uris[0]);
     }
   return TRUE;
 }

@@ -2,8 +2,9 @@
  * deb822 format of *.sources, read from a file given by the user or from the
  * host's own apt configuration.
  *
- * A Source is one (URI, suite) pair with its components, as apt sees it: a
- * deb822 stanza with two URIs and three suites gives six Sources.  A suite
+ * A Source is one suite of an archive with its components, reachable at one
+ * or more URIs (mirrors of each other, tried in order): a deb822 stanza with
+ * two URIs and three suites gives three Sources.  A suite
  * that ends in "/" is an exact path (a flat repository, "deb URI ./"), as in
  * apt: no components, and its name, unless given, is the suite's path or,
  * for "./", the last element of the URI's path (never its host).
@@ -11,7 +12,7 @@
  * Names.  A lockfile must not contain mirror host names, so every source has
  * a name that says *what* it is, not *where*: the deb822 field "X-Name:" (or
  * "Name:") or the one-line option "[name=NAME]" when given (a stanza with
- * several URIs or suites gives "NAME-SUITE" to each, "/" as "-"); otherwise the
+ * several suites gives "NAME-SUITE" to each, "/" as "-"); otherwise the
  * suite ("bookworm", "bookworm-security", with "/" turned into "-").  When two
  * sources of one list would get the same derived name, both get the suite
  * followed by their components ("bookworm-main", "bookworm-contrib"); when
@@ -31,7 +32,11 @@ G_BEGIN_DECLS
 
 typedef struct {
   char *name;           /* see above */
-  char *uri;            /* without a trailing slash */
+  char *uri;            /* without a trailing slash: the first of URIS */
+  char **uris;          /* every URI, in the order they are tried (deb822
+                         * "URIs:" with several, --mirror NAME=URI given
+                         * several times): the next is tried when one does
+                         * not answer or lacks a file */
   char *suite;
   char **components;
   char **architectures; /* "arch=" / Architectures:, or NULL: any */
