@@ -89,6 +89,39 @@ dep_lists_free (DepLists *l)
   g_free (l);
 }
 
+/* "(>= 1.0)" after a name, *PP at its "(": ID so restricted.  *PP moves
+ * past it and the blanks after it. */
+static Id
+parse_relation (Pool *pool, Id id, const char **pp, const char *end)
+{
+  const char *p = *pp + 1;
+  while (p < end && g_ascii_isspace (*p))
+    p++;
+  int flags = 0;
+  for (int i = 0; i < 2 && p < end; i++)
+    {
+      int f = *p == '>' ? REL_GT : *p == '=' ? REL_EQ : *p == '<' ? REL_LT : 0;
+      if (f == 0)
+        break;
+      flags |= f;
+      p++;
+    }
+  while (p < end && g_ascii_isspace (*p))
+    p++;
+  const char *evr = p;
+  while (p < end && !g_ascii_isspace (*p) && *p != ')')
+    p++;
+  Id evr_id = pool_strn2id (pool, evr, p - evr, 1);
+  while (p < end && *p != ')')
+    p++;
+  if (p < end)
+    p++;
+  while (p < end && g_ascii_isspace (*p))
+    p++;
+  *pp = p;
+  return pool_rel2id (pool, id, evr_id, flags, 1);
+}
+
 /* One alternative, or an OR of the rest: as libsolv's repo_deb.c reads it. */
 static Id
 parse_dep (Pool *pool, const char **pp, const char *end)
@@ -113,33 +146,7 @@ parse_dep (Pool *pool, const char **pp, const char *end)
     id = pool_strn2id (pool, name, name_end - name, 1);
 
   if (p < end && *p == '(')
-    {
-      p++;
-      while (p < end && g_ascii_isspace (*p))
-        p++;
-      int flags = 0;
-      for (int i = 0; i < 2 && p < end; i++)
-        {
-          int f = *p == '>' ? REL_GT : *p == '=' ? REL_EQ : *p == '<' ? REL_LT : 0;
-          if (f == 0)
-            break;
-          flags |= f;
-          p++;
-        }
-      while (p < end && g_ascii_isspace (*p))
-        p++;
-      const char *evr = p;
-      while (p < end && !g_ascii_isspace (*p) && *p != ')')
-        p++;
-      Id evr_id = pool_strn2id (pool, evr, p - evr, 1);
-      while (p < end && *p != ')')
-        p++;
-      if (p < end)
-        p++;
-      while (p < end && g_ascii_isspace (*p))
-        p++;
-      id = pool_rel2id (pool, id, evr_id, flags, 1);
-    }
+    id = parse_relation (pool, id, &p, end);
   if (p < end && *p == '|')
     {
       p++;

@@ -376,6 +376,30 @@ sweep (Resolver *r, Queue *installed)
   map_free (&roots);
 }
 
+/* Whatever failed on the way, what counts is the end: every target in,
+ * every dependency of what is in met. */
+static gboolean
+walk_holds (Resolver *r, Queue *targets)
+{
+  for (int i = 0; i < targets->count; i++)
+    if (!MAPTST (&r->marked, targets->elements[i]))
+      return FALSE;
+  gboolean holds = TRUE;
+  Queue marked;
+  queue_init (&marked);
+  marked_packages (r, &marked);
+  for (int i = 0; i < marked.count && holds; i++)
+    {
+      DepLists *l = dep_lists (r, marked.elements[i]);
+      for (int j = 0; j < l->pre_depends.count && holds; j++)
+        holds = satisfied_by_marked (r, l->pre_depends.elements[j]);
+      for (int j = 0; j < l->depends.count && holds; j++)
+        holds = satisfied_by_marked (r, l->depends.elements[j]);
+    }
+  queue_free (&marked);
+  return holds;
+}
+
 /* One apt run: mark every target (as apt-get install does first), then
  * walk their dependencies in order. */
 void
@@ -401,23 +425,5 @@ walk_phase (Resolver *r, Queue *targets, Queue *installed)
     }
   repair (r);
   sweep (r, installed);
-
-  /* Whatever failed on the way, what counts is the end: every target in,
-   * every dependency of what is in met. */
-  r->walk_failed = FALSE;
-  for (int i = 0; i < targets->count; i++)
-    if (!MAPTST (&r->marked, targets->elements[i]))
-      r->walk_failed = TRUE;
-  Queue marked;
-  queue_init (&marked);
-  marked_packages (r, &marked);
-  for (int i = 0; i < marked.count && !r->walk_failed; i++)
-    {
-      DepLists *l = dep_lists (r, marked.elements[i]);
-      for (int j = 0; j < l->pre_depends.count && !r->walk_failed; j++)
-        r->walk_failed = !satisfied_by_marked (r, l->pre_depends.elements[j]);
-      for (int j = 0; j < l->depends.count && !r->walk_failed; j++)
-        r->walk_failed = !satisfied_by_marked (r, l->depends.elements[j]);
-    }
-  queue_free (&marked);
+  r->walk_failed = !walk_holds (r, targets);
 }
