@@ -68,6 +68,8 @@ resolve_source_free (ResolveSource *source)
   g_free (source);
 }
 
+/* libsolv on INSTALL and TARGETS (TARGETS may be NULL) plus the apt walk's
+ * choices: as packages to install when EXACT, else as favors. */
 static Solver *
 run_solver (Resolver *r, Queue *install, Queue *targets, gboolean exact)
 {
