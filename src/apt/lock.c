@@ -86,92 +86,124 @@ check_not_older (Source *source, Release *release, Lockfile *previous, GError **
   return TRUE;
 }
 
-Lockfile *
-lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
-              Lockfile *previous, GCancellable *cancellable, GError **error)
+/* Every source's Release and indices, one thread each.  On failure: the
+ * first error in the sources' order, so the error does not depend on
+ * timing, and every job cleared. */
+static gboolean
+fetch_sources (SourceJob *jobs, guint n, GError **error)
 {
-  g_autoptr(Lockfile) lock = lockfile_new ();
-  g_autoptr(GPtrArray) resolve_sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
-  gboolean merged_usr = FALSE, merged_usr_known = FALSE;
-
-  for (guint i = 0; i < sources->sources->len; i++)
-    if (!source_check_uri (sources->sources->pdata[i], error))
-      return NULL;
-
-  guint n = sources->sources->len;  /* sources, one thread each */
-  g_autofree SourceJob *jobs = g_new0 (SourceJob, n);
   g_autofree GThread **threads = g_new0 (GThread *, n);
   release_init ();
   for (guint i = 0; i < n; i++)
-    {
-      jobs[i] = (SourceJob) { sources->sources->pdata[i], req->architecture, cache, cancellable };
-      threads[i] = g_thread_new ("source", fetch_source_thread, &jobs[i]);
-    }
+    threads[i] = g_thread_new ("source", fetch_source_thread, &jobs[i]);
   for (guint i = 0; i < n; i++)
     g_thread_join (threads[i]);
-  /* The first failure in the sources' order, so the error does not depend
-   * on timing. */
   for (guint i = 0; i < n; i++)
     if (jobs[i].error != NULL)
       {
         g_propagate_error (error, g_steal_pointer (&jobs[i].error));
         for (guint j = 0; j < n; j++)
           source_job_clear (&jobs[j]);
-        return NULL;
+        return FALSE;
       }
+  return TRUE;
+}
+
+/* A fetched source as the resolver reads it: its name, pin and indices. */
+static ResolveSource *
+resolve_source_from (SourceJob *job)
+{
+  ResolveSource *rs = resolve_source_new (job->source->name, job->source->pin_priority);
+  for (guint j = 0; j < job->indices->len; j++)
+    g_ptr_array_add (rs->index_paths, g_strdup (job->indices->pdata[j]));
+  return rs;
+}
+
+/* A fetched source as the lockfile records it. */
+static LockSource *
+lock_source_from (const LockRequest *req, SourceJob *job)
+{
+  Source *source = job->source;
+  Release *release = job->release;
+  LockSource *ls = g_new0 (LockSource, 1);
+  ls->name = g_strdup (source->name);
+  ls->suite = g_strdup (source->suite);
+  ls->codename = g_strdup (release->codename);
+  ls->origin = g_strdup (release->origin);
+  ls->version = g_strdup (release->version);
+  ls->components = g_strdupv (source->components);
+  const char *archs[] = { req->architecture,
+                          release_has_separate_all (release) ? "all" : NULL, NULL };
+  ls->architectures = g_strdupv ((char **) archs);
+  ls->pin_priority = source->pin_priority;
+  ls->fingerprint = g_strdup (release->fingerprint);
+  ls->trusted = source->trusted;
+  ls->inrelease_sha256 = g_strdup (release->file_sha256);
+  ls->date = g_strdup (release->date);
+  ls->uri = req->record_uris ? g_strdup (source->uri) : NULL;
+  return ls;
+}
+
+/* The sources, fetched and verified: to the lockfile's sources and to the
+ * resolver's (RESOLVE_SOURCES); whether the image is merged-/usr by
+ * default, from the first Debian or Ubuntu source. */
+static gboolean
+lock_sources (Lockfile *lock, const LockRequest *req, SourcesList *sources, const char *cache,
+              Lockfile *previous, GPtrArray *resolve_sources, gboolean *out_merged_usr,
+              GCancellable *cancellable, GError **error)
+{
+  gboolean merged_usr = FALSE, merged_usr_known = FALSE;
+  guint n = sources->sources->len;
+  g_autofree SourceJob *jobs = g_new0 (SourceJob, n);
+  for (guint i = 0; i < n; i++)
+    jobs[i] = (SourceJob) { sources->sources->pdata[i], req->architecture, cache, cancellable };
+  if (!fetch_sources (jobs, n, error))
+    return FALSE;
 
   for (guint i = 0; i < n; i++)
     if (!check_not_older (jobs[i].source, jobs[i].release, previous, error))
       {
         for (guint j = 0; j < n; j++)
           source_job_clear (&jobs[j]);
-        return NULL;
+        return FALSE;
       }
 
   for (guint i = 0; i < n; i++)
     {
-      Source *source = jobs[i].source;
-      Release *release = jobs[i].release;
-      GPtrArray *indices = jobs[i].indices;
-
-      ResolveSource *rs = resolve_source_new (source->name, source->pin_priority);
-      for (guint j = 0; j < indices->len; j++)
-        g_ptr_array_add (rs->index_paths, g_strdup (indices->pdata[j]));
-      g_ptr_array_add (resolve_sources, rs);
-
+      g_ptr_array_add (resolve_sources, resolve_source_from (&jobs[i]));
       if (!merged_usr_known)
-        merged_usr = release_is_merged_usr (release, &merged_usr_known);
-
-      LockSource *ls = g_new0 (LockSource, 1);
-      ls->name = g_strdup (source->name);
-      ls->suite = g_strdup (source->suite);
-      ls->codename = g_strdup (release->codename);
-      ls->origin = g_strdup (release->origin);
-      ls->version = g_strdup (release->version);
-      ls->components = g_strdupv (source->components);
-      const char *archs[] = { req->architecture,
-                              release_has_separate_all (release) ? "all" : NULL, NULL };
-      ls->architectures = g_strdupv ((char **) archs);
-      ls->pin_priority = source->pin_priority;
-      ls->fingerprint = g_strdup (release->fingerprint);
-      ls->trusted = source->trusted;
-      ls->inrelease_sha256 = g_strdup (release->file_sha256);
-      ls->date = g_strdup (release->date);
-      ls->uri = req->record_uris ? g_strdup (source->uri) : NULL;
-      g_ptr_array_add (lock->sources, ls);
+        merged_usr = release_is_merged_usr (jobs[i].release, &merged_usr_known);
+      g_ptr_array_add (lock->sources, lock_source_from (req, &jobs[i]));
     }
   for (guint i = 0; i < n; i++)
     source_job_clear (&jobs[i]);
+  *out_merged_usr = merged_usr;
+  return TRUE;
+}
 
-  /* Parsed indices are kept beside the downloaded ones: a warm lock reads
-   * them back instead of decompressing and parsing the whole archive. */
-  g_autofree char *parsed_cache = cache != NULL ? g_build_filename (cache, "parsed", NULL) : NULL;
-  ResolveRequest request = { req->packages, req->variant, req->architecture, req->recommends,
-                             parsed_cache };
-  g_autoptr(GPtrArray) packages = resolve_request (resolve_sources, &request, error);
-  if (packages == NULL)
-    return NULL;
+static LockPackage *
+lock_package_from (DebPackage *p)
+{
+  LockPackage *lp = g_new0 (LockPackage, 1);
+  lp->name = g_strdup (p->name);
+  lp->version = g_strdup (p->version);
+  lp->architecture = g_strdup (p->architecture);
+  lp->source = g_strdup (p->source_name);
+  lp->filename = g_strdup (p->filename);
+  lp->size = (gint64) p->size;
+  lp->sha256 = g_strdup (p->sha256);
+  lp->essential = p->essential;
+  lp->priority = g_strdup (p->priority);
+  lp->multi_arch = g_strdup (p->multi_arch);
+  return lp;
+}
 
+/* The resolved PACKAGES (in install order) to the lockfile's packages and
+ * its install order, which names a package "name:arch" only when the name
+ * alone is ambiguous. */
+static void
+lock_packages (Lockfile *lock, GPtrArray *packages)
+{
   g_autoptr(GHashTable) name_count = g_hash_table_new (g_str_hash, g_str_equal);
   for (guint i = 0; i < packages->len; i++)
     {
@@ -182,32 +214,18 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
   for (guint i = 0; i < packages->len; i++)
     {
       DebPackage *p = packages->pdata[i];
-      LockPackage *lp = g_new0 (LockPackage, 1);
-      lp->name = g_strdup (p->name);
-      lp->version = g_strdup (p->version);
-      lp->architecture = g_strdup (p->architecture);
-      lp->source = g_strdup (p->source_name);
-      lp->filename = g_strdup (p->filename);
-      lp->size = (gint64) p->size;
-      lp->sha256 = g_strdup (p->sha256);
-      lp->essential = p->essential;
-      lp->priority = g_strdup (p->priority);
-      lp->multi_arch = g_strdup (p->multi_arch);
-      g_ptr_array_add (lock->packages, lp);
+      g_ptr_array_add (lock->packages, lock_package_from (p));
       if (GPOINTER_TO_UINT (g_hash_table_lookup (name_count, p->name)) > 1)
         g_ptr_array_add (lock->install_order, g_strdup_printf ("%s:%s", p->name, p->architecture));
       else
         g_ptr_array_add (lock->install_order, g_strdup (p->name));
     }
-  lockfile_sort (lock);
+}
 
-  if (g_str_equal (req->merged_usr, "yes"))
-    merged_usr = TRUE;
-  else if (g_str_equal (req->merged_usr, "no"))
-    merged_usr = FALSE;
-  lock->merged_usr = merged_usr;
-
-  /* The request, as it will be read back by --update. */
+/* The request, as it will be read back by --update. */
+static void
+lock_record_request (Lockfile *lock, const LockRequest *req, SourcesList *sources)
+{
   lock->request.packages = g_strdupv (req->packages);
   lock->request.variant = g_strdup (req->variant);
   lock->request.architecture = g_strdup (req->architecture);
@@ -220,7 +238,40 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
   for (guint i = 0; i < sources->sources->len; i++)
     g_strv_builder_add (names, ((Source *) sources->sources->pdata[i])->name);
   lock->request.sources = g_strv_builder_end (names);
+}
 
+Lockfile *
+lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
+              Lockfile *previous, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(Lockfile) lock = lockfile_new ();
+  g_autoptr(GPtrArray) resolve_sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
+  gboolean merged_usr = FALSE;
+
+  for (guint i = 0; i < sources->sources->len; i++)
+    if (!source_check_uri (sources->sources->pdata[i], error))
+      return NULL;
+  if (!lock_sources (lock, req, sources, cache, previous, resolve_sources, &merged_usr,
+                     cancellable, error))
+    return NULL;
+
+  /* Parsed indices are kept beside the downloaded ones: a warm lock reads
+   * them back instead of decompressing and parsing the whole archive. */
+  g_autofree char *parsed_cache = cache != NULL ? g_build_filename (cache, "parsed", NULL) : NULL;
+  ResolveRequest request = { req->packages, req->variant, req->architecture, req->recommends,
+                             parsed_cache };
+  g_autoptr(GPtrArray) packages = resolve_request (resolve_sources, &request, error);
+  if (packages == NULL)
+    return NULL;
+  lock_packages (lock, packages);
+  lockfile_sort (lock);
+
+  if (g_str_equal (req->merged_usr, "yes"))
+    merged_usr = TRUE;
+  else if (g_str_equal (req->merged_usr, "no"))
+    merged_usr = FALSE;
+  lock->merged_usr = merged_usr;
+  lock_record_request (lock, req, sources);
   return g_steal_pointer (&lock);
 }
 

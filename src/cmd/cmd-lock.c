@@ -119,139 +119,187 @@ check_choice (CmdInvocation *inv, const char *option, const char *value,
   return cmd_usage_error (inv, error, "%s \"%s\": expected %s", option, value, joined);
 }
 
-gboolean
-cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
-          GError **error)
+/* The command line. */
+typedef struct {
+  char *output;
+  char *sources_path;
+  char *arch;
+  char *variant;
+  char *cache;
+  char *merged_usr;
+  char *suite;
+  char **mirrors;
+  gboolean recommends;
+  gboolean update;
+  gboolean record_uris;
+} LockOptions;
+
+static void
+lock_options_clear (LockOptions *o)
 {
-  g_autofree char *output = NULL;
-  g_autofree char *sources_path = NULL;
-  g_autofree char *arch = NULL;
-  g_autofree char *variant = NULL;
-  g_autofree char *cache = NULL;
-  g_autofree char *merged_usr = NULL;
-  g_autofree char *suite = NULL;
-  g_auto(GStrv) mirrors = NULL;
-  gboolean recommends = FALSE;
-  gboolean update = FALSE;
-  gboolean record_uris = FALSE;
+  g_free (o->output);
+  g_free (o->sources_path);
+  g_free (o->arch);
+  g_free (o->variant);
+  g_free (o->cache);
+  g_free (o->merged_usr);
+  g_free (o->suite);
+  g_strfreev (o->mirrors);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LockOptions, lock_options_clear)
+
+static gboolean
+parse_options (CmdInvocation *inv, LockOptions *o, int *argc, char ***argv, GError **error)
+{
   const GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output,
       "the lockfile to write (default: PACKAGES.txt with .lock.json)", "LOCKFILE" },
-    { "sources", 0, 0, G_OPTION_ARG_FILENAME, &sources_path,
+    { "sources", 0, 0, G_OPTION_ARG_FILENAME, &o->sources_path,
       "apt sources, one-line or deb822 (default: the host's /etc/apt configuration)", "FILE" },
-    { "arch", 0, 0, G_OPTION_ARG_STRING, &arch,
+    { "arch", 0, 0, G_OPTION_ARG_STRING, &o->arch,
       "dpkg architecture of the image (default: the host's)", "ARCH" },
-    { "variant", 0, 0, G_OPTION_ARG_STRING, &variant,
+    { "variant", 0, 0, G_OPTION_ARG_STRING, &o->variant,
       "essential, apt, minbase, required, buildd, important, standard or custom "
       "(default: essential plus the listed packages)", "VARIANT" },
-    { "recommends", 0, 0, G_OPTION_ARG_NONE, &recommends, "install Recommends too", NULL },
-    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &cache,
+    { "recommends", 0, 0, G_OPTION_ARG_NONE, &o->recommends, "install Recommends too", NULL },
+    { "cache", 0, 0, G_OPTION_ARG_FILENAME, &o->cache,
       "where verified indices are kept (default: build/cache/lists)", "DIR" },
-    { "suite", 0, 0, G_OPTION_ARG_STRING, &suite,
+    { "suite", 0, 0, G_OPTION_ARG_STRING, &o->suite,
       "lock another release of the configured archives: the sources named after their suite "
       "move to it (bookworm-security becomes trixie-security); recorded for build", "CODENAME" },
-    { "merged-usr", 0, 0, G_OPTION_ARG_STRING, &merged_usr,
+    { "merged-usr", 0, 0, G_OPTION_ARG_STRING, &o->merged_usr,
       "auto (Debian 12+, Ubuntu 20.10+), yes or no", "auto|yes|no" },
-    { "mirror", 0, 0, G_OPTION_ARG_STRING_ARRAY, &mirrors,
+    { "mirror", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->mirrors,
       "fetch source NAME from URI instead (repeatable; recorded only with --record-uris)", "NAME=URI" },
-    { "record-uris", 0, 0, G_OPTION_ARG_NONE, &record_uris,
+    { "record-uris", 0, 0, G_OPTION_ARG_NONE, &o->record_uris,
       "write each source's URI into the lockfile (never do this for a committed lockfile "
       "that must not name hosts)", NULL },
-    { "update", 0, 0, G_OPTION_ARG_NONE, &update,
+    { "update", 0, 0, G_OPTION_ARG_NONE, &o->update,
       "re-resolve LOCKFILE from the request it records", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "PACKAGES.txt | --update LOCKFILE",
                   "Resolve a package list against signed apt sources into a lockfile.",
-                  entries, &argc, &argv, error))
+                  entries, argc, argv, error))
     return FALSE;
-  if (argc != 2)
-    return cmd_usage_error (inv, error, argc < 2 ? "expected %s" : "unexpected argument \"%s\"",
-                            argc < 2 ? (update ? "LOCKFILE" : "PACKAGES.txt") : argv[2]);
+  if (*argc != 2)
+    return cmd_usage_error (inv, error, *argc < 2 ? "expected %s" : "unexpected argument \"%s\"",
+                            *argc < 2 ? (o->update ? "LOCKFILE" : "PACKAGES.txt") : (*argv)[2]);
   static const char *const merged_choices[] = { "auto", "yes", "no", NULL };
-  if (!check_choice (inv, "--variant", variant, lock_variants (), error)
-      || !check_choice (inv, "--merged-usr", merged_usr, merged_choices, error))
+  return check_choice (inv, "--variant", o->variant, lock_variants (), error)
+         && check_choice (inv, "--merged-usr", o->merged_usr, merged_choices, error);
+}
+
+/* What is locked: the request, and the lockfile it was read from (with
+ * --update) or the package list it holds (without). */
+typedef struct {
+  LockRequest req;          /* borrows from the fields below and the options */
+  Lockfile *previous;
+  char **packages;
+  char *sources_path;       /* the sources file to read; NULL: the host's */
+} LockInput;
+
+static void
+lock_input_clear (LockInput *in)
+{
+  g_clear_pointer (&in->previous, lockfile_free);
+  g_strfreev (in->packages);
+  g_free (in->sources_path);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LockInput, lock_input_clear)
+
+/* --update LOCKFILE: the request the lockfile records. */
+static gboolean
+input_from_lockfile (CmdInvocation *inv, LockOptions *o, const char *path, LockInput *in,
+                     GError **error)
+{
+  if (o->arch != NULL || o->variant != NULL || o->recommends || o->merged_usr != NULL
+      || o->record_uris || o->suite != NULL)
+    return cmd_usage_error (inv, error, "--update takes the request from the lockfile; "
+                            "only -o, --sources, --cache and --mirror go with it");
+  in->previous = lockfile_load (path, error);
+  if (in->previous == NULL)
     return FALSE;
+  in->req = in->previous->request;
+  if (o->output == NULL)
+    o->output = g_strdup (path);
+  /* --sources replaces the recorded sources file (the same source
+   * names must be in it): the way to update on another machine. */
+  in->sources_path = o->sources_path != NULL ? g_strdup (o->sources_path)
+                                             : lockfile_request_sources_path (in->previous, path);
+  return TRUE;
+}
 
-  g_autoptr(Lockfile) previous = NULL;
-  LockRequest req = { NULL };
-  g_auto(GStrv) packages = NULL;
-  g_autofree char *sources_file_for_request = NULL;
-  g_autofree char *resolved_sources_path = NULL;
+/* PACKAGES.txt and the options. */
+static gboolean
+input_from_package_list (CmdInvocation *inv, LockOptions *o, const char *path, LockInput *in,
+                         GError **error)
+{
+  in->packages = read_package_list (path, error);
+  if (in->packages == NULL)
+    return FALSE;
+  if (o->output == NULL)
+    o->output = default_output (path);
+  if (o->arch == NULL && (o->arch = host_architecture (error)) == NULL)
+    return FALSE;
+  if (debpolicy_arch_problem (o->arch) != NULL)
+    return cmd_usage_error (inv, error, "--arch \"%s\" %s", o->arch,
+                            debpolicy_arch_problem (o->arch));
+  in->req.packages = in->packages;
+  in->req.variant = o->variant;
+  in->req.architecture = o->arch;
+  in->req.recommends = o->recommends;
+  in->req.merged_usr = o->merged_usr != NULL ? o->merged_usr : "auto";
+  in->req.record_uris = o->record_uris;
+  in->req.suite = o->suite;
+  in->sources_path = g_strdup (o->sources_path);
+  return TRUE;
+}
 
-  if (update)
-    {
-      if (arch != NULL || variant != NULL || recommends || merged_usr != NULL || record_uris
-          || suite != NULL)
-        return cmd_usage_error (inv, error, "--update takes the request from the lockfile; "
-                                "only -o, --sources, --cache and --mirror go with it");
-      previous = lockfile_load (argv[1], error);
-      if (previous == NULL)
-        return FALSE;
-      req = previous->request;
-      if (output == NULL)
-        output = g_strdup (argv[1]);
-      /* --sources replaces the recorded sources file (the same source
-       * names must be in it): the way to update on another machine. */
-      resolved_sources_path = sources_path != NULL ? g_strdup (sources_path)
-                                                   : lockfile_request_sources_path (previous, argv[1]);
-    }
-  else
-    {
-      packages = read_package_list (argv[1], error);
-      if (packages == NULL)
-        return FALSE;
-      if (output == NULL)
-        output = default_output (argv[1]);
-      if (arch == NULL && (arch = host_architecture (error)) == NULL)
-        return FALSE;
-      if (debpolicy_arch_problem (arch) != NULL)
-        return cmd_usage_error (inv, error, "--arch \"%s\" %s", arch, debpolicy_arch_problem (arch));
-      req.packages = packages;
-      req.variant = variant;
-      req.architecture = arch;
-      req.recommends = recommends;
-      req.merged_usr = merged_usr != NULL ? merged_usr : "auto";
-      req.record_uris = record_uris;
-      req.suite = suite;
-      resolved_sources_path = g_strdup (sources_path);
-    }
-
-  g_autoptr(SourcesList) sources = sources_load (resolved_sources_path, error);
+/* The sources to lock: the ones the lockfile names (--update), else every
+ * source of the image's architecture; moved to --suite, --mirror applied. */
+static SourcesList *
+sources_to_lock (LockOptions *o, LockInput *in, GError **error)
+{
+  g_autoptr(SourcesList) sources = sources_load (in->sources_path, error);
   if (sources == NULL)
-    return FALSE;
-  if (req.suite != NULL && !sources_list_set_suite (sources, req.suite, error))
-    return FALSE;
-  if (update)
+    return NULL;
+  if (in->req.suite != NULL && !sources_list_set_suite (sources, in->req.suite, error))
+    return NULL;
+  if (o->update)
     {
-      if (!sources_list_select (sources, (const char *const *) req.sources, error))
-        return FALSE;
+      if (!sources_list_select (sources, (const char *const *) in->req.sources, error))
+        return NULL;
     }
   else
     {
-      sources_list_filter_arch (sources, req.architecture);
+      sources_list_filter_arch (sources, in->req.architecture);
       if (sources->sources->len == 0)
-        return util_fail (error, "no source carries architecture %s", req.architecture);
+        return util_fail (error, "no source carries architecture %s", in->req.architecture), NULL;
     }
-  if (!apply_mirrors (sources, mirrors, error))
-    return FALSE;
+  if (!apply_mirrors (sources, o->mirrors, error))
+    return NULL;
+  return g_steal_pointer (&sources);
+}
 
-  /* The request stores a relative sources file relative to the lockfile, so
-   * both can move together (a repository checkout); an absolute one stays
-   * absolute. */
-  const char *given = update && sources_path == NULL ? req.sources_file : sources_path;
-  if (given != NULL)
-    sources_file_for_request = g_path_is_absolute (given)
-                                 ? g_strdup (given)
-                                 : lockfile_relative_path (resolved_sources_path, output);
-  LockRequest effective = req;
-  effective.sources_file = sources_file_for_request;
+/* The sources file as the request records it: relative to the lockfile, so
+ * both can move together (a repository checkout); an absolute one stays
+ * absolute. */
+static char *
+request_sources_file (LockOptions *o, LockInput *in)
+{
+  const char *given = o->update && o->sources_path == NULL ? in->req.sources_file
+                                                           : o->sources_path;
+  if (given == NULL)
+    return NULL;
+  return g_path_is_absolute (given) ? g_strdup (given)
+                                    : lockfile_relative_path (in->sources_path, o->output);
+}
 
-  g_autoptr(Lockfile) lock = lock_resolve (&effective, sources,
-                                           cache != NULL ? cache : "build/cache/lists",
-                                           previous, cancellable, error);
-  if (lock == NULL)
-    return FALSE;
+/* One line for each source read without a signature check. */
+static void
+warn_trusted (Lockfile *lock)
+{
   for (guint i = 0; i < lock->sources->len; i++)
     {
       LockSource *s = lock->sources->pdata[i];
@@ -259,10 +307,37 @@ cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
         g_printerr ("apt2ostree lock: warning: source \"%s\" is trusted=yes: its Release and "
                     "packages are not checked against any signing key\n", s->name);
     }
-  if (!lockfile_write (lock, output, error))
+}
+
+gboolean
+cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+          GError **error)
+{
+  g_auto(LockOptions) o = { NULL };
+  if (!parse_options (inv, &o, &argc, &argv, error))
     return FALSE;
-  g_print ("%s: %u packages from %u sources\n", output, lock->packages->len, lock->sources->len);
-  if (previous != NULL)
-    print_changes (previous, lock);
+  g_auto(LockInput) in = { { NULL } };
+  if (o.update ? !input_from_lockfile (inv, &o, argv[1], &in, error)
+               : !input_from_package_list (inv, &o, argv[1], &in, error))
+    return FALSE;
+  g_autoptr(SourcesList) sources = sources_to_lock (&o, &in, error);
+  if (sources == NULL)
+    return FALSE;
+
+  g_autofree char *sources_file = request_sources_file (&o, &in);
+  LockRequest effective = in.req;
+  effective.sources_file = sources_file;
+  g_autoptr(Lockfile) lock = lock_resolve (&effective, sources,
+                                           o.cache != NULL ? o.cache : "build/cache/lists",
+                                           in.previous, cancellable, error);
+  if (lock == NULL)
+    return FALSE;
+  warn_trusted (lock);
+  if (!lockfile_write (lock, o.output, error))
+    return FALSE;
+  g_print ("%s: %u packages from %u sources\n", o.output, lock->packages->len,
+           lock->sources->len);
+  if (in.previous != NULL)
+    print_changes (in.previous, lock);
   return TRUE;
 }

@@ -51,42 +51,65 @@ pair_in_help (const char *option_name, const char *value, gpointer data, GError 
   return FALSE;
 }
 
-gboolean
-cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
-         GError **error)
+/* The command line: the options before "--" (PAIRS taken out), the
+ * command after it. */
+typedef struct {
+  int opt_argc;
+  char **opt_argv;       /* argv[0] and the options, NULL-terminated */
+  int cmd_start;         /* the index of "--" in argv, or -1 */
+  GPtrArray *binds, *ro_binds, *setenv;   /* SRC, DEST, SRC, DEST, … */
+  char *out_ref, *capture, *workdir;
+  gboolean chroot, network, keep, verbose;
+} ModArgs;
+
+static void
+mod_args_clear (ModArgs *a)
 {
-  /* Everything after "--" is the command. */
-  int cmd_start = -1;
+  g_free (a->opt_argv);
+  g_clear_pointer (&a->binds, g_ptr_array_unref);
+  g_clear_pointer (&a->ro_binds, g_ptr_array_unref);
+  g_clear_pointer (&a->setenv, g_ptr_array_unref);
+  g_free (a->out_ref);
+  g_free (a->capture);
+  g_free (a->workdir);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ModArgs, mod_args_clear)
+
+/* Everything after "--" is the command; the pairs go before GOption sees
+ * the rest. */
+static gboolean
+split_at_command (CmdInvocation *inv, int argc, char **argv, ModArgs *a, GError **error)
+{
+  a->cmd_start = -1;
   for (int i = 1; i < argc; i++)
     if (g_str_equal (argv[i], "--"))
       {
-        cmd_start = i;
+        a->cmd_start = i;
         break;
       }
-  int opt_argc = cmd_start >= 0 ? cmd_start : argc;
-  g_autofree char **opt_argv = g_new0 (char *, opt_argc + 1);
-  memcpy (opt_argv, argv, opt_argc * sizeof (char *));
+  a->opt_argc = a->cmd_start >= 0 ? a->cmd_start : argc;
+  a->opt_argv = g_new0 (char *, a->opt_argc + 1);
+  memcpy (a->opt_argv, argv, a->opt_argc * sizeof (char *));
 
-  g_autoptr(GPtrArray) binds = g_ptr_array_new ();
-  g_autoptr(GPtrArray) ro_binds = g_ptr_array_new ();
-  g_autoptr(GPtrArray) setenv = g_ptr_array_new ();
-  PairOption pairs[] = { { "--bind", binds }, { "--ro-bind", ro_binds },
-                         { "--setenv", setenv } };
-  if (!take_pairs (inv, &opt_argc, opt_argv, pairs, G_N_ELEMENTS (pairs), error))
-    return FALSE;
+  a->binds = g_ptr_array_new ();
+  a->ro_binds = g_ptr_array_new ();
+  a->setenv = g_ptr_array_new ();
+  PairOption pairs[] = { { "--bind", a->binds }, { "--ro-bind", a->ro_binds },
+                         { "--setenv", a->setenv } };
+  return take_pairs (inv, &a->opt_argc, a->opt_argv, pairs, G_N_ELEMENTS (pairs), error);
+}
 
-  g_autofree char *out_ref = NULL;
-  g_autofree char *capture = NULL;
-  g_autofree char *workdir = NULL;
-  gboolean chroot = FALSE, network = FALSE, keep = FALSE, verbose = FALSE;
+static gboolean
+parse_options (CmdInvocation *inv, int argc, ModArgs *a, GError **error)
+{
   const GOptionEntry entries[] = {
-    { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the result to this ref", "OUT" },
-    { "chroot", 0, 0, G_OPTION_ARG_NONE, &chroot,
+    { "ref", 0, 0, G_OPTION_ARG_STRING, &a->out_ref, "Write the result to this ref", "OUT" },
+    { "chroot", 0, 0, G_OPTION_ARG_NONE, &a->chroot,
       "The tree is / (with /dev, /proc, /tmp, /run from the sandbox); else it is /work "
       "over the host's /usr, read-only", NULL },
-    { "capture-subdir", 0, 0, G_OPTION_ARG_STRING, &capture,
+    { "capture-subdir", 0, 0, G_OPTION_ARG_STRING, &a->capture,
       "OUT is this directory of the tree after the command", "PATH" },
-    { "workdir", 0, 0, G_OPTION_ARG_FILENAME, &workdir,
+    { "workdir", 0, 0, G_OPTION_ARG_FILENAME, &a->workdir,
       "Scratch directory, on the repository's filesystem (default: REPO/tmp)", "DIR" },
     { "bind", 0, 0, G_OPTION_ARG_CALLBACK, pair_in_help,
       "Bind the host's SRC on DEST in the sandbox (not committed)", "SRC DEST" },
@@ -94,10 +117,10 @@ cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
       "SRC DEST" },
     { "setenv", 0, 0, G_OPTION_ARG_CALLBACK, pair_in_help,
       "Set an environment variable for the command", "VAR VALUE" },
-    { "network", 0, 0, G_OPTION_ARG_NONE, &network, "Share the host's network", NULL },
-    { "keep-on-failure", 0, 0, G_OPTION_ARG_NONE, &keep,
+    { "network", 0, 0, G_OPTION_ARG_NONE, &a->network, "Share the host's network", NULL },
+    { "keep-on-failure", 0, 0, G_OPTION_ARG_NONE, &a->keep,
       "Keep the scratch directory when the command fails", NULL },
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
       "Show the command's output as it runs (it is kept quiet otherwise), and the time "
       "each step took", NULL },
     { NULL }
@@ -108,34 +131,51 @@ cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                   "repository is never written through; only what the command changed is read\n"
                   "back.  The environment holds only PATH, LC_ALL=C.UTF-8, SOURCE_DATE_EPOCH\n"
                   "and what --setenv adds; there is no network unless --network.",
-                  entries, &opt_argc, &opt_argv, error))
+                  entries, &a->opt_argc, &a->opt_argv, error))
     return FALSE;
-  if (out_ref == NULL)
+  if (a->out_ref == NULL)
     return cmd_usage_error (inv, error, "--ref OUT is required");
-  if (opt_argc != 2)
-    return cmd_usage_error (inv, error, opt_argc < 2 ? "expected IN" : "expected one IN");
-  if (cmd_start < 0 || cmd_start + 1 >= argc)
+  if (a->opt_argc != 2)
+    return cmd_usage_error (inv, error, a->opt_argc < 2 ? "expected IN" : "expected one IN");
+  if (a->cmd_start < 0 || a->cmd_start + 1 >= argc)
     return cmd_usage_error (inv, error, "expected -- COMMAND after IN");
+  return TRUE;
+}
 
-  g_ptr_array_add (binds, NULL);
-  g_ptr_array_add (ro_binds, NULL);
-  g_ptr_array_add (setenv, NULL);
-  ModOptions options = {
-    .in = opt_argv[1],
-    .out_ref = out_ref,
-    .chroot = chroot,
-    .capture_subdir = capture,
-    .workdir = workdir,
-    .binds = (const char *const *) binds->pdata,
-    .ro_binds = (const char *const *) ro_binds->pdata,
-    .setenv = (const char *const *) setenv->pdata,
-    .network = network,
-    .keep_on_failure = keep,
-    .verbose = verbose,
-    .argv = argv + cmd_start + 1,
+/* The parsed command line as mod_run takes it (borrowing from A and
+ * ARGV); the pair lists get their NULL ends here. */
+static ModOptions
+mod_options_from (ModArgs *a, char **argv)
+{
+  g_ptr_array_add (a->binds, NULL);
+  g_ptr_array_add (a->ro_binds, NULL);
+  g_ptr_array_add (a->setenv, NULL);
+  return (ModOptions) {
+    .in = a->opt_argv[1],
+    .out_ref = a->out_ref,
+    .chroot = a->chroot,
+    .capture_subdir = a->capture,
+    .workdir = a->workdir,
+    .binds = (const char *const *) a->binds->pdata,
+    .ro_binds = (const char *const *) a->ro_binds->pdata,
+    .setenv = (const char *const *) a->setenv->pdata,
+    .network = a->network,
+    .keep_on_failure = a->keep,
+    .verbose = a->verbose,
+    .argv = argv + a->cmd_start + 1,
   };
+}
+
+gboolean
+cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+         GError **error)
+{
+  g_auto(ModArgs) a = { 0 };
+  if (!split_at_command (inv, argc, argv, &a, error) || !parse_options (inv, argc, &a, error))
+    return FALSE;
+  ModOptions options = mod_options_from (&a, argv);
   ModTimings timings = { 0, };
-  if (verbose)
+  if (a.verbose)
     options.timings = &timings;
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
@@ -144,7 +184,7 @@ cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   g_autofree char *commit = NULL;
   if (!mod_run (repo, &options, &commit, cancellable, error))
     return FALSE;
-  if (verbose)
+  if (a.verbose)
     fprintf (stderr, "apt2ostree mod: checkout %.3f s, command %.3f s, commit %.3f s, "
              "cleanup %.3f s\n", timings.checkout, timings.command, timings.commit,
              timings.cleanup);

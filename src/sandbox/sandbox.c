@@ -522,11 +522,29 @@ make_pipe (int *out_read, int *out_write, GError **error)
 
 /* The overlays the child mounts: mount points and mount options, with and
  * without "volatile". */
-static gboolean
-premount_plan (Sandbox *sandbox, GPtrArray *targets, GPtrArray *options,
-               GPtrArray *volatile_options, GError **error)
+typedef struct {
+  GPtrArray *targets;            /* borrowed from the ops */
+  GPtrArray *options;
+  GPtrArray *volatile_options;
+} Premounts;
+
+static void
+premounts_clear (Premounts *mounts)
 {
-  for (guint i = 0; i < sandbox->ops->len; i++)
+  g_clear_pointer (&mounts->targets, g_ptr_array_unref);
+  g_clear_pointer (&mounts->options, g_ptr_array_unref);
+  g_clear_pointer (&mounts->volatile_options, g_ptr_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Premounts, premounts_clear)
+
+/* Every overlay when PREMOUNT, else none. */
+static gboolean
+premount_plan (Sandbox *sandbox, gboolean premount, Premounts *mounts, GError **error)
+{
+  mounts->targets = g_ptr_array_new ();
+  mounts->options = g_ptr_array_new_with_free_func (g_free);
+  mounts->volatile_options = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; premount && i < sandbox->ops->len; i++)
     {
       const SandboxOp *op = sandbox->ops->pdata[i];
       if (op->type != SANDBOX_OP_OVERLAY)
@@ -534,9 +552,9 @@ premount_plan (Sandbox *sandbox, GPtrArray *targets, GPtrArray *options,
       char *opts = NULL;
       if (!overlay_options (sandbox, op, &opts, error))
         return FALSE;
-      g_ptr_array_add (targets, op->merged);
-      g_ptr_array_add (options, opts);
-      g_ptr_array_add (volatile_options, g_strconcat (opts, ",volatile", NULL));
+      g_ptr_array_add (mounts->targets, op->merged);
+      g_ptr_array_add (mounts->options, opts);
+      g_ptr_array_add (mounts->volatile_options, g_strconcat (opts, ",volatile", NULL));
     }
   return TRUE;
 }
@@ -584,6 +602,159 @@ collect_output (Sandbox *sandbox, int output_fd, int log_fd, GString *tail)
     }
 }
 
+/* The pipes between the parent, the child and bubblewrap; each [0] is the
+ * read end, [1] the write end. */
+typedef struct {
+  int status[2];   /* the child's ChildMessages */
+  int args[2];     /* bubblewrap's last arguments (--args) */
+  int output[2];   /* the command's stdout and stderr */
+} Pipes;
+
+static void
+pipes_close (Pipes *pipes)
+{
+  for (int i = 0; i < 2; i++)
+    {
+      util_fd_close (&pipes->status[i]);
+      util_fd_close (&pipes->args[i]);
+      util_fd_close (&pipes->output[i]);
+    }
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Pipes, pipes_close)
+
+/* bubblewrap's command line: the rest of its arguments it reads from
+ * ARGS_FD (--args) once the parent has written them. */
+static GPtrArray *
+bwrap_command (Sandbox *sandbox, const char *bwrap, gboolean premount, int args_fd, char **argv)
+{
+  GPtrArray *args = sandbox_bwrap_args (sandbox, premount, argv);
+  g_ptr_array_insert (args, 0, g_strdup (bwrap));
+  g_ptr_array_insert (args, 1, g_strdup ("--args"));
+  g_ptr_array_insert (args, 2, g_strdup_printf ("%d", args_fd));
+  g_ptr_array_add (args, NULL);
+  return args;
+}
+
+/* The environment as it is now, NULL-terminated (borrowed strings). */
+static GPtrArray *
+environment_vector (Sandbox *sandbox)
+{
+  GPtrArray *envp = g_ptr_array_new ();
+  for (guint i = 0; i < sandbox->env->len; i++)
+    g_ptr_array_add (envp, sandbox->env->pdata[i]);
+  g_ptr_array_add (envp, NULL);
+  return envp;
+}
+
+static gboolean
+open_log (Sandbox *sandbox, int *out_fd, GError **error)
+{
+  if (sandbox->log_path == NULL)
+    return TRUE;
+  *out_fd = open (sandbox->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (*out_fd < 0)
+    return util_fail (error, "%s: cannot create: %s", sandbox->log_path, g_strerror (errno));
+  return TRUE;
+}
+
+/* Everything the child needs, prepared before the fork (it may only make
+ * async-signal-safe calls). */
+static void
+child_plan_init (ChildPlan *plan, Sandbox *sandbox, gboolean premount, const Premounts *mounts,
+                 const char *bwrap, GPtrArray *args, GPtrArray *envp, const Pipes *pipes)
+{
+  *plan = (ChildPlan) {
+    .premount = premount,
+    .unprivileged = sandbox->unprivileged,
+    .overlay_targets = (const char **) mounts->targets->pdata,
+    .overlay_options = (const char **) mounts->options->pdata,
+    .overlay_volatile_options = (const char **) mounts->volatile_options->pdata,
+    .n_overlays = mounts->targets->len,
+    .bwrap = bwrap,
+    .bwrap_argv = (char **) args->pdata,
+    .envp = (char **) envp->pdata,
+    .status_fd = pipes->status[1],
+    .args_fd = pipes->args[0],
+    .output_fd = pipes->output[1],
+    .parent_fds = { pipes->status[0], pipes->args[1], pipes->output[0] },
+  };
+  g_snprintf (plan->uid_map, sizeof plan->uid_map, "0 %u 1\n", (guint) getuid ());
+  g_snprintf (plan->gid_map, sizeof plan->gid_map, "0 %u 1\n", (guint) getgid ());
+}
+
+/* The child runs child_main; the parent keeps its own ends of the pipes. */
+static gboolean
+fork_child (ChildPlan *plan, Pipes *pipes, pid_t *out_pid, GError **error)
+{
+  pid_t pid = fork ();
+  if (pid < 0)
+    return util_fail (error, "fork: %s", g_strerror (errno));
+  if (pid == 0)
+    child_main (plan);
+
+  util_fd_close (&pipes->status[1]);
+  util_fd_close (&pipes->args[0]);
+  util_fd_close (&pipes->output[1]);
+  *out_pid = pid;
+  return TRUE;
+}
+
+/* The parent's side of the start: the overlays are up (or the child says
+ * why not), the mounted callback adds what it knows, bubblewrap gets its
+ * last arguments and starts.  On failure the child is killed before
+ * bubblewrap reads an incomplete --args. */
+static gboolean
+start_command (Sandbox *sandbox, const char *bwrap, pid_t pid, Pipes *pipes, guint n_env,
+               GError **error)
+{
+  gboolean ok = TRUE;
+  ChildMessage msg;
+  gboolean eof;
+  if (!read_message (pipes->status[0], &msg, &eof))
+    ok = util_fail (error, "the sandbox's setup process died unexpectedly");
+  else if (msg.step != STEP_MOUNTED)
+    ok = child_error (sandbox, bwrap, &msg, error);
+  else if (sandbox->mounted_func != NULL)
+    ok = sandbox->mounted_func (sandbox, msg.dev, sandbox->mounted_data, error);
+
+  if (ok)
+    ok = send_late_env (sandbox, n_env, pipes->args[1], error);
+  if (!ok)
+    (void) kill (pid, SIGKILL);
+  util_fd_close (&pipes->args[1]);
+
+  /* A message now means bubblewrap could not be executed. */
+  if (ok && read_message (pipes->status[0], &msg, &eof))
+    ok = child_error (sandbox, bwrap, &msg, error);
+  return ok;
+}
+
+static gboolean
+wait_child (pid_t pid, int *out_wstatus, GError **error)
+{
+  while (waitpid (pid, out_wstatus, 0) < 0)
+    if (errno != EINTR)
+      return util_fail (error, "waitpid: %s", g_strerror (errno));
+  return TRUE;
+}
+
+/* How COMMAND ended, from its wait status and the tail of its output. */
+static void
+fill_result (SandboxResult *result, int wstatus, GString *tail, const char *command)
+{
+  if (WIFEXITED (wstatus))
+    result->exit_status = WEXITSTATUS (wstatus);
+  else if (WIFSIGNALED (wstatus))
+    result->exit_status = 128 + WTERMSIG (wstatus);
+  result->output_tail = tail_format (tail);
+
+  /* bubblewrap's own words when it cannot execute the command. */
+  g_autofree char *expected = g_strdup_printf ("bwrap: execvp %s: No such file or directory",
+                                               command);
+  if (result->exit_status == 1 && strstr (tail->str, expected) != NULL)
+    result->not_found = TRUE;
+}
+
 gboolean
 sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable *cancellable,
              GError **error)
@@ -600,107 +771,37 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
    * namespace setup lets us see the overlay's st_dev (for fakeroot) and
    * choose its options, so unprivileged runs always premount. */
   gboolean premount = version < 11 || sandbox->unprivileged;
-
-  g_autoptr(GPtrArray) targets = g_ptr_array_new ();
-  g_autoptr(GPtrArray) options = g_ptr_array_new_with_free_func (g_free);
-  g_autoptr(GPtrArray) volatile_options = g_ptr_array_new_with_free_func (g_free);
-  if (premount && !premount_plan (sandbox, targets, options, volatile_options, error))
+  g_auto(Premounts) mounts = { NULL };
+  if (!premount_plan (sandbox, premount, &mounts, error))
     return FALSE;
 
-  /* Each pipe: [0] read end, [1] write end. */
-  util_autofd int status_r = -1, status_w = -1, args_r = -1, args_w = -1, output_r = -1,
-             output_w = -1;
-  if (!make_pipe (&status_r, &status_w, error) || !make_pipe (&args_r, &args_w, error)
-      || !make_pipe (&output_r, &output_w, error))
+  g_auto(Pipes) pipes = { { -1, -1 }, { -1, -1 }, { -1, -1 } };
+  if (!make_pipe (&pipes.status[0], &pipes.status[1], error)
+      || !make_pipe (&pipes.args[0], &pipes.args[1], error)
+      || !make_pipe (&pipes.output[0], &pipes.output[1], error))
     return FALSE;
 
-  g_autoptr(GPtrArray) args = sandbox_bwrap_args (sandbox, premount, argv);
-  g_ptr_array_insert (args, 0, g_strdup (bwrap));
-  g_ptr_array_insert (args, 1, g_strdup ("--args"));
-  g_ptr_array_insert (args, 2, g_strdup_printf ("%d", args_r));
-  g_ptr_array_add (args, NULL);
-
-  g_autoptr(GPtrArray) envp = g_ptr_array_new ();
-  for (guint i = 0; i < sandbox->env->len; i++)
-    g_ptr_array_add (envp, sandbox->env->pdata[i]);
-  g_ptr_array_add (envp, NULL);
+  g_autoptr(GPtrArray) args = bwrap_command (sandbox, bwrap, premount, pipes.args[0], argv);
+  g_autoptr(GPtrArray) envp = environment_vector (sandbox);
   guint n_env = sandbox->env->len;
-
   util_autofd int log_fd = -1;
-  if (sandbox->log_path != NULL)
-    {
-      log_fd = open (sandbox->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (log_fd < 0)
-        return util_fail (error, "%s: cannot create: %s", sandbox->log_path, g_strerror (errno));
-    }
-
-  ChildPlan plan = {
-    .premount = premount,
-    .unprivileged = sandbox->unprivileged,
-    .overlay_targets = (const char **) targets->pdata,
-    .overlay_options = (const char **) options->pdata,
-    .overlay_volatile_options = (const char **) volatile_options->pdata,
-    .n_overlays = targets->len,
-    .bwrap = bwrap,
-    .bwrap_argv = (char **) args->pdata,
-    .envp = (char **) envp->pdata,
-    .status_fd = status_w,
-    .args_fd = args_r,
-    .output_fd = output_w,
-    .parent_fds = { status_r, args_w, output_r },
-  };
-  g_snprintf (plan.uid_map, sizeof plan.uid_map, "0 %u 1\n", (guint) getuid ());
-  g_snprintf (plan.gid_map, sizeof plan.gid_map, "0 %u 1\n", (guint) getgid ());
-
-  pid_t pid = fork ();
-  if (pid < 0)
-    return util_fail (error, "fork: %s", g_strerror (errno));
-  if (pid == 0)
-    child_main (&plan);
-
-  util_fd_close (&status_w);
-  util_fd_close (&args_r);
-  util_fd_close (&output_w);
-
-  gboolean ok = TRUE;
-  ChildMessage msg;
-  gboolean eof;
-  if (!read_message (status_r, &msg, &eof))
-    ok = util_fail (error, "the sandbox's setup process died unexpectedly");
-  else if (msg.step != STEP_MOUNTED)
-    ok = child_error (sandbox, bwrap, &msg, error);
-  else if (sandbox->mounted_func != NULL)
-    ok = sandbox->mounted_func (sandbox, msg.dev, sandbox->mounted_data, error);
-
-  if (ok)
-    ok = send_late_env (sandbox, n_env, args_w, error);
-  if (!ok)
-    (void) kill (pid, SIGKILL);  /* before bubblewrap reads an incomplete --args */
-  util_fd_close (&args_w);
-
-  if (ok && read_message (status_r, &msg, &eof))
-    ok = child_error (sandbox, bwrap, &msg, error);
-
-  g_autoptr(GString) tail = g_string_new ("");
-  collect_output (sandbox, output_r, log_fd, tail);
-
-  int wstatus;
-  while (waitpid (pid, &wstatus, 0) < 0)
-    if (errno != EINTR)
-      return util_fail (error, "waitpid: %s", g_strerror (errno));
-  if (!ok)
+  if (!open_log (sandbox, &log_fd, error))
     return FALSE;
 
-  if (WIFEXITED (wstatus))
-    result->exit_status = WEXITSTATUS (wstatus);
-  else if (WIFSIGNALED (wstatus))
-    result->exit_status = 128 + WTERMSIG (wstatus);
-  result->output_tail = tail_format (tail);
+  ChildPlan plan;
+  child_plan_init (&plan, sandbox, premount, &mounts, bwrap, args, envp, &pipes);
+  pid_t pid = -1;
+  if (!fork_child (&plan, &pipes, &pid, error))
+    return FALSE;
 
-  /* bubblewrap's own words when it cannot execute the command. */
-  g_autofree char *expected = g_strdup_printf ("bwrap: execvp %s: No such file or directory",
-                                               argv[0]);
-  if (result->exit_status == 1 && strstr (tail->str, expected) != NULL)
-    result->not_found = TRUE;
+  gboolean ok = start_command (sandbox, bwrap, pid, &pipes, n_env, error);
+  g_autoptr(GString) tail = g_string_new ("");
+  collect_output (sandbox, pipes.output[0], log_fd, tail);
+  int wstatus;
+  if (!wait_child (pid, &wstatus, error))
+    return FALSE;
+  if (!ok)
+    return FALSE;
+  fill_result (result, wstatus, tail, argv[0]);
   return TRUE;
 }
