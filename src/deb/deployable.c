@@ -2,6 +2,7 @@
  * deployable.h. */
 #include "config.h"
 
+#include <stdarg.h>
 #include <string.h>
 
 #include "base/deb822.h"
@@ -136,6 +137,58 @@ mkdirs (OstreeRepo *repo, OstreeMutableTree *root, const char *path, guint32 mod
   return tree_mkdir (repo, root, path, &opts, cancellable, error);
 }
 
+/* The owner and mode of directory PATH. */
+static gboolean
+dir_meta (OstreeRepo *repo, OstreeMutableTree *root, const char *path, guint32 *uid, guint32 *gid,
+          guint32 *mode, GError **error)
+{
+  g_autoptr(OstreeMutableTree) dir = NULL;
+  if (!tree_lookup (root, path, NULL, &dir, error))
+    return FALSE;
+  const char *checksum = dir != NULL ? ostree_mutable_tree_get_metadata_checksum (dir) : NULL;
+  g_autoptr(GVariant) meta = NULL;
+  if (checksum == NULL)
+    return util_fail (error, "/%s: no directory metadata", path);
+  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_DIR_META, checksum, &meta, error))
+    return FALSE;
+  g_variant_get (meta, "(uuu@a(ayay))", uid, gid, mode, NULL);
+  *uid = GUINT32_FROM_BE (*uid);
+  *gid = GUINT32_FROM_BE (*gid);
+  *mode = GUINT32_FROM_BE (*mode) & 07777;
+  return TRUE;
+}
+
+/* The target of the symbolic link PATH, or NULL (no error) when PATH is not
+ * one. */
+static char *
+link_target (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
+             GCancellable *cancellable, GError **error)
+{
+  g_autofree char *checksum = NULL;
+  if (!tree_lookup (root, path, &checksum, NULL, error) || checksum == NULL)
+    return NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  if (!ostree_repo_load_file (repo, checksum, NULL, &info, NULL, cancellable, error))
+    return NULL;
+  if (g_file_info_get_file_type (info) != G_FILE_TYPE_SYMBOLIC_LINK)
+    return NULL;
+  return g_strdup (g_file_info_get_symlink_target (info));
+}
+
+/* One tmpfiles.d line for /var/PATH, once (systemd-tmpfiles warns of a
+ * second line for a path). */
+static void G_GNUC_PRINTF (3, 4)
+tmpfiles_line (GString *tmpfiles, const char *path, const char *format, ...)
+{
+  g_autofree char *key = g_strdup_printf (" /var/%s ", path);  /* "d /var/opt 0755 …" */
+  if (strstr (tmpfiles->str, key) != NULL)
+    return;
+  va_list args;
+  va_start (args, format);
+  g_string_append_vprintf (tmpfiles, format, args);
+  va_end (args);
+}
+
 /* Kernel, initramfs, config, System.map and device trees into
  * usr/lib/modules/KVER/. */
 static gboolean
@@ -157,6 +210,20 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
       g_autofree char *src = g_strconcat ("boot/", moves[i][0], kver, NULL);
       g_autofree char *dst = g_strconcat (dir, "/", moves[i][1], NULL);
       if (exists (root, src) && !exists (root, dst) && !move (repo, root, src, dst, cancellable, error))
+        return FALSE;
+    }
+
+  /* Debian's /vmlinuz, /initrd.img (and .old) links point into /boot,
+   * which a deployment leaves to the boot loader. */
+  static const char *const top_links[] = { "vmlinuz", "vmlinuz.old", "initrd.img", "initrd.img.old" };
+  for (guint i = 0; i < G_N_ELEMENTS (top_links); i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *target = link_target (repo, root, top_links[i], cancellable, &local_error);
+      if (local_error != NULL)
+        return g_propagate_error (error, g_steal_pointer (&local_error)), FALSE;
+      if (target != NULL && (g_str_has_prefix (target, "boot/") || g_str_has_prefix (target, "/boot/"))
+          && !tree_remove (root, top_links[i], FALSE, FALSE, error))
         return FALSE;
     }
 
@@ -189,7 +256,7 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
  * SRC itself is removed. */
 static gboolean
 to_factory (OstreeRepo *repo, OstreeMutableTree *root, const char *src, const char *dst,
-            const char *mode, GString *tmpfiles, GCancellable *cancellable, GError **error)
+            GString *tmpfiles, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GPtrArray) files = dir_names (root, src, FALSE, error);
   g_autoptr(GPtrArray) dirs = files != NULL ? dir_names (root, src, TRUE, error) : NULL;
@@ -197,14 +264,17 @@ to_factory (OstreeRepo *repo, OstreeMutableTree *root, const char *src, const ch
     return FALSE;
   if (files->len + dirs->len == 0)
     {
-      g_string_append_printf (tmpfiles, "d /var/%s %s root root -\n", dst, mode);
+      guint32 uid, gid, mode;
+      if (!dir_meta (repo, root, src, &uid, &gid, &mode, error))
+        return FALSE;
+      tmpfiles_line (tmpfiles, dst, "d /var/%s %04o %u %u -\n", dst, mode, uid, gid);
       return tree_remove (root, src, TRUE, TRUE, error);
     }
   g_autofree char *to = g_strconcat (FACTORY, "/", dst, NULL);
   if (!mkdirs (repo, root, FACTORY, 0755, cancellable, error)
       || !move (repo, root, src, to, cancellable, error))
     return FALSE;
-  g_string_append_printf (tmpfiles, "C /var/%s - - - - /%s\n", dst, to);
+  tmpfiles_line (tmpfiles, dst, "C /var/%s - - - - /%s\n", dst, to);
   return TRUE;
 }
 
@@ -220,17 +290,30 @@ factory_var (OstreeRepo *repo, OstreeMutableTree *root, GString *tmpfiles,
   for (guint i = 0; i < dirs->len; i++)
     {
       g_autofree char *src = g_strconcat ("var/", (char *) dirs->pdata[i], NULL);
-      if (!to_factory (repo, root, src, dirs->pdata[i], "0755", tmpfiles, cancellable, error))
+      if (!to_factory (repo, root, src, dirs->pdata[i], tmpfiles, cancellable, error))
         return FALSE;
     }
   for (guint i = 0; i < files->len; i++)
     {
-      g_autofree char *src = g_strconcat ("var/", (char *) files->pdata[i], NULL);
-      g_autofree char *to = g_strconcat (FACTORY, "/", (char *) files->pdata[i], NULL);
+      const char *file = files->pdata[i];
+      g_autofree char *src = g_strconcat ("var/", file, NULL);
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *target = link_target (repo, root, src, cancellable, &local_error);
+      if (local_error != NULL)
+        return g_propagate_error (error, g_steal_pointer (&local_error)), FALSE;
+      if (target != NULL)
+        {
+          /* /var/run -> /run, /var/lock -> /run/lock: made again as links. */
+          tmpfiles_line (tmpfiles, file, "L /var/%s - - - - %s\n", file, target);
+          if (!tree_remove (root, src, FALSE, FALSE, error))
+            return FALSE;
+          continue;
+        }
+      g_autofree char *to = g_strconcat (FACTORY, "/", file, NULL);
       if (!mkdirs (repo, root, FACTORY, 0755, cancellable, error)
           || !move (repo, root, src, to, cancellable, error))
         return FALSE;
-      g_string_append_printf (tmpfiles, "C /var/%s - - - - /%s\n", (char *) files->pdata[i], to);
+      tmpfiles_line (tmpfiles, file, "C /var/%s - - - - /%s\n", file, to);
     }
   return mkdirs (repo, root, "var", 0755, cancellable, error);
 }
@@ -240,11 +323,11 @@ static gboolean
 state_links (OstreeRepo *repo, OstreeMutableTree *root, GString *tmpfiles,
              GCancellable *cancellable, GError **error)
 {
-  static const char *const links[][4] = {
-    /* path, link target, its place under /var, mode */
-    { "home", "var/home", "home", "0755" }, { "root", "var/roothome", "roothome", "0700" },
-    { "opt", "var/opt", "opt", "0755" }, { "srv", "var/srv", "srv", "0755" },
-    { "mnt", "var/mnt", "mnt", "0755" }, { "usr/local", "../var/usrlocal", "usrlocal", "0755" },
+  static const char *const links[][3] = {
+    /* path, link target, its place under /var */
+    { "home", "var/home", "home" }, { "root", "var/roothome", "roothome" },
+    { "opt", "var/opt", "opt" }, { "srv", "var/srv", "srv" },
+    { "mnt", "var/mnt", "mnt" }, { "usr/local", "../var/usrlocal", "usrlocal" },
   };
   for (guint i = 0; i < G_N_ELEMENTS (links); i++)
     {
@@ -254,8 +337,7 @@ state_links (OstreeRepo *repo, OstreeMutableTree *root, GString *tmpfiles,
         return FALSE;
       if (file != NULL)
         continue;  /* already a link (or a file): left as the image has it */
-      if (!to_factory (repo, root, links[i][0], links[i][2], links[i][3], tmpfiles, cancellable,
-                       error)
+      if (!to_factory (repo, root, links[i][0], links[i][2], tmpfiles, cancellable, error)
           || !tree_symlink (repo, root, links[i][1], links[i][0], cancellable, error))
         return FALSE;
     }

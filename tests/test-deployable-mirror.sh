@@ -1,0 +1,87 @@
+#!/bin/bash
+# A real deployable image from the host's mirror: bookworm minbase with
+# linux-image-amd64, dracut, ostree-boot and systemd-sysv, made deployable,
+# deployed with ostree admin in a scratch sysroot, upgraded by a second
+# image, and booted under qemu-system-x86_64 (TCG) from a disk holding that
+# sysroot: the serial console shows ostree-prepare-root switching into the
+# deployment and the deployed system's login prompt.
+. "$TOP_SRCDIR/tests/libtest.sh"
+
+require_mirror
+[ "$(id -u)" = 0 ] || skip_all "stage 2 and ostree admin need root"
+[ "$(dpkg --print-architecture)" = amd64 ] || skip_all "the boot test is for an amd64 host"
+command -v ostree > /dev/null || skip_all "ostree is not installed"
+
+W=$SCRATCH/work
+mkdir -p "$W"
+cd "$W"
+SYS=$W/sysroot
+REPO=$W/build/ostree
+
+test_expect_success 'lock and build minbase + linux-image-amd64 dracut ostree-boot systemd-sysv; make it deployable' '
+    cd "$W"
+    printf "linux-image-amd64\ndracut\nostree-boot\nsystemd-sysv\n" > os.txt
+    a2o lock os.txt --variant minbase --arch amd64 -o os.lock.json > /dev/null
+    a2o build os.lock.json > build.out
+    a2o --repo "$REPO" deployable --ref os-deploy os > /dev/null
+    a2o --repo "$REPO" export os-deploy --dir img
+    ls img/usr/lib/modules/*/vmlinuz img/usr/lib/modules/*/initramfs.img
+    assert_has_file img/usr/etc/os-release
+    assert_has_file img/usr/lib/ostree/ostree-prepare-root
+'
+
+test_expect_success 'ostree admin deploys it; a second image with one package more deploys as the upgrade' '
+    cd "$W"
+    mkdir -p "$SYS"
+    ostree admin init-fs "$SYS"
+    ostree admin os-init --sysroot="$SYS" debian
+    ostree --repo="$SYS/ostree/repo" pull-local "$REPO" os-deploy
+    ostree admin deploy --sysroot="$SYS" --os=debian --karg=console=ttyS0 os-deploy
+    c1=$(cat "$REPO/refs/heads/os-deploy")
+    cmp "$SYS/ostree/deploy/debian/deploy/$c1.0/etc/os-release" img/usr/etc/os-release
+    printf "linux-image-amd64\ndracut\nostree-boot\nsystemd-sysv\nless\n" > os2.txt
+    a2o lock os2.txt --variant minbase --arch amd64 -o os2.lock.json > /dev/null
+    a2o build os2.lock.json > build2.out
+    a2o --repo "$REPO" deployable --ref os2-deploy os2 > /dev/null
+    ostree --repo="$SYS/ostree/repo" pull-local "$REPO" os2-deploy
+    ostree admin deploy --sysroot="$SYS" --os=debian --karg=console=ttyS0 os2-deploy
+    c2=$(cat "$REPO/refs/heads/os2-deploy")
+    ostree admin status --sysroot="$SYS" > status
+    cat status
+    assert_streq "$(grep -o "debian [0-9a-f]\{64\}\.0" status | tr "\n" " ")" "debian $c2.0 debian $c1.0 "
+'
+
+if ! command -v qemu-system-x86_64 > /dev/null; then
+    test_skip 'the deployment boots under qemu' "qemu-system-x86_64 is not installed (tools/setup installs qemu-system-x86)"
+else
+    test_expect_success 'the deployment boots under qemu (TCG): ostree-prepare-root, then the deployed system'"'"'s login prompt' '
+        cd "$W"
+        E=$(grep -l "(ostree:0)" "$SYS"/boot/loader/entries/*.conf)   # the default deployment
+        cat "$E"
+        opts=$(sed -n "s/^options //p" "$E")
+        mkfs.ext4 -q -F -L root -d "$SYS" disk.img 4G
+        timeout 600 qemu-system-x86_64 -m 1536 -nographic -no-reboot \
+            -kernel "$SYS/boot$(sed -n "s/^linux //p" "$E")" -initrd "$SYS/boot$(sed -n "s/^initrd //p" "$E")" \
+            -append "$opts root=LABEL=root rw panic=5" \
+            -drive file=disk.img,format=raw,if=virtio > boot.log 2>&1 &
+        qemu=$!
+        for i in $(seq 600); do
+            grep -aq "login: *$" boot.log && break
+            kill -0 $qemu 2>/dev/null || break
+            sleep 1
+        done
+        kill $qemu 2>/dev/null || true
+        sed "s/\x1b\[[0-9;]*m//g" boot.log | tr -d "\r" > console.log
+        grep -a "ostree-prepare-root\|Welcome to\|login:" console.log
+        grep -aq "ostree-prepare-root.service" console.log
+        grep -aq "^Welcome to Debian GNU/Linux 12 (bookworm)!\$" console.log   # not the initramfs
+        grep -aq "login: *\$" console.log
+    '
+fi
+
+# Deployments are immutable (chattr +i): let the scratch directory go.
+for d in "$SYS"/ostree/deploy/*/deploy/*.0; do
+    [ ! -d "$d" ] || chattr -i "$d"
+done
+
+test_done
