@@ -24,10 +24,10 @@ KVER=6.1.0-99-test
 # device tree where Debian's arm64 kernels put them, ostree-boot's
 # ostree-prepare-root, dracut.
 S="$SCRATCH/stage"
-mkdir -p "$S/kernel/boot" "$S/kernel/usr/lib/modules/$KVER/kernel" "$S/kernel/usr/lib/linux-image-$KVER/vendor" "$S/kernel/DEBIAN"
+mkdir -p "$S/kernel/boot" "$S/kernel/lib/modules/$KVER/kernel" "$S/kernel/usr/lib/linux-image-$KVER/vendor" "$S/kernel/DEBIAN"
 echo "kernel $KVER" > "$S/kernel/boot/vmlinuz-$KVER"
 echo "CONFIG_TEST=y" > "$S/kernel/boot/config-$KVER"
-echo "modules" > "$S/kernel/usr/lib/modules/$KVER/modules.dep"
+echo "modules" > "$S/kernel/lib/modules/$KVER/modules.dep"   # where Debian's kernels ship them
 echo "board" > "$S/kernel/usr/lib/linux-image-$KVER/vendor/board.dtb"
 printf '#!/bin/sh\nset -e\n[ "$1" != configure ] || echo "initramfs %s" > /boot/initrd.img-%s\n' "$KVER" "$KVER" \
     > "$S/kernel/DEBIAN/postinst"
@@ -54,13 +54,14 @@ repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
 lock_and_build () {
     local name=$1; shift
     printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
-    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr yes --cache cache \
+    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr "${MERGED:-yes}" --cache cache \
         -o "$name.lock.json" > /dev/null
     a2o build "$name.lock.json" > "$name.build.out" 2>&1 || { cat "$name.build.out"; exit 1; }
 }
 lock_and_build one "linux-image-$KVER" ostree-boot dracut
 lock_and_build two "linux-image-$KVER" ostree-boot dracut extra
 lock_and_build noboot "linux-image-$KVER" dracut
+MERGED=no lock_and_build split "linux-image-$KVER" ostree-boot dracut
 REPO="$W/build/ostree"
 
 test_expect_success 'deployable puts kernel, initramfs, config and device trees in /usr/lib/modules/KVER' '
@@ -83,7 +84,10 @@ test_expect_success '/etc is /usr/etc, /var is empty and made at boot from the f
     assert_has_file img/usr/share/factory/var/lib/dpkg/status
     T=img/usr/lib/tmpfiles.d/apt2ostree-factory.conf
     assert_file_has_content $T "^C /var/lib - - - - /usr/share/factory/var/lib\$"
-    assert_file_has_content $T "^d /var/home 0755 root root -\$"
+    assert_file_has_content $T "^d /var/home 0755 0 0 -\$"
+    assert_file_has_content $T "^d /var/tmp 1777 0 0 -\$"
+    assert_file_has_content $T "^L /var/run - - - - /run\$"
+    assert_streq "$(grep -c " /var/opt " $T)" 1
     for l in home:var/home root:var/roothome opt:var/opt srv:var/srv mnt:var/mnt media:run/media \
              ostree:sysroot/ostree usr/local:../var/usrlocal; do
         assert_streq "$(readlink img/${l%%:*})" "${l#*:}"
@@ -122,6 +126,16 @@ test_expect_success 'a second image with one package more deploys as the upgrade
     assert_streq "$(grep -o "debian [0-9a-f]\{64\}\.0" status2 | tr "\n" " ")" "debian $c2.0 debian $c1.0 "
     assert_streq "$(ls $SYS/boot/loader/entries/*.conf | wc -l)" 2
     assert_has_file $SYS/ostree/deploy/debian/deploy/$c2.0/usr/share/extra/file
+'
+
+test_expect_success 'without merged /usr the modules move from /lib/modules to /usr/lib/modules, and /lib/modules links there' '
+    cd "$W"
+    a2o --repo "$REPO" deployable --ref split-deploy split > /dev/null
+    a2o --repo "$REPO" export split-deploy --dir split-img
+    test -d split-img/lib && ! test -L split-img/lib
+    assert_streq "$(readlink split-img/lib/modules)" ../usr/lib/modules
+    assert_streq "$(cat split-img/usr/lib/modules/$KVER/modules.dep)" modules
+    assert_streq "$(cat split-img/usr/lib/modules/$KVER/vmlinuz)" "kernel $KVER"
 '
 
 test_expect_success 'an image without ostree-boot, or made deployable twice, is a one-line error and no ref' '

@@ -189,12 +189,39 @@ tmpfiles_line (GString *tmpfiles, const char *path, const char *format, ...)
   va_end (args);
 }
 
+/* Without merged /usr (bionic) the modules are in /lib/modules, a
+ * directory: OSTree looks in /usr/lib/modules, so they move there and
+ * /lib/modules becomes a link to them (for modprobe). */
+static gboolean
+modules_into_usr (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
+                  GCancellable *cancellable, GError **error)
+{
+  g_autoptr(OstreeMutableTree) lib = NULL;
+  g_autoptr(OstreeMutableTree) dir = NULL;
+  if (!tree_lookup (root, "lib", NULL, &lib, error))
+    return FALSE;
+  if (lib == NULL)
+    return TRUE;  /* /lib is a link (merged /usr) */
+  if (!tree_lookup (root, "lib/modules", NULL, &dir, error))
+    return FALSE;
+  if (dir == NULL)
+    return TRUE;
+  if (exists (root, "usr/lib/modules"))
+    return util_fail (error, "\"%s\" has both /lib/modules and /usr/lib/modules as directories; "
+                      "a deployment keeps one", name);
+  return mkdirs (repo, root, "usr/lib", 0755, cancellable, error)
+         && move (repo, root, "lib/modules", "usr/lib/modules", cancellable, error)
+         && tree_symlink (repo, root, "../usr/lib/modules", "lib/modules", cancellable, error);
+}
+
 /* Kernel, initramfs, config, System.map and device trees into
  * usr/lib/modules/KVER/. */
 static gboolean
 move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
              GCancellable *cancellable, GError **error)
 {
+  if (!modules_into_usr (repo, root, name, cancellable, error))
+    return FALSE;
   g_autofree char *kver = find_kernel (root, name, error);
   if (kver == NULL)
     return FALSE;

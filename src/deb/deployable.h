@@ -6,6 +6,8 @@
  *   /boot/initrd.img-KVER to /usr/lib/modules/KVER/initramfs.img; device
  *   trees (Debian's /usr/lib/linux-image-KVER/, /boot/dtbs/KVER/, or *.dtb
  *   files in /boot as on Jetson boards) to /usr/lib/modules/KVER/dtb/;
+ * - without merged /usr, /lib/modules moves to /usr/lib/modules (and
+ *   becomes a link to it);
  * - /etc moves to /usr/etc, where OSTree keeps the image's configuration and
  *   merges it with the device's on every deployment;
  * - /var is made at boot, not deployed: what the packages put there moves
