@@ -159,8 +159,9 @@ test_expect_success 'lock --update re-resolves from the request the lockfile rec
     rm packages.txt
     a2o lock --update sub/img.lock.json --cache cache > out
     assert_file_has_content sub/img.lock.json "{\"name\": \"hello\", \"version\": \"1.1\""
-    assert_file_has_content out "^  changed  hello:amd64 1.0 -> 1.1$"
-    [ "$(grep -c "^  " out)" = 1 ] || fail "only hello changed"
+    assert_file_has_content out "^upgraded   hello:amd64 1.0 (bookworm) -> 1.1 (bookworm)$"
+    assert_file_has_content out "^0 added, 0 removed, 1 upgraded, 0 downgraded$"
+    [ "$(grep -c "^[a-z]* *[a-z0-9.+-]*:[a-z0-9]* " out)" = 1 ] || fail "only hello changed"
     diff <(sed -n "/\"request\"/,/}/p" unchanged.json) <(sed -n "/\"request\"/,/}/p" sub/img.lock.json)
 '
 

@@ -29,37 +29,6 @@ side_for (CmdInvocation *inv, OstreeRepo **repo, const char *arg, GCancellable *
   return image_side_from_ref (*repo, arg, cancellable, error);
 }
 
-/* "NAME:ARCH VERSION (SOURCE)" for one side of a change. */
-static char *
-describe (const ImagePackage *p)
-{
-  return p->source != NULL ? g_strdup_printf ("%s (%s)", p->version, p->source)
-                           : g_strdup (p->version);
-}
-
-static void
-print_packages (GPtrArray *changes)
-{
-  guint counts[4] = { 0 };
-  for (guint i = 0; i < changes->len; i++)
-    {
-      const ImagePackageChange *c = changes->pdata[i];
-      const ImagePackage *p = c->after != NULL ? c->after : c->before;
-      g_autofree char *before = c->before != NULL ? describe (c->before) : NULL;
-      g_autofree char *after = c->after != NULL ? describe (c->after) : NULL;
-      counts[c->kind]++;
-      if (before != NULL && after != NULL)
-        g_print ("%-10s %s:%s %s -> %s\n", image_change_kind_name (c->kind), p->name,
-                 p->architecture, before, after);
-      else
-        g_print ("%-10s %s:%s %s\n", image_change_kind_name (c->kind), p->name, p->architecture,
-                 before != NULL ? before : after);
-    }
-  g_print ("%u added, %u removed, %u upgraded, %u downgraded\n", counts[IMAGE_CHANGE_ADDED],
-           counts[IMAGE_CHANGE_REMOVED], counts[IMAGE_CHANGE_UPGRADED],
-           counts[IMAGE_CHANGE_DOWNGRADED]);
-}
-
 static void
 print_files (GPtrArray *files)
 {
@@ -188,7 +157,8 @@ cmd_diff (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable, 
       fputs (text, stdout);
       return TRUE;
     }
-  print_packages (changes);
+  g_autofree char *text = image_diff_packages_text (changes);
+  fputs (text, stdout);
   if (changed_files != NULL)
     print_files (changed_files);
   return TRUE;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "deb/imagediff.h"
 #include "base/debpolicy.h"
 #include "apt/lockfile.h"
 #include "apt/lock.h"
@@ -73,27 +74,15 @@ host_architecture (GError **error)
 }
 
 /* What --update changed, one package a line, for the CI log. */
+/* What changed from BEFORE, as "diff" prints it. */
 static void
 print_changes (Lockfile *before, Lockfile *after)
 {
-  for (guint i = 0; i < after->packages->len; i++)
-    {
-      LockPackage *p = after->packages->pdata[i];
-      LockPackage *old = lockfile_lookup_package (before, p->name, p->architecture);
-      if (old == NULL)
-        g_print ("  new      %s:%s %s\n", p->name, p->architecture, p->version);
-      else if (!g_str_equal (old->version, p->version))
-        g_print ("  changed  %s:%s %s -> %s\n", p->name, p->architecture, old->version, p->version);
-      else if (!g_str_equal (old->sha256, p->sha256))
-        g_print ("  rebuilt  %s:%s %s (same version, new sha256)\n", p->name, p->architecture,
-                 p->version);
-    }
-  for (guint i = 0; i < before->packages->len; i++)
-    {
-      LockPackage *p = before->packages->pdata[i];
-      if (lockfile_lookup_package (after, p->name, p->architecture) == NULL)
-        g_print ("  removed  %s:%s %s\n", p->name, p->architecture, p->version);
-    }
+  g_autoptr(ImageSide) a = image_side_from_lockfile (before, "before");
+  g_autoptr(ImageSide) b = image_side_from_lockfile (after, "after");
+  g_autoptr(GPtrArray) changes = image_diff_packages (a, b);
+  g_autofree char *text = image_diff_packages_text (changes);
+  g_print ("%s", text);
 }
 
 /* --mirror NAME=URI for lock: NAME must be one of the sources being locked

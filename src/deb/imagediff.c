@@ -17,6 +17,7 @@ image_package_free (ImagePackage *p)
   g_free (p->architecture);
   g_free (p->version);
   g_free (p->source);
+  g_free (p->sha256);
   g_free (p);
 }
 
@@ -66,6 +67,7 @@ image_side_from_lockfile (Lockfile *lock, const char *label)
       p->architecture = g_strdup (lp->architecture);
       p->version = g_strdup (lp->version);
       p->source = g_strdup (lp->source);
+      p->sha256 = g_strdup (lp->sha256);
       g_ptr_array_add (side->packages, p);
     }
   g_ptr_array_sort (side->packages, compare_packages);
@@ -110,7 +112,7 @@ image_side_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellabl
 const char *
 image_change_kind_name (ImageChangeKind kind)
 {
-  static const char *const names[] = { "added", "removed", "upgraded", "downgraded" };
+  static const char *const names[] = { "added", "removed", "upgraded", "downgraded", "rebuilt" };
   return names[kind];
 }
 
@@ -145,10 +147,50 @@ image_diff_packages (ImageSide *a, ImageSide *b)
             add_change (changes, IMAGE_CHANGE_UPGRADED, x, y);
           else if (v > 0)
             add_change (changes, IMAGE_CHANGE_DOWNGRADED, x, y);
+          else if (x->sha256 != NULL && y->sha256 != NULL && !g_str_equal (x->sha256, y->sha256))
+            add_change (changes, IMAGE_CHANGE_REBUILT, x, y);
           i++, j++;
         }
     }
   return changes;
+}
+
+/* "VERSION (SOURCE)" for one side of a change. */
+static char *
+describe (const ImagePackage *p)
+{
+  return p->source != NULL ? g_strdup_printf ("%s (%s)", p->version, p->source)
+                           : g_strdup (p->version);
+}
+
+char *
+image_diff_packages_text (GPtrArray *changes)
+{
+  GString *out = g_string_new ("");
+  guint counts[IMAGE_CHANGE_REBUILT + 1] = { 0 };
+  for (guint i = 0; i < changes->len; i++)
+    {
+      const ImagePackageChange *c = changes->pdata[i];
+      const ImagePackage *p = c->after != NULL ? c->after : c->before;
+      g_autofree char *before = c->before != NULL ? describe (c->before) : NULL;
+      g_autofree char *after = c->after != NULL ? describe (c->after) : NULL;
+      counts[c->kind]++;
+      g_string_append_printf (out, "%-10s %s:%s ", image_change_kind_name (c->kind), p->name,
+                              p->architecture);
+      if (c->kind == IMAGE_CHANGE_REBUILT)
+        g_string_append_printf (out, "%s, another .deb (new SHA256)\n", after);
+      else if (before != NULL && after != NULL)
+        g_string_append_printf (out, "%s -> %s\n", before, after);
+      else
+        g_string_append_printf (out, "%s\n", before != NULL ? before : after);
+    }
+  g_string_append_printf (out, "%u added, %u removed, %u upgraded, %u downgraded",
+                          counts[IMAGE_CHANGE_ADDED], counts[IMAGE_CHANGE_REMOVED],
+                          counts[IMAGE_CHANGE_UPGRADED], counts[IMAGE_CHANGE_DOWNGRADED]);
+  if (counts[IMAGE_CHANGE_REBUILT] > 0)
+    g_string_append_printf (out, ", %u rebuilt", counts[IMAGE_CHANGE_REBUILT]);
+  g_string_append_c (out, '\n');
+  return g_string_free (out, FALSE);
 }
 
 /* --- files --------------------------------------------------------------- */

@@ -15,6 +15,7 @@ G_BEGIN_DECLS
 typedef struct {
   char *name, *architecture, *version;
   char *source;          /* the lockfile's source name, or NULL (a ref) */
+  char *sha256;          /* the lockfile's .deb SHA256, or NULL (a ref) */
 } ImagePackage;
 
 /* One side: a lockfile's packages or an image's installed ones. */
@@ -36,6 +37,7 @@ typedef enum {
   IMAGE_CHANGE_REMOVED,
   IMAGE_CHANGE_UPGRADED,
   IMAGE_CHANGE_DOWNGRADED,
+  IMAGE_CHANGE_REBUILT,      /* the same version, another .deb (lockfiles only) */
 } ImageChangeKind;
 
 typedef struct {
@@ -63,5 +65,10 @@ GPtrArray *image_diff_files (ImageSide *a, ImageSide *b, GCancellable *cancellab
 
 /* "upgraded", … */
 const char *image_change_kind_name (ImageChangeKind kind);
+
+/* CHANGES as text: one line per package ("upgraded   NAME:ARCH OLD (SOURCE)
+ * -> NEW (SOURCE)"), then the counts; what "diff" prints and "lock
+ * --update" too, fit for a commit message. */
+char *image_diff_packages_text (GPtrArray *changes);
 
 G_END_DECLS
