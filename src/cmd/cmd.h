@@ -81,5 +81,7 @@ gboolean cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cance
                   GError **error);
 gboolean cmd_overlay (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                       GError **error);
+gboolean cmd_prune (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                    GError **error);
 
 G_END_DECLS
