@@ -69,8 +69,9 @@ test_expect_success 'two images built with one build directory share one reposit
     lock_image two shared extra solo
     a2o build one.lock.json > build-one.out
     mkdir -p late/etc && echo "late" > late/etc/late
-    a2o build two.lock.json --after-configure late > build-two.out
-    for r in one stage1/one two stage1/two configured/two hooks/two/after-configure-1; do
+    a2o build two.lock.json --ref boards/two --after-configure late > build-two.out
+    for r in one stage1/one boards/two stage1/boards/two configured/boards/two \
+             hooks/boards/two/after-configure-1; do
         assert_has_file "$R/refs/heads/$r"
     done
     package_refs one.lock.json > one.debs
@@ -78,11 +79,11 @@ test_expect_success 'two images built with one build directory share one reposit
     comm -13 one.debs two.debs > two-only.debs
     assert_streq "$(cut -d/ -f2 two-only.debs | tr "\n" " ")" "extra solo "
     assert_streq "$(comm -23 one.debs two.debs)" ""
-    cat build/ostree/refs/heads/two > two.commit
+    cat build/ostree/refs/heads/boards/two > two.commit
     cat build/ostree/refs/heads/$(sed -n /extra/p two-only.debs) > extra.commit
     # The file objects of /usr/share/NAME/version, which only NAME ships.
     for p in extra solo; do
-        ostree --repo=build/ostree ls -C two /usr/share/$p/version | awk "{ print \$5 }" > $p.file
+        ostree --repo=build/ostree ls -C boards/two /usr/share/$p/version | awk "{ print \$5 }" > $p.file
         [ -n "$(cat $p.file)" ]
     done
 '
@@ -105,7 +106,8 @@ test_expect_success 'prune --dry-run lists, one line per ref, what only the othe
     du -sk --apparent-size "$R" | cut -f1 > du.before
     a2o prune --builddir build --dry-run one.lock.json > dry.out
     cat dry.out
-    { cat two-only.debs; printf "%s\n" configured/two hooks/two/after-configure-1 stage1/two two; } \
+    { cat two-only.debs; printf "%s\n" boards/two configured/boards/two hooks/boards/two/after-configure-1 \
+                                         stage1/boards/two; } \
         | LC_ALL=C sort > dry.expected
     diff -u dry.expected dry.out
     refs_state > refs.after
@@ -152,6 +154,8 @@ test_expect_success 'prune deletes what only the other image used, refs and obje
     assert_file_has_content prune.out "^deleted 6 refs and [1-9][0-9]* of [0-9]* objects"
     say "repository: $(du -sk --apparent-size "$R" | cut -f1) KiB after prune ($(cat du.before) KiB before)"
     for r in $(cat dry.expected); do assert_not_has_file "$R/refs/heads/$r"; done
+    # No directory is left empty (an image named "boards" could not be built).
+    for d in boards stage1/boards configured hooks; do assert_not_has_file "$R/refs/heads/$d"; done
     # The kept image: every ref as it was, mtimes too (a rebuild is then a no-op).
     { grep -E "^(one|stage1/one) " refs.before; grep -F -f one.debs refs.before; } > kept.before
     refs_state > refs.after
@@ -196,22 +200,22 @@ test_expect_success 'prune again with the same lockfile finds nothing to delete'
 
 test_expect_success 'the pruned image builds again, to the commit it had' '
     cd "$W"
-    a2o build two.lock.json --after-configure late > rebuild.out
-    assert_streq "$(cat build/ostree/refs/heads/two)" "$(cat two.commit)"
+    a2o build two.lock.json --ref boards/two --after-configure late > rebuild.out
+    assert_streq "$(cat build/ostree/refs/heads/boards/two)" "$(cat two.commit)"
     ostree --repo=build/ostree fsck > fsck.out 2>&1 || { cat fsck.out; fail "ostree fsck"; }
 '
 
 test_expect_success 'LOCKFILE=REF names the image ref: an image built as another ref keeps its trees under that name' '
     cd "$W"
     a2o build one.lock.json --ref copy > copy.out
-    a2o prune --repo build/ostree --dry-run one.lock.json=copy two.lock.json > dry.out
+    a2o prune --repo build/ostree --dry-run one.lock.json=copy two.lock.json=boards/two > dry.out
     printf "%s\n" one stage1/one > expected
     diff -u expected dry.out
-    a2o prune --repo build/ostree one.lock.json=copy two.lock.json > prune.out
+    a2o prune --repo build/ostree one.lock.json=copy two.lock.json=boards/two > prune.out
     assert_not_has_file "$R/refs/heads/one"
     assert_has_file "$R/refs/heads/copy"
     assert_has_file "$R/refs/heads/stage1/copy"
-    assert_has_file "$R/refs/heads/stage1/two"
+    assert_has_file "$R/refs/heads/stage1/boards/two"
     a2o build one.lock.json --ref copy > again.out
     assert_file_has_content again.out "ninja: no work to do"
 '
