@@ -89,5 +89,7 @@ gboolean cmd_sbom (int argc, char **argv, CmdInvocation *inv, GCancellable *canc
                    GError **error);
 gboolean cmd_overlay (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                       GError **error);
+gboolean cmd_prune (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                    GError **error);
 
 G_END_DECLS

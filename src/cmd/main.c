@@ -14,6 +14,7 @@ static const CmdEntry commands[] = {
   { "lock", cmd_lock, "resolve a package list against signed sources into a lockfile" },
   { "build", cmd_build, "build a lockfile's image (writes the Ninja file and runs ninja)" },
   { "ninja", cmd_ninja, "write the Ninja rules that build a lockfile's image" },
+  { "prune", cmd_prune, "delete the trees builds wrote that none of the given lockfiles needs" },
   { "unpack-deb", cmd_unpack_deb, "unpack one .deb (file or URL) into a tree" },
   { "stage1", cmd_stage1, "combine package trees into one unpacked dpkg system" },
   { "configure", cmd_configure, "stage 2: dpkg --configure -a over a stage-1 tree, in a sandbox" },
