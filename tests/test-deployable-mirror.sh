@@ -22,7 +22,7 @@ test_expect_success 'lock and build minbase + linux-image-amd64 dracut ostree-bo
     cd "$W"
     printf "linux-image-amd64\ndracut\nostree-boot\nsystemd-sysv\n" > os.txt
     a2o lock os.txt --variant minbase --arch amd64 -o os.lock.json > /dev/null
-    a2o build os.lock.json > build.out
+    a2o build os.lock.json > build.out 2>&1 || { tail -30 build.out; false; }
     a2o --repo "$REPO" deployable --ref os-deploy os > /dev/null
     a2o --repo "$REPO" export os-deploy --dir img
     ls img/usr/lib/modules/*/vmlinuz img/usr/lib/modules/*/initramfs.img
@@ -41,7 +41,7 @@ test_expect_success 'ostree admin deploys it; a second image with one package mo
     cmp "$SYS/ostree/deploy/debian/deploy/$c1.0/etc/os-release" img/usr/etc/os-release
     printf "linux-image-amd64\ndracut\nostree-boot\nsystemd-sysv\nless\n" > os2.txt
     a2o lock os2.txt --variant minbase --arch amd64 -o os2.lock.json > /dev/null
-    a2o build os2.lock.json > build2.out
+    a2o build os2.lock.json > build2.out 2>&1 || { tail -30 build2.out; false; }
     a2o --repo "$REPO" deployable --ref os2-deploy os2 > /dev/null
     ostree --repo="$SYS/ostree/repo" pull-local "$REPO" os2-deploy
     ostree admin deploy --sysroot="$SYS" --os=debian --karg=console=ttyS0 os2-deploy
