@@ -136,6 +136,17 @@ test_expect_success 'every image is the commit the same lockfile gives built alo
     assert_streq "$(cat alone-arm/ostree/refs/heads/stage1/arm)" "$(cat build/ostree/refs/heads/stage1/arm)"
 '
 
+test_expect_success 'two images sharing all but one package take at most 1.1 times the repository of one' '
+    cd "$W"
+    a2o build base.lock.json dev.lock.json --builddir pair --sources sources.list > /dev/null
+    one=$(du -sk alone-base/ostree/objects | cut -f1)
+    two=$(du -sk pair/ostree/objects | cut -f1)
+    echo "objects: base alone ${one} KiB, base and dev ${two} KiB," \
+        "ratio $(awk -v a="$two" -v b="$one" "BEGIN { printf \"%.3f\", a / b }")" > "$W/disk.txt"
+    [ $((two * 10)) -le $((one * 11)) ]
+'
+[ ! -f "$W/disk.txt" ] || say "$(cat "$W/disk.txt")"
+
 test_expect_success 'ninja again does no work, and explains nothing as dirty' '
     cd "$W"
     ninja -f all.ninja $TARGETS > again.out
@@ -198,7 +209,7 @@ test_expect_success 'build takes several lockfiles: one Ninja file, one reposito
     ! grep -E "^\[[0-9]+/[0-9]+\] (fetch\+unpack|stage1|configure) " build.out
 '
 
-test_expect_success 'LOCKFILE=REF names an image; two lockfiles with one ref, or --ref with two, are usage errors naming the files' '
+test_expect_success 'LOCKFILE=REF names an image; two lockfiles with one ref (or nested refs), or --ref with two, are usage errors naming the files' '
     cd "$W"
     a2o ninja base.lock.json=mine dev.lock.json -o named.ninja --builddir build --sources sources.list
     assert_file_has_content named.ninja "^build mine: phony [$]repo/refs/heads/mine\$"
@@ -222,6 +233,12 @@ test_expect_success 'LOCKFILE=REF names an image; two lockfiles with one ref, or
     set -e
     assert_streq "$rc" 2
     assert_file_has_content err "LOCKFILE=REF"
+    set +e
+    a2o ninja base.lock.json=os dev.lock.json=os/dev -o x.ninja 2> err; rc=$?
+    set -e
+    assert_streq "$rc" 2
+    assert_one_line err
+    assert_file_has_content err "base.lock.json gives the image ref \"os\" and dev.lock.json \"os/dev\""
     assert_not_has_file x.ninja
 '
 

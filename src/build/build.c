@@ -111,6 +111,24 @@ parse_operand (const char *operand, const char *ref_option)
   return image;
 }
 
+/* A ref is a file under refs/heads: "a" and "a/b" cannot both be. */
+static gboolean
+check_nested_refs (BuildArgs *args, CmdInvocation *inv, GError **error)
+{
+  for (guint i = 0; i < args->images->len; i++)
+    for (guint j = 0; j < args->images->len; j++)
+      {
+        BuildImage *outer = args->images->pdata[i], *inner = args->images->pdata[j];
+        gsize n = strlen (outer->image);
+        if (i != j && g_str_has_prefix (inner->image, outer->image) && inner->image[n] == '/')
+          return cmd_usage_error (inv, error, "%s gives the image ref \"%s\" and %s \"%s\", "
+                                  "which cannot both be refs (one would be a file, the other "
+                                  "inside it); rename one with LOCKFILE=REF", outer->lockfile,
+                                  outer->image, inner->lockfile, inner->image);
+      }
+  return TRUE;
+}
+
 /* The images of OPERANDS, each ref a valid one and given once. */
 static gboolean
 parse_images (BuildArgs *args, CmdInvocation *inv, int n_operands, char **operands,
@@ -137,7 +155,7 @@ parse_images (BuildArgs *args, CmdInvocation *inv, int n_operands, char **operan
                                 "of them with LOCKFILE=REF", other->lockfile, image->lockfile, shown);
       g_hash_table_insert (by_ref, image->image, image);
     }
-  return TRUE;
+  return check_nested_refs (args, inv, error);
 }
 
 gboolean
