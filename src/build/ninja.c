@@ -372,7 +372,12 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
   append_text (out, "$a2o ninja");
   for (guint i = 0; i < n_images; i++)
     {
-      g_autofree char *operand = g_strconcat (images[i].lockfile_path, "=", images[i].image, NULL);
+      /* LOCKFILE=REF, or LOCKFILE alone when that gives REF. */
+      g_autofree char *default_image = ninja_default_image (images[i].lockfile_path);
+      gboolean plain = g_str_equal (default_image, images[i].image)
+                       && strchr (images[i].lockfile_path, '=') == NULL;
+      g_autofree char *operand = plain ? g_strdup (images[i].lockfile_path)
+                                       : g_strconcat (images[i].lockfile_path, "=", images[i].image, NULL);
       append_text (out, " ");
       append_word (out, operand);
     }
