@@ -239,6 +239,10 @@ test_expect_success 'LOCKFILE=REF names an image; two lockfiles with one ref (or
     assert_streq "$rc" 2
     assert_one_line err
     assert_file_has_content err "base.lock.json gives the image ref \"os\" and dev.lock.json \"os/dev\""
+    # A newline in a ref given as LOCKFILE=REF: one line, escaped.
+    expect_failure err a2o ninja "base.lock.json=$(printf "a\nb")" -o x.ninja
+    assert_one_line err
+    assert_file_has_content err "the image ref \"a\\\\nb\" contains"
     assert_not_has_file x.ninja
 '
 

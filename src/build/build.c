@@ -53,12 +53,6 @@ check_option (const char *option, const char *value, const char *problem, GError
 static gboolean
 check_options (BuildArgs *args, GError **error)
 {
-  for (guint i = 0; i < args->images->len; i++)
-    {
-      BuildImage *image = args->images->pdata[i];
-      if (!check_option ("LOCKFILE", image->lockfile, debpolicy_text_problem (image->lockfile), error))
-        return FALSE;
-    }
   if (!check_option ("--builddir", args->builddir, debpolicy_text_problem (args->builddir), error)
       || !check_option ("--repo", args->repo, debpolicy_text_problem (args->repo), error)
       || !check_option ("--sources", args->sources, debpolicy_text_problem (args->sources), error))
@@ -143,9 +137,12 @@ parse_images (BuildArgs *args, CmdInvocation *inv, int n_operands, char **operan
     {
       BuildImage *image = parse_operand (operands[i], args->image);
       g_ptr_array_add (args->images, image);
-      g_autofree char *shown = g_strescape (image->image, NULL);
-      if (!check_option ("--ref", image->image, debpolicy_text_problem (image->image), error))
+      /* Both go into messages below, and into the Ninja file. */
+      if (!check_option ("LOCKFILE", image->lockfile, debpolicy_text_problem (image->lockfile), error)
+          || !check_option ("the image ref", image->image, debpolicy_text_problem (image->image),
+                            error))
         return FALSE;
+      g_autofree char *shown = g_strescape (image->image, NULL);
       g_autoptr(GError) ref_error = NULL;
       if (!repo_check_ref_name (image->image, &ref_error))
         return util_fail (error, "%s: the image ref %s", image->lockfile, ref_error->message);
