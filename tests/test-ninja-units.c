@@ -10,26 +10,43 @@
 #include "apt/lockfile.h"
 #include "build/ninja.h"
 
-/* One package, one source with a recorded URI (no sources list needed). */
+/* PACKAGE VERSION ARCH into LOCK, last in its install order; its sha256
+ * is FILL 64 times. */
+static void
+add_package (Lockfile *lock, const char *name, const char *version, const char *arch, char fill)
+{
+  LockPackage *package = g_new0 (LockPackage, 1);
+  package->name = g_strdup (name);
+  package->version = g_strdup (version);
+  package->architecture = g_strdup (arch);
+  package->source = g_strdup ("main");
+  package->filename = g_strdup_printf ("pool/main/%c/%s/%s.deb", name[0], name, name);
+  package->size = 1000;
+  package->sha256 = g_strnfill (64, fill);
+  g_ptr_array_add (lock->packages, package);
+  g_ptr_array_add (lock->install_order, g_strdup (name));
+}
+
+/* A lockfile for ARCH with one source whose URI it records (no sources
+ * list needed), and no packages yet. */
 static Lockfile *
-make_lock (const char *version)
+make_empty_lock (const char *arch)
 {
   Lockfile *lock = lockfile_new ();
-  lock->request.architecture = g_strdup ("amd64");
+  lock->request.architecture = g_strdup (arch);
   LockSource *source = g_new0 (LockSource, 1);
   source->name = g_strdup ("main");
   source->uri = g_strdup ("http://127.0.0.1:9/debian");
   g_ptr_array_add (lock->sources, source);
-  LockPackage *package = g_new0 (LockPackage, 1);
-  package->name = g_strdup ("hello");
-  package->version = g_strdup (version);
-  package->architecture = g_strdup ("amd64");
-  package->source = g_strdup ("main");
-  package->filename = g_strdup ("pool/main/h/hello/hello.deb");
-  package->size = 1000;
-  package->sha256 = g_strnfill (64, '0');
-  g_ptr_array_add (lock->packages, package);
-  g_ptr_array_add (lock->install_order, g_strdup ("hello"));
+  return lock;
+}
+
+/* One package, "hello" VERSION. */
+static Lockfile *
+make_lock (const char *version)
+{
+  Lockfile *lock = make_empty_lock ("amd64");
+  add_package (lock, "hello", version, "amd64", '0');
   return lock;
 }
 
@@ -62,17 +79,20 @@ test_table (void)
       const char *v = cases[i].value;
       g_autoptr(Lockfile) lock = make_lock (f == FIELD_VERSION ? v : "2.10-3");
       const char *hooks[] = { v, NULL };
+      NinjaImage image = {
+        .lockfile_path = f == FIELD_LOCKFILE ? v : "img.lock.json",
+        .image = f == FIELD_IMAGE ? v : "img",
+        .lock = lock,
+      };
       NinjaOptions options = {
         .apt2ostree = "/usr/bin/apt2ostree",
-        .lockfile_path = f == FIELD_LOCKFILE ? v : "img.lock.json",
         .output_path = "img.ninja",
-        .image = f == FIELD_IMAGE ? v : "img",
         .builddir = f == FIELD_BUILDDIR ? v : "build",
         .download_jobs = 4,
         .configure_hooks = f == FIELD_HOOK ? hooks : NULL,
       };
       g_autoptr(GError) error = NULL;
-      g_autofree char *text = ninja_generate (lock, NULL, &options, &error);
+      g_autofree char *text = ninja_generate (&image, 1, &options, &error);
       if (cases[i].fragment == NULL)
         {
           g_assert_no_error (error);
@@ -94,16 +114,80 @@ static void
 test_escaped (void)
 {
   g_autoptr(Lockfile) lock = make_lock ("1:2.0~rc1+b1-1");
+  NinjaImage image = { .lockfile_path = "img.lock.json", .image = "img", .lock = lock };
   NinjaOptions options = {
-    .apt2ostree = "/usr/bin/apt2ostree", .lockfile_path = "img.lock.json",
-    .output_path = "img.ninja", .image = "img", .builddir = "b $x d:e", .download_jobs = 4,
+    .apt2ostree = "/usr/bin/apt2ostree", .output_path = "img.ninja", .builddir = "b $x d:e",
+    .download_jobs = 4,
   };
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = ninja_generate (lock, NULL, &options, &error);
+  g_autofree char *text = ninja_generate (&image, 1, &options, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (text, "\nrepo = b$ $$x$ d$:e/ostree\n"));
   g_assert_nonnull (strstr (text, "\nrepo_arg = 'b $$x d:e/ostree'\n"));
   g_assert_nonnull (strstr (text, "--repo $repo_arg unpack-deb"));
+}
+
+static guint
+count (const char *text, const char *needle)
+{
+  guint n = 0;
+  for (const char *p = strstr (text, needle); p != NULL; p = strstr (p + 1, needle))
+    n++;
+  return n;
+}
+
+/* Three images: two amd64 ones sharing "hello", an arm64 one whose "hello"
+ * is another package.  Each package has one edge; each image its stages. */
+static void
+test_shared_packages (void)
+{
+  g_autoptr(Lockfile) a = make_lock ("1.0");
+  g_autoptr(Lockfile) b = make_lock ("1.0");
+  add_package (b, "world", "2.0", "amd64", '1');
+  g_autoptr(Lockfile) c = make_empty_lock ("arm64");
+  add_package (c, "hello", "1.0", "arm64", '2');
+  NinjaImage images[] = {
+    { "a.lock.json", "a", a, NULL }, { "b.lock.json", "b", b, NULL },
+    { "c.lock.json", "c", c, NULL },
+  };
+  NinjaOptions options = {
+    .apt2ostree = "/usr/bin/apt2ostree", .output_path = "all.ninja", .builddir = "build",
+    .download_jobs = 4,
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (text, ": a2o_unpack "), ==, 3);
+  g_assert_cmpuint (count (text, "\nbuild $repo/refs/heads/deb/hello/1.0/amd64/"), ==, 1);
+  g_assert_cmpuint (count (text, ": a2o_stage1 "), ==, 3);
+  g_assert_cmpuint (count (text, ": a2o_configure "), ==, 3);
+  g_assert_cmpuint (count (text, "\ndefault a b c\n"), ==, 1);
+  g_assert_cmpuint (count (text, "a2o_regen a.lock.json b.lock.json c.lock.json\n"), ==, 1);
+  g_assert_cmpuint (count (text, "$a2o ninja a.lock.json b.lock.json c.lock.json -o"), ==, 1);
+  g_autofree char *again = ninja_generate (images, G_N_ELEMENTS (images), &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (text, ==, again);
+}
+
+/* A package tree is one ref: one image cannot unpack it with merged /usr
+ * and another without. */
+static void
+test_merged_usr_conflict (void)
+{
+  g_autoptr(Lockfile) a = make_lock ("1.0");
+  g_autoptr(Lockfile) b = make_lock ("1.0");
+  a->merged_usr = TRUE;
+  NinjaImage images[] = { { "a.lock.json", "a", a, NULL }, { "b.lock.json", "b", b, NULL } };
+  NinjaOptions options = {
+    .apt2ostree = "/usr/bin/apt2ostree", .output_path = "all.ninja", .builddir = "build",
+    .download_jobs = 4,
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, &error);
+  g_assert_null (text);
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "a.lock.json and b.lock.json: package \"hello\""));
+  g_assert_nonnull (strstr (error->message, "--builddir"));
 }
 
 int
@@ -112,5 +196,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ninja/refuses-what-no-escape-can-carry", test_table);
   g_test_add_func ("/ninja/paths-and-words-are-escaped-each-for-its-place", test_escaped);
+  g_test_add_func ("/ninja/a-package-shared-by-images-has-one-edge", test_shared_packages);
+  g_test_add_func ("/ninja/images-that-unpack-a-package-differently-are-refused",
+                   test_merged_usr_conflict);
   return g_test_run ();
 }

@@ -1,8 +1,9 @@
 #!/bin/bash
-# examples/subninja: a parent build.ninja that includes two generated image
-# files with subninja and runs a rule of its own over each image.  Built
-# hermetically (real Debian .debs from a repository signed and served here),
-# run with ninja from the parent's directory.
+# examples/subninja: a parent build.ninja that includes the one generated
+# file for its two images (one repository, shared package trees) with
+# subninja and runs a rule of its own over each image.  Built hermetically
+# (real Debian .debs from a repository signed and served here), run with
+# ninja from the parent's directory.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
@@ -52,17 +53,26 @@ done
 
 ran () { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | sed 's/^\[[0-9]*\/[0-9]*\] //' || true; }
 
-test_expect_success 'generate.sh writes the two image files, with pools of their own' '
+# unique LOCKFILE...: how many different packages (name version arch sha256).
+unique () {
+    cat "$@" | grep -o "\"name\": \"[^\"]*\", \"version\": \"[^\"]*\", \"architecture\": \"[^\"]*\"" \
+        | sort -u | wc -l
+}
+
+test_expect_success 'generate.sh writes one file for both images, with one pool and one edge per package' '
     cd "$E"
     ./generate.sh
-    assert_has_file out/base.ninja
-    assert_has_file out/dev.ninja
-    assert_not_file_has_content out/base.ninja "^build update-lockfiles"
-    assert_not_file_has_content out/base.ninja "^builddir"
-    [ "$(grep -h "^pool " out/base.ninja out/dev.ninja | sort -u | wc -l)" = 2 ]
+    assert_has_file out/images.ninja
+    assert_not_has_file out/base.ninja
+    assert_not_file_has_content out/images.ninja "^build update-lockfiles"
+    assert_not_file_has_content out/images.ninja "^builddir"
+    [ "$(grep -c "^pool " out/images.ninja)" = 1 ]
+    n=$(unique base.lock.json dev.lock.json)
+    [ "$n" -lt "$(cat base.lock.json dev.lock.json | grep -c "\"sha256\": ")" ]
+    assert_streq "$(grep -c ": a2o_unpack " out/images.ninja)" "$n"
 '
 
-test_expect_success 'ninja in the parent directory builds both images and runs the parent'"'"'s own rule over each' '
+test_expect_success 'ninja in the parent directory builds both images into one repository, each package once, and runs the parent'"'"'s own rule over each' '
     cd "$E"
     ninja > ninja.out
     ran ninja.out > steps
@@ -70,6 +80,10 @@ test_expect_success 'ninja in the parent directory builds both images and runs t
     grep -x -F "configure dev (dpkg --configure -a)" steps
     grep -x -F "file list out/base.files" steps
     grep -x -F "file list out/dev.files" steps
+    assert_streq "$(grep -c "^fetch+unpack " steps)" "$(unique base.lock.json dev.lock.json)"
+    assert_streq "$(grep "^fetch+unpack " steps | sort | uniq -d)" ""
+    assert_has_file out/ostree/refs/heads/base
+    assert_has_file out/ostree/refs/heads/dev
     assert_file_has_content out/dev.files " /usr/share/hello/version\$"
     assert_not_file_has_content out/base.files "hello"
     assert_file_has_content out/base.files " /usr/bin/dpkg\$"
@@ -99,11 +113,12 @@ test_expect_success 'a changed image re-runs the parent'"'"'s rule for that imag
     ninja > ninja.out
     ran ninja.out > steps
     cat steps
-    grep -x -F "regenerate out/dev.ninja" steps
+    grep -x -F "regenerate out/images.ninja" steps
     grep -x -F "fetch+unpack hello 1.1" steps
     grep -x -F "configure dev (dpkg --configure -a)" steps
     grep -x -F "file list out/dev.files" steps
     ! grep -E "(base|out/base.files)" steps
+    assert_streq "$(grep -c "^fetch+unpack " steps)" 1
     assert_streq "$(mtime out/base.files)" "$base_files"
     [ "$(mtime out/dev.files)" != "$dev_files" ]
     ninja > again.out
@@ -112,16 +127,16 @@ test_expect_success 'a changed image re-runs the parent'"'"'s rule for that imag
 
 test_expect_success 'an image rebuilt to the same commit does not re-run the parent'"'"'s rule' '
     cd "$E"
-    image=$(cat out/dev/ostree/refs/heads/dev)
+    image=$(cat out/ostree/refs/heads/dev)
     dev_files=$(mtime out/dev.files)
     # Stage 1 looks newer than the image: stage 2 runs again, gives the
     # same commit, leaves the ref file alone, and restat stops there.
-    touch out/dev/ostree/refs/heads/stage1/dev
+    touch out/ostree/refs/heads/stage1/dev
     ninja > ninja.out
     ran ninja.out > steps
     cat steps
     grep -x -F "configure dev (dpkg --configure -a)" steps
-    assert_streq "$(cat out/dev/ostree/refs/heads/dev)" "$image"
+    assert_streq "$(cat out/ostree/refs/heads/dev)" "$image"
     ! grep -F "file list" steps
     assert_streq "$(mtime out/dev.files)" "$dev_files"
     touch dev.lock.json
@@ -133,14 +148,34 @@ test_expect_success 'an image rebuilt to the same commit does not re-run the par
 
 test_expect_success 'ninja update-lockfiles in the parent re-locks both images without building' '
     cd "$E"
-    image=$(cat out/dev/ostree/refs/heads/dev)
+    image=$(cat out/ostree/refs/heads/dev)
     ninja update-lockfiles > update.out
     ran update.out > steps
     cat steps
     grep -x -F "lock --update base.lock.json" steps
     grep -x -F "lock --update dev.lock.json" steps
     ! grep -E "^(fetch\+unpack|stage1|configure|file list) " steps
-    assert_streq "$(cat out/dev/ostree/refs/heads/dev)" "$image"
+    assert_streq "$(cat out/ostree/refs/heads/dev)" "$image"
+'
+
+test_expect_success 'a parent adds an image as the README says: only its own packages and stages run' '
+    cd "$E"
+    printf "%s\n" $BASE_REQUEST hello > tools.txt
+    a2o lock tools.txt --sources sources.list --variant custom --merged-usr yes --cache out/lists \
+        > /dev/null
+    sed -i "s/^IMAGES=\"\(.*\)\"/IMAGES=\"\1 tools.lock.json=tools\"/" generate.sh
+    ./generate.sh
+    printf "build out/tools.files: file_list \$repo/refs/heads/tools\nbuild all2: phony all out/tools.files\ndefault all2\n" \
+        >> build.ninja
+    ninja > ninja.out
+    ran ninja.out > steps
+    cat steps
+    grep -x -F "stage1 stage1/tools" steps
+    grep -x -F "configure tools (dpkg --configure -a)" steps
+    grep -x -F "file list out/tools.files" steps
+    ! grep -E "^fetch\+unpack " steps
+    ! grep -E "(base|dev)" steps
+    assert_streq "$(cat out/ostree/refs/heads/tools)" "$(cat out/ostree/refs/heads/dev)"
 '
 
 test_done

@@ -1,11 +1,11 @@
 #!/bin/sh
-# Write out/base.ninja and out/dev.ninja, the two images build.ninja
-# includes, from base.lock.json and dev.lock.json.  Arguments are passed to
-# each "apt2ostree ninja" (for example --sources FILE).  $APT2OSTREE names
-# the binary (default: apt2ostree on PATH).
+# Write out/images.ninja, the one generated file build.ninja includes: every
+# image of this project, one repository (out/ostree), each package unpacked
+# once.  To add an image, add its lockfile to IMAGES.  Arguments are passed
+# to "apt2ostree ninja" (for example --sources FILE).  $APT2OSTREE names the
+# binary (default: apt2ostree on PATH).
 set -e
 cd "$(dirname "$0")"
-for image in base dev; do
-    "${APT2OSTREE:-apt2ostree}" ninja "$image.lock.json" -o "out/$image.ninja" \
-        --ref "$image" --builddir "out/$image" --subninja "$@"
-done
+IMAGES="base.lock.json dev.lock.json"
+# shellcheck disable=SC2086 # one word per lockfile
+"${APT2OSTREE:-apt2ostree}" ninja $IMAGES -o out/images.ninja --builddir out --subninja "$@"

@@ -1,5 +1,7 @@
-/* build.c — lockfile + sources -> the image's Ninja file. */
+/* build.c — LOCKFILE[=REF] operands + sources -> the images' Ninja file. */
 #include "config.h"
+
+#include <string.h>
 
 #include "build/build.h"
 #include "base/debpolicy.h"
@@ -12,9 +14,21 @@
 #define DEFAULT_BUILDDIR "build"
 #define DEFAULT_DOWNLOAD_JOBS 4
 
+static void
+build_image_free (gpointer data)
+{
+  BuildImage *image = data;
+  g_free (image->lockfile);
+  g_free (image->image);
+  g_clear_pointer (&image->lock, lockfile_free);
+  g_clear_pointer (&image->sources, sources_list_free);
+  g_free (image);
+}
+
 void
 build_args_clear (BuildArgs *args)
 {
+  g_clear_pointer (&args->images, g_ptr_array_unref);
   g_clear_pointer (&args->image, g_free);
   g_clear_pointer (&args->builddir, g_free);
   g_clear_pointer (&args->sources, g_free);
@@ -39,8 +53,7 @@ check_option (const char *option, const char *value, const char *problem, GError
 static gboolean
 check_options (BuildArgs *args, GError **error)
 {
-  if (!check_option ("LOCKFILE", args->lockfile, debpolicy_text_problem (args->lockfile), error)
-      || !check_option ("--builddir", args->builddir, debpolicy_text_problem (args->builddir), error)
+  if (!check_option ("--builddir", args->builddir, debpolicy_text_problem (args->builddir), error)
       || !check_option ("--repo", args->repo, debpolicy_text_problem (args->repo), error)
       || !check_option ("--sources", args->sources, debpolicy_text_problem (args->sources), error))
     return FALSE;
@@ -71,13 +84,82 @@ check_options (BuildArgs *args, GError **error)
   return TRUE;
 }
 
-gboolean
-build_args_complete (BuildArgs *args, GError **error)
+/* OPERAND is LOCKFILE or LOCKFILE=REF.  A ref holds no "=", so REF is what
+ * follows the last one, unless OPERAND is itself a file. */
+static BuildImage *
+parse_operand (const char *operand, const char *ref_option)
 {
-  if (args->image == NULL)
-    args->image = ninja_default_image (args->lockfile);
-  if (!check_option ("--ref", args->image, debpolicy_text_problem (args->image), error)
-      || !repo_check_ref_name (args->image, error))
+  BuildImage *image = g_new0 (BuildImage, 1);
+  const char *eq = strrchr (operand, '=');
+  if (eq != NULL && eq != operand && !g_file_test (operand, G_FILE_TEST_EXISTS))
+    {
+      image->lockfile = g_strndup (operand, eq - operand);
+      image->image = g_strdup (eq + 1);
+    }
+  else
+    {
+      image->lockfile = g_strdup (operand);
+      image->image = ref_option != NULL ? g_strdup (ref_option)
+                                        : ninja_default_image (image->lockfile);
+    }
+  return image;
+}
+
+/* A ref is a file under refs/heads: "a" and "a/b" cannot both be. */
+static gboolean
+check_nested_refs (BuildArgs *args, CmdInvocation *inv, GError **error)
+{
+  for (guint i = 0; i < args->images->len; i++)
+    for (guint j = 0; j < args->images->len; j++)
+      {
+        BuildImage *outer = args->images->pdata[i], *inner = args->images->pdata[j];
+        gsize n = strlen (outer->image);
+        if (i != j && g_str_has_prefix (inner->image, outer->image) && inner->image[n] == '/')
+          return cmd_usage_error (inv, error, "%s gives the image ref \"%s\" and %s \"%s\", "
+                                  "which cannot both be refs (one would be a file, the other "
+                                  "inside it); rename one with LOCKFILE=REF", outer->lockfile,
+                                  outer->image, inner->lockfile, inner->image);
+      }
+  return TRUE;
+}
+
+/* The images of OPERANDS, each ref a valid one and given once. */
+static gboolean
+parse_images (BuildArgs *args, CmdInvocation *inv, int n_operands, char **operands,
+              GError **error)
+{
+  if (args->image != NULL && n_operands > 1)
+    return cmd_usage_error (inv, error, "--ref names the image of one lockfile; with several, "
+                            "write LOCKFILE=REF for each image to name");
+  args->images = g_ptr_array_new_with_free_func (build_image_free);
+  g_autoptr(GHashTable) by_ref = g_hash_table_new (g_str_hash, g_str_equal);
+  for (int i = 0; i < n_operands; i++)
+    {
+      BuildImage *image = parse_operand (operands[i], args->image);
+      g_ptr_array_add (args->images, image);
+      /* Both go into messages below, and into the Ninja file. */
+      if (!check_option ("LOCKFILE", image->lockfile, debpolicy_text_problem (image->lockfile), error)
+          || !check_option ("the image ref", image->image, debpolicy_text_problem (image->image),
+                            error))
+        return FALSE;
+      g_autofree char *shown = g_strescape (image->image, NULL);
+      g_autoptr(GError) ref_error = NULL;
+      if (!repo_check_ref_name (image->image, &ref_error))
+        return util_fail (error, "%s: the image ref %s", image->lockfile, ref_error->message);
+      BuildImage *other = g_hash_table_lookup (by_ref, image->image);
+      if (other != NULL)
+        return cmd_usage_error (inv, error, "%s and %s both give the image ref \"%s\"; name one "
+                                "of them with LOCKFILE=REF", other->lockfile, image->lockfile, shown);
+      g_hash_table_insert (by_ref, image->image, image);
+    }
+  return check_nested_refs (args, inv, error);
+}
+
+gboolean
+build_args_complete (BuildArgs *args, CmdInvocation *inv, int n_operands, char **operands,
+                     GError **error)
+{
+  if (!parse_images (args, inv, n_operands, operands, error))
     return FALSE;
   if (args->builddir == NULL)
     args->builddir = g_strdup (DEFAULT_BUILDDIR);
@@ -92,46 +174,84 @@ build_args_complete (BuildArgs *args, GError **error)
 char *
 build_ninja_path (BuildArgs *args)
 {
-  g_autofree char *name = g_strdelimit (g_strdup (args->image), "/", '_');
+  if (args->images->len > 1)
+    return g_build_filename (args->builddir, "images.ninja", NULL);
+  BuildImage *image = args->images->pdata[0];
+  g_autofree char *name = g_strdelimit (g_strdup (image->image), "/", '_');
   g_autofree char *file = g_strconcat (name, ".ninja", NULL);
   return g_build_filename (args->builddir, file, NULL);
 }
 
-/* The sources packages are fetched from: --sources, else the file the lock
- * was made from, else the host's apt configuration; then --mirror. */
-static SourcesList *
-load_sources (BuildArgs *args, Lockfile *lock, GError **error)
+/* The names of the sources of every image, which --mirror may name. */
+static GStrv
+source_names (BuildArgs *args)
 {
-  g_autofree char *recorded = lockfile_request_sources_path (lock, args->lockfile);
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < args->images->len; i++)
+    {
+      Lockfile *lock = ((BuildImage *) args->images->pdata[i])->lock;
+      for (guint j = 0; j < lock->sources->len; j++)
+        {
+          const char *name = ((LockSource *) lock->sources->pdata[j])->name;
+          if (g_hash_table_add (seen, (gpointer) name))
+            g_strv_builder_add (b, name);
+        }
+    }
+  return g_strv_builder_end (b);
+}
+
+/* The sources an image's packages are fetched from: --sources, else the
+ * file the lock was made from, else the host's apt configuration; then
+ * --mirror.  A --mirror for a source no lockfile names would be ignored
+ * (its packages then come from elsewhere): a typo, said at once. */
+static SourcesList *
+load_sources (BuildArgs *args, BuildImage *image, const char *const *names, GError **error)
+{
+  Lockfile *lock = image->lock;
+  g_autofree char *recorded = lockfile_request_sources_path (lock, image->lockfile);
   g_autoptr(SourcesList) sources = sources_load (args->sources != NULL ? args->sources : recorded,
                                                  error);
   if (sources == NULL)
     return NULL;
   if (lock->request.suite != NULL && !sources_list_set_suite (sources, lock->request.suite, error))
     return NULL;
-  /* A --mirror for a source the lockfile does not name would be ignored
-   * (its packages then come from elsewhere): a typo, said at once. */
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-  for (guint i = 0; i < lock->sources->len; i++)
-    g_strv_builder_add (b, ((LockSource *) lock->sources->pdata[i])->name);
-  g_auto(GStrv) names = g_strv_builder_end (b);
-  g_autofree char *where = g_strdup_printf ("the lockfile %s", args->lockfile);
-  if (!sources_list_apply_mirrors (sources, (const char *const *) args->mirrors,
-                                   (const char *const *) names, where, error))
+  g_autoptr(GString) where = g_string_new (args->images->len == 1 ? "the lockfile "
+                                                                  : "the lockfiles ");
+  for (guint i = 0; i < args->images->len; i++)
+    g_string_append_printf (where, "%s%s", i == 0 ? "" : ", ",
+                            ((BuildImage *) args->images->pdata[i])->lockfile);
+  if (!sources_list_apply_mirrors (sources, (const char *const *) args->mirrors, names, where->str,
+                                   error))
     return NULL;
   return g_steal_pointer (&sources);
+}
+
+gboolean
+build_load_images (BuildArgs *args, GError **error)
+{
+  for (guint i = 0; i < args->images->len; i++)
+    {
+      BuildImage *image = args->images->pdata[i];
+      if (image->lock == NULL && (image->lock = lockfile_load (image->lockfile, error)) == NULL)
+        return FALSE;
+    }
+  g_auto(GStrv) names = source_names (args);
+  for (guint i = 0; i < args->images->len; i++)
+    {
+      BuildImage *image = args->images->pdata[i];
+      if (image->sources == NULL
+          && (image->sources = load_sources (args, image, (const char *const *) names, error)) == NULL)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 char *
 build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninja, GError **error)
 {
-  g_autoptr(Lockfile) lock = lockfile_load (args->lockfile, error);
-  if (lock == NULL)
+  if (!build_load_images (args, error))
     return NULL;
-  g_autoptr(SourcesList) sources = load_sources (args, lock, error);
-  if (sources == NULL)
-    return NULL;
-
   /* The rules run `apt2ostree` as the user ran it: the lean front
    * (front.c) when it handed this command to the full binary. */
   const char *front = g_getenv ("APT2OSTREE_SELF");
@@ -140,11 +260,16 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
   if (self == NULL)
     return NULL;
 
+  g_autoptr(GArray) images = g_array_new (FALSE, TRUE, sizeof (NinjaImage));
+  for (guint i = 0; i < args->images->len; i++)
+    {
+      BuildImage *image = args->images->pdata[i];
+      NinjaImage ni = { image->lockfile, image->image, image->lock, image->sources };
+      g_array_append_val (images, ni);
+    }
   NinjaOptions options = {
     .apt2ostree = self,
-    .lockfile_path = args->lockfile,
     .output_path = output_path,
-    .image = args->image,
     .builddir = args->builddir,
     .repo = args->repo,
     .sources_path = args->sources,
@@ -155,5 +280,5 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .after_configure = (const char *const *) args->after_configure,
     .configure_hooks = (const char *const *) args->configure_hooks,
   };
-  return ninja_generate (lock, sources, &options, error);
+  return ninja_generate ((NinjaImage *) images->data, images->len, &options, error);
 }

@@ -1,15 +1,28 @@
 /* build.h — what "apt2ostree ninja" and "apt2ostree build" share: their
- * options, and turning a lockfile plus sources into the image's Ninja file. */
+ * options and LOCKFILE[=REF] operands, and turning lockfiles plus sources
+ * into the images' Ninja file. */
 #pragma once
 
 #include <gio/gio.h>
 
+#include "apt/lockfile.h"
+#include "apt/sources.h"
+#include "base/cmdline.h"
+
 G_BEGIN_DECLS
 
+/* One image of the build, from a LOCKFILE[=REF] operand. */
 typedef struct {
-  const char *lockfile;
+  char *lockfile;
+  char *image;             /* REF; default: --ref, else the lockfile's name */
+  Lockfile *lock;          /* once loaded (build_load_images) */
+  SourcesList *sources;
+} BuildImage;
+
+typedef struct {
+  GPtrArray *images;       /* BuildImage, in the order given */
   const char *repo;        /* global --repo, or NULL: BUILDDIR/ostree */
-  char *image;             /* --ref NAME; default: the lockfile's name */
+  char *image;             /* --ref NAME (one lockfile only) */
   char *builddir;          /* --builddir DIR; default: build */
   char *sources;           /* --sources FILE; default: the lockfile's, else the host's */
   char **mirrors;          /* --mirror NAME=URI */
@@ -27,7 +40,7 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
 
 #define BUILD_OPTION_ENTRIES(args)                                                           \
   { "ref", 0, 0, G_OPTION_ARG_STRING, &(args).image,                                        \
-    "The image's ref (default: the lockfile's name without .lock.json)", "NAME" },          \
+    "The image's ref, for one LOCKFILE (default: its name without .lock.json)", "NAME" },  \
   { "builddir", 0, 0, G_OPTION_ARG_FILENAME, &(args).builddir,                              \
     "Build directory: repository, caches, Ninja files (default: build)", "DIR" },          \
   { "sources", 0, 0, G_OPTION_ARG_FILENAME, &(args).sources,                                \
@@ -43,14 +56,22 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
   { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(args).configure_hooks,              \
     "A shell command run in the image just before dpkg --configure -a", "COMMAND" }
 
-/* Fill in the defaults (image name, build directory) and check them. */
-gboolean build_args_complete (BuildArgs *args, GError **error);
+/* The images of OPERANDS (LOCKFILE or LOCKFILE=REF, at least one), the
+ * defaults (image names, build directory), and their checks.  Two images
+ * with one ref, or --ref with several lockfiles, is a usage error of INV. */
+gboolean build_args_complete (BuildArgs *args, CmdInvocation *inv, int n_operands,
+                              char **operands, GError **error);
 
-/* The Ninja file's text for ARGS (completed), written to OUTPUT_PATH by the caller. */
+/* Load each image's lockfile and the sources its packages come from. */
+gboolean build_load_images (BuildArgs *args, GError **error);
+
+/* The Ninja file's text for ARGS (completed and loaded), written to
+ * OUTPUT_PATH by the caller. */
 char *build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninja,
                             GError **error);
 
-/* Where "build" keeps an image's Ninja file: BUILDDIR/NAME.ninja. */
+/* Where "build" keeps the Ninja file: BUILDDIR/NAME.ninja for one image,
+ * BUILDDIR/images.ninja for several. */
 char *build_ninja_path (BuildArgs *args);
 
 G_END_DECLS

@@ -1,4 +1,5 @@
-/* ninja.c — the Ninja file for one image. */
+/* ninja.c — the Ninja file for one or more images: the package-tree edges
+ * shared by the images, then each image's stage-1 and stage-2 edges. */
 #include "config.h"
 
 #include <errno.h>
@@ -159,7 +160,103 @@ packages_in_order (Lockfile *lock, const char *lockfile_path, GError **error)
                           "\"apt2ostree lock --update %s\"", lockfile_path, package->name,
                           lockfile_path), NULL;
       }
+  if (ordered->len == 0)
+    return util_fail (error, "%s: the lockfile holds no packages", lockfile_path), NULL;
   return g_steal_pointer (&ordered);
+}
+
+/* One package tree's edge: written once, for the first image that uses the
+ * package (its URL and its merged /usr). */
+typedef struct {
+  LockPackage *package;
+  const NinjaImage *image;
+  char *ref;
+  char *url;
+} PackageEdge;
+
+static void
+package_edge_free (gpointer data)
+{
+  PackageEdge *edge = data;
+  g_free (edge->ref);
+  g_free (edge->url);
+  g_free (edge);
+}
+
+/* Every image's package trees: the edges in the order the images first use
+ * them, and each image's refs in its install order. */
+typedef struct {
+  GPtrArray *edges;       /* PackageEdge */
+  GHashTable *by_ref;     /* ref -> PackageEdge */
+  GPtrArray *image_refs;  /* per image, a GPtrArray of refs (the edges' strings) */
+} PackageGraph;
+
+static void
+package_graph_clear (PackageGraph *graph)
+{
+  g_clear_pointer (&graph->by_ref, g_hash_table_unref);
+  g_clear_pointer (&graph->image_refs, g_ptr_array_unref);
+  g_clear_pointer (&graph->edges, g_ptr_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PackageGraph, package_graph_clear)
+
+/* PACKAGE of IMAGE: its edge, made when no image before used the package.
+ * A package tree is one ref, so two images that unpack it differently
+ * (merged /usr or not) cannot share a repository. */
+static PackageEdge *
+package_graph_add (PackageGraph *graph, const NinjaImage *image, LockPackage *package,
+                   GError **error)
+{
+  g_autofree char *ref = deb_ref_name (package->name, package->version, package->architecture,
+                                       package->sha256);
+  PackageEdge *edge = g_hash_table_lookup (graph->by_ref, ref);
+  if (edge != NULL)
+    {
+      if (edge->image->lock->merged_usr == image->lock->merged_usr)
+        return edge;
+      return util_fail (error, "%s and %s: package \"%s\" %s is unpacked with merged /usr for one "
+                        "and without for the other, and its tree has one ref; re-lock one of them "
+                        "with the other's --merged-usr, or build them in separate --builddir",
+                        edge->image->lockfile_path, image->lockfile_path, package->name,
+                        package->version), NULL;
+    }
+  g_autofree char *url = lockfile_package_url (image->lock, package, image->sources, error);
+  if (url == NULL)
+    return NULL;
+  edge = g_new0 (PackageEdge, 1);
+  edge->package = package;
+  edge->image = image;
+  edge->ref = g_steal_pointer (&ref);
+  edge->url = g_steal_pointer (&url);
+  g_ptr_array_add (graph->edges, edge);
+  g_hash_table_insert (graph->by_ref, edge->ref, edge);
+  return edge;
+}
+
+static gboolean
+package_graph_build (PackageGraph *graph, const NinjaImage *images, guint n_images,
+                     GError **error)
+{
+  graph->edges = g_ptr_array_new_with_free_func (package_edge_free);
+  graph->by_ref = g_hash_table_new (g_str_hash, g_str_equal);
+  graph->image_refs = g_ptr_array_new_with_free_func ((GDestroyNotify) g_ptr_array_unref);
+  for (guint i = 0; i < n_images; i++)
+    {
+      g_autoptr(GPtrArray) ordered = packages_in_order (images[i].lock, images[i].lockfile_path,
+                                                        error);
+      if (ordered == NULL)
+        return FALSE;
+      GPtrArray *refs = g_ptr_array_new ();
+      g_ptr_array_add (graph->image_refs, refs);
+      for (guint j = 0; j < ordered->len; j++)
+        {
+          PackageEdge *edge = package_graph_add (graph, &images[i], ordered->pdata[j], error);
+          if (edge == NULL)
+            return FALSE;
+          g_ptr_array_add (refs, edge->ref);
+        }
+    }
+  return TRUE;
 }
 
 /* The date stage 2 runs at: the newest Release date of the lockfile's
@@ -179,12 +276,12 @@ lockfile_epoch (Lockfile *lock)
   return newest;
 }
 
-/* A pool name unique to this image's file: pools are global to a Ninja
- * build, and two image files may be included into one. */
+/* A pool name unique to the repository: pools are global to a Ninja build,
+ * and files for other repositories may be included into one. */
 static char *
-pool_name (const NinjaOptions *options)
+pool_name (const char *repo)
 {
-  g_autofree char *raw = g_strdup_printf ("a2o_download_%s_%s", options->builddir, options->image);
+  g_autofree char *raw = g_strdup_printf ("a2o_download_%s", repo);
   for (char *p = raw; *p != '\0'; p++)
     if (!g_ascii_isalnum (*p) && *p != '_')
       *p = '_';
@@ -192,28 +289,35 @@ pool_name (const NinjaOptions *options)
 }
 
 static void
-append_header (NinjaOut *out, Lockfile *lock, const NinjaOptions *options, const char *repo,
-               guint n_packages)
+append_header (NinjaOut *out, const NinjaImage *images, guint n_images, PackageGraph *graph,
+               const NinjaOptions *options, const char *repo)
 {
-  /* The comment names them: they must not end it. */
-  if (!writable (out, options->image, TRUE) || !writable (out, options->lockfile_path, TRUE)
-      || !writable (out, lock->request.architecture, FALSE))
-    return;
+  append_printf (out, "# %u image%s, %u package trees, one repository.\n",
+                 n_images, n_images == 1 ? "" : "s", graph->edges->len);
+  for (guint i = 0; i < n_images; i++)
+    {
+      const NinjaImage *image = &images[i];
+      GPtrArray *refs = graph->image_refs->pdata[i];
+      /* The comment names them: they must not end it. */
+      if (!writable (out, image->image, TRUE) || !writable (out, image->lockfile_path, TRUE)
+          || !writable (out, image->lock->request.architecture, FALSE))
+        return;
+      append_printf (out, "#   %s: %u packages from %s (%s, %s)\n", image->image, refs->len,
+                     image->lockfile_path, image->lock->request.architecture,
+                     image->lock->merged_usr ? "merged /usr" : "no merged /usr");
+    }
   append_printf (out,
-      "# The image \"%s\": %u packages from %s (%s, %s).\n"
-      "# Written by \"apt2ostree ninja\"; it rewrites itself when the lockfile changes.\n"
+      "# Written by \"apt2ostree ninja\"; it rewrites itself when a lockfile changes.\n"
+      "# A package tree has one edge however many images use it.\n"
       "#\n"
-      "# Targets:\n"
-      "#   %s            the configured image (ref %s)\n"
-      "#   %s/stage1     every package unpacked, not configured (ref stage1/%s)\n"
-      "#   %s/update-lockfile   re-resolve the lockfile without building%s\n"
+      "# Targets, for each IMAGE:\n"
+      "#   IMAGE                  the configured image (ref IMAGE)\n"
+      "#   IMAGE/stage1           every package unpacked, not configured (ref stage1/IMAGE)\n"
+      "#   IMAGE/update-lockfile  re-resolve its lockfile without building\n%s"
       "#\n"
       "# Paths are relative to the directory ninja runs in.\n\n"
       "ninja_required_version = 1.8\n",
-      options->image, n_packages, options->lockfile_path, lock->request.architecture,
-      lock->merged_usr ? "merged /usr" : "no merged /usr", options->image, options->image,
-      options->image, options->image, options->image,
-      options->subninja ? "" : "\n#   update-lockfiles      the same, as the nightly job calls it");
+      options->subninja ? "" : "#   update-lockfiles       every lockfile, as the nightly job calls it\n");
   if (!options->subninja)
     {
       append_text (out, "builddir = ");
@@ -234,6 +338,20 @@ append_header (NinjaOut *out, Lockfile *lock, const NinjaOptions *options, const
   append_text (out, "\n\n");
 }
 
+/* Two files generated separately for one repository would both write the
+ * edges of the packages they share, which ninja refuses ("multiple rules
+ * generate ...").  This edge comes first, so that is the output ninja names,
+ * and its name says what to do. */
+static void
+append_repository_claim (NinjaOut *out)
+{
+  append_text (out,
+      "# One generated file per repository: a second one, included into the same build,\n"
+      "# fails on this edge.  Give all the lockfiles to one \"apt2ostree ninja\" instead.\n"
+      "build $repo/one-ninja-file-per-repository.give-every-lockfile-to-one-apt2ostree-ninja: "
+      "phony\n\n");
+}
+
 /* " OPTION VALUE" for each of VALUES. */
 static void
 append_options (NinjaOut *out, const char *option, const char *const *values)
@@ -245,16 +363,26 @@ append_options (NinjaOut *out, const char *option, const char *const *values)
     }
 }
 
-/* "apt2ostree ninja …" again, with the options that made this file. */
+/* "apt2ostree ninja LOCKFILE=REF… -o FILE …" again, with the options that
+ * made this file. */
 static void
-append_regen_command (NinjaOut *out, const NinjaOptions *options)
+append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
+                      const NinjaOptions *options)
 {
-  append_text (out, "$a2o ninja ");
-  append_word (out, options->lockfile_path);
+  append_text (out, "$a2o ninja");
+  for (guint i = 0; i < n_images; i++)
+    {
+      /* LOCKFILE=REF, or LOCKFILE alone when that gives REF. */
+      g_autofree char *default_image = ninja_default_image (images[i].lockfile_path);
+      gboolean plain = g_str_equal (default_image, images[i].image)
+                       && strchr (images[i].lockfile_path, '=') == NULL;
+      g_autofree char *operand = plain ? g_strdup (images[i].lockfile_path)
+                                       : g_strconcat (images[i].lockfile_path, "=", images[i].image, NULL);
+      append_text (out, " ");
+      append_word (out, operand);
+    }
   append_text (out, " -o ");
   append_word (out, options->output_path);
-  append_text (out, " --ref ");
-  append_word (out, options->image);
   append_text (out, " --builddir ");
   append_word (out, options->builddir);
   if (options->repo != NULL)
@@ -267,11 +395,7 @@ append_regen_command (NinjaOut *out, const NinjaOptions *options)
       append_text (out, " --sources ");
       append_word (out, options->sources_path);
     }
-  for (const char *const *m = options->mirrors; m != NULL && *m != NULL; m++)
-    {
-      append_text (out, " --mirror ");
-      append_word (out, *m);
-    }
+  append_options (out, "--mirror", options->mirrors);
   if (options->subninja)
     append_text (out, " --subninja");
   append_printf (out, " --download-jobs %d", options->download_jobs);
@@ -281,7 +405,8 @@ append_regen_command (NinjaOut *out, const NinjaOptions *options)
 }
 
 static void
-append_rules (NinjaOut *out, const NinjaOptions *options, const char *pool)
+append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
+              const NinjaOptions *options, const char *pool)
 {
   /* The commands print the commit they wrote; ninja's own progress line
    * says the same, so their standard output goes away (errors stay). */
@@ -321,11 +446,60 @@ append_rules (NinjaOut *out, const NinjaOptions *options, const char *pool)
       "rule a2o_regen\n"
       "  command = ",
       pool);
-  append_regen_command (out, options);
+  append_regen_command (out, images, n_images, options);
   /* restat: an unchanged file is not rewritten, so without it a touched
    * lockfile would leave the manifest older than its input for ever
    * ("manifest still dirty after 100 tries"). */
   append_text (out, "\n  description = regenerate $out\n  generator = 1\n  restat = 1\n\n");
+}
+
+static void
+append_package_edges (NinjaOut *out, PackageGraph *graph)
+{
+  append_text (out, "# One tree per package, named by its content (see unpack-deb), one edge\n"
+                    "# however many images use it.\n");
+  for (guint i = 0; i < graph->edges->len; i++)
+    {
+      PackageEdge *edge = graph->edges->pdata[i];
+      LockPackage *package = edge->package;
+      append_text (out, "build ");
+      append_ref_path (out, edge->ref);
+      append_text (out, ": a2o_unpack || $repo/config\n");
+      append_variable (out, "package", package->name);
+      append_variable (out, "version", package->version);
+      append_variable (out, "ref", edge->ref);
+      append_variable (out, "sha256", package->sha256);
+      g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT, package->size);
+      append_variable (out, "size", size);
+      append_variable (out, "merged_usr",
+                       edge->image->lock->merged_usr ? "--merged-usr" : "--no-merged-usr");
+      append_variable (out, "url", edge->url);
+    }
+}
+
+/* IMAGE's stage-1 edge: its package trees REFS into STAGE1. */
+static void
+append_stage1 (NinjaOut *out, const NinjaImage *image, GPtrArray *refs, const char *stage1)
+{
+  append_printf (out, "\n# %s, stage 1: the package trees in install order, and the dpkg "
+                 "database.\nbuild ", image->image);
+  append_ref_path (out, stage1);
+  append_text (out, ": a2o_stage1");
+  for (guint i = 0; i < refs->len; i++)
+    {
+      append_text (out, " $\n    ");
+      append_ref_path (out, refs->pdata[i]);
+    }
+  append_text (out, "\n");
+  append_variable (out, "ref", stage1);
+  append_variable (out, "arch", image->lock->request.architecture);
+  append_text (out, "  packages =");
+  for (guint i = 0; i < refs->len; i++)
+    {
+      append_text (out, " $\n     ");
+      append_word (out, refs->pdata[i]);
+    }
+  append_text (out, "\n");
 }
 
 /* The trees of --before-configure or --after-configure (WHICH): a
@@ -334,7 +508,7 @@ append_rules (NinjaOut *out, const NinjaOptions *options, const char *pool)
  * unchanged directory changes nothing downstream; anything else is a ref of
  * the repository.  Returns the refs, in order. */
 static GPtrArray *
-append_hook_trees (NinjaOut *out, const NinjaOptions *options, const char *which,
+append_hook_trees (NinjaOut *out, const char *image, const char *which,
                    const char *const *items, const char *always, gboolean *any_import)
 {
   g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
@@ -346,7 +520,7 @@ append_hook_trees (NinjaOut *out, const NinjaOptions *options, const char *which
           g_ptr_array_add (refs, g_strdup (items[i]));
           continue;
         }
-      char *ref = g_strdup_printf ("hooks/%s/%s-%u", options->image, which, i + 1);
+      char *ref = g_strdup_printf ("hooks/%s/%s-%u", image, which, i + 1);
       g_ptr_array_add (refs, ref);
       if (!any_dir)
         append_printf (out, "\n# --%s directories, imported on every run.\n", which);
@@ -390,81 +564,41 @@ append_overlay (NinjaOut *out, const char *comment, const char *out_ref, const c
   append_text (out, "\n");
 }
 
-char *
-ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *options, GError **error)
+/* IMAGE's stage-2 edge: dpkg --configure -a over CONFIGURE_IN into CONFIGURED. */
+static void
+append_stage2 (NinjaOut *out, const NinjaImage *image, const NinjaOptions *options,
+               const char *configure_in, const char *configured)
 {
-  g_autoptr(GPtrArray) ordered = packages_in_order (lock, options->lockfile_path, error);
-  if (ordered == NULL)
-    return NULL;
-  if (ordered->len == 0)
-    return util_fail (error, "%s: the lockfile holds no packages", options->lockfile_path), NULL;
-
-  g_autofree char *default_repo = g_build_filename (options->builddir, "ostree", NULL);
-  const char *repo = options->repo != NULL ? options->repo : default_repo;
-  g_autofree char *pool = pool_name (options);
-  /* A ref cannot be both a file and a directory, so the stage-1 ref of
-   * image NAME is stage1/NAME (its Ninja target is still NAME/stage1). */
-  g_autofree char *stage1 = g_strconcat ("stage1/", options->image, NULL);
-  g_autofree char *stage1_target = g_strconcat (options->image, "/stage1", NULL);
-
-  g_auto(NinjaOut) out_state = { g_string_new (""), NULL, NULL };
-  NinjaOut *out = &out_state;
-  append_header (out, lock, options, repo, ordered->len);
-  append_rules (out, options, pool);
-
-  append_text (out, "build $repo/config: a2o_init\n\n");
-
-  g_autoptr(GPtrArray) refs = g_ptr_array_new_with_free_func (g_free);
-  append_text (out, "# One tree per package, named by its content (see unpack-deb).\n");
-  for (guint i = 0; i < ordered->len; i++)
-    {
-      LockPackage *package = ordered->pdata[i];
-      g_autofree char *url = lockfile_package_url (lock, package, sources, error);
-      if (url == NULL)
-        return NULL;
-      char *ref = deb_ref_name (package->name, package->version, package->architecture,
-                                package->sha256);
-      g_ptr_array_add (refs, ref);
-
-      append_text (out, "build ");
-      append_ref_path (out, ref);
-      append_text (out, ": a2o_unpack || $repo/config\n");
-      append_variable (out, "package", package->name);
-      append_variable (out, "version", package->version);
-      append_variable (out, "ref", ref);
-      append_variable (out, "sha256", package->sha256);
-      g_autofree char *size = g_strdup_printf ("%" G_GINT64_FORMAT, package->size);
-      append_variable (out, "size", size);
-      append_variable (out, "merged_usr", lock->merged_usr ? "--merged-usr" : "--no-merged-usr");
-      append_variable (out, "url", url);
-    }
-
-  append_text (out, "\n# Stage 1: the package trees in install order, and the dpkg database.\n"
-                        "build ");
-  append_ref_path (out, stage1);
-  append_text (out, ": a2o_stage1");
-  for (guint i = 0; i < refs->len; i++)
-    {
-      append_text (out, " $\n    ");
-      append_ref_path (out, refs->pdata[i]);
-    }
+  append_printf (out, "\n# %s, stage 2: dpkg --configure -a in a sandbox.\nbuild ", image->image);
+  append_ref_path (out, configured);
+  append_text (out, ": a2o_configure ");
+  append_ref_path (out, configure_in);
   append_text (out, "\n");
-  append_variable (out, "ref", stage1);
-  append_variable (out, "arch", lock->request.architecture);
-  append_text (out, "  packages =");
-  for (guint i = 0; i < refs->len; i++)
+  append_variable (out, "ref", configured);
+  append_variable (out, "stage1", configure_in);
+  g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, lockfile_epoch (image->lock));
+  append_variable (out, "epoch", epoch);
+  if (options->configure_hooks != NULL && options->configure_hooks[0] != NULL)
     {
-      append_text (out, " $\n     ");
-      append_word (out, refs->pdata[i]);
+      append_text (out, "  hooks =");
+      append_options (out, "--configure-hook", options->configure_hooks);
+      append_text (out, "\n");
     }
-  append_text (out, "\n");
+}
 
-  g_autofree char *always = g_strconcat (options->builddir, "/stamps/", options->image,
+/* IMAGE's edges from its stage 1 to its ref: the --before-configure trees
+ * over stage1/NAME into before-configure/NAME, stage 2 (into configured/NAME
+ * when --after-configure trees go over it into NAME, else into NAME). */
+static void
+append_configure (NinjaOut *out, const NinjaImage *image, const NinjaOptions *options,
+                  const char *stage1)
+{
+  g_autofree char *always = g_strconcat (options->builddir, "/stamps/", image->image,
                                          ".hook-dirs", NULL);
   gboolean any_import = FALSE;
-  g_autoptr(GPtrArray) before = append_hook_trees (out, options, "before-configure",
+  g_autoptr(GPtrArray) before = append_hook_trees (out, image->image, "before-configure",
                                                    options->before_configure, always, &any_import);
-  g_autoptr(GPtrArray) after = append_hook_trees (out, options, "after-configure",
+  g_autoptr(GPtrArray) after = append_hook_trees (out, image->image, "after-configure",
                                                   options->after_configure, always, &any_import);
   if (any_import)
     {
@@ -473,79 +607,135 @@ ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *option
       append_path (out, always);
       append_text (out, ": phony\n");
     }
-  /* With --before-configure, stage 2 runs over before-configure/NAME, the
-   * trees put over stage1/NAME; with --after-configure, it writes
-   * configured/NAME and the trees are put over that into NAME. */
-  g_autofree char *configure_in = before->len > 0 ? g_strconcat ("before-configure/", options->image, NULL)
+  g_autofree char *configure_in = before->len > 0 ? g_strconcat ("before-configure/", image->image, NULL)
                                                   : g_strdup (stage1);
-  g_autofree char *configured = after->len > 0 ? g_strconcat ("configured/", options->image, NULL)
-                                               : g_strdup (options->image);
+  g_autofree char *configured = after->len > 0 ? g_strconcat ("configured/", image->image, NULL)
+                                               : g_strdup (image->image);
   if (before->len > 0)
     append_overlay (out, "\n# The --before-configure trees over stage 1.\n", configure_in, stage1,
                     before);
-
-  append_text (out, "\n# Stage 2: dpkg --configure -a in a sandbox.\nbuild ");
-  append_ref_path (out, configured);
-  append_text (out, ": a2o_configure ");
-  append_ref_path (out, configure_in);
-  append_text (out, "\n");
-  append_variable (out, "ref", configured);
-  append_variable (out, "stage1", configure_in);
-  g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, lockfile_epoch (lock));
-  append_variable (out, "epoch", epoch);
-  if (options->configure_hooks != NULL && options->configure_hooks[0] != NULL)
-    {
-      append_text (out, "  hooks =");
-      append_options (out, "--configure-hook", options->configure_hooks);
-      append_text (out, "\n");
-    }
-
+  append_stage2 (out, image, options, configure_in, configured);
   if (after->len > 0)
     append_overlay (out, "\n# The --after-configure trees over the configured image.\n",
-                    options->image, configured, after);
+                    image->image, configured, after);
+}
 
+/* IMAGE's stamp for re-locking: never made, so it runs every time it is
+ * asked for (the lock update writes no output of its own). */
+static char *
+update_stamp (const NinjaImage *image, const NinjaOptions *options)
+{
+  return g_strconcat (options->builddir, "/stamps/", image->image, ".update-lockfile", NULL);
+}
+
+/* IMAGE's names: IMAGE, IMAGE/stage1, IMAGE/update-lockfile. */
+static void
+append_image_targets (NinjaOut *out, const NinjaImage *image, const NinjaOptions *options,
+                      const char *stage1)
+{
+  g_autofree char *stage1_target = g_strconcat (image->image, "/stage1", NULL);
+  g_autofree char *stamp = update_stamp (image, options);
   append_text (out, "\nbuild ");
-  append_path (out, options->image);
+  append_path (out, image->image);
   append_text (out, ": phony ");
-  append_ref_path (out, options->image);
+  append_ref_path (out, image->image);
   append_text (out, "\nbuild ");
   append_path (out, stage1_target);
   append_text (out, ": phony ");
   append_ref_path (out, stage1);
-  append_text (out, "\ndefault ");
-  append_path (out, options->image);
-
-  /* The lock update writes no output of its own: its stamp never exists,
-   * so it runs every time it is asked for. */
-  g_autofree char *stamp = g_strconcat (options->builddir, "/stamps/", options->image,
-                                        ".update-lockfile", NULL);
-  append_text (out, "\n\n# The lockfile: re-resolve it, and rewrite this file when it changes.\nbuild ");
+  append_text (out, "\nbuild ");
   append_path (out, stamp);
   append_text (out, ": a2o_lock_update\n");
-  append_variable (out, "lockfile", options->lockfile_path);
+  append_variable (out, "lockfile", image->lockfile_path);
   append_text (out, "build ");
-  append_path (out, options->image);
+  append_path (out, image->image);
   append_text (out, "/update-lockfile: phony ");
   append_path (out, stamp);
+  append_text (out, "\n");
+}
+
+static void
+append_image (NinjaOut *out, const NinjaImage *image, GPtrArray *refs, const NinjaOptions *options)
+{
+  /* A ref cannot be both a file and a directory, so the stage-1 ref of
+   * image NAME is stage1/NAME (its Ninja target is still NAME/stage1). */
+  g_autofree char *stage1 = g_strconcat ("stage1/", image->image, NULL);
+  append_stage1 (out, image, refs, stage1);
+  append_configure (out, image, options, stage1);
+  append_image_targets (out, image, options, stage1);
+}
+
+/* What concerns every image: the default targets, re-locking them all, and
+ * the edge that rewrites this file when a lockfile (or --sources) changes. */
+static void
+append_footer (NinjaOut *out, const NinjaImage *images, guint n_images,
+               const NinjaOptions *options)
+{
+  append_text (out, "\ndefault");
+  for (guint i = 0; i < n_images; i++)
+    {
+      append_text (out, " ");
+      append_path (out, images[i].image);
+    }
+  append_text (out, "\n\n# The lockfiles: re-resolve them, and rewrite this file when one changes.\n");
   if (!options->subninja)
     {
-      append_text (out, "\nbuild update-lockfiles: phony ");
-      append_path (out, stamp);
+      append_text (out, "build update-lockfiles: phony");
+      for (guint i = 0; i < n_images; i++)
+        {
+          g_autofree char *stamp = update_stamp (&images[i], options);
+          append_text (out, " ");
+          append_path (out, stamp);
+        }
+      append_text (out, "\n");
     }
-  append_text (out, "\nbuild ");
+  append_text (out, "build ");
   append_path (out, options->output_path);
-  append_text (out, ": a2o_regen ");
-  append_path (out, options->lockfile_path);
+  append_text (out, ": a2o_regen");
+  for (guint i = 0; i < n_images; i++)
+    {
+      append_text (out, " ");
+      append_path (out, images[i].lockfile_path);
+    }
   if (options->sources_path != NULL)
     {
       append_text (out, " ");
       append_path (out, options->sources_path);
     }
   append_text (out, "\n");
-  g_autofree char *lockfile_shown = g_strescape (options->lockfile_path, NULL);
+}
+
+char *
+ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *options,
+                GError **error)
+{
+  g_return_val_if_fail (n_images > 0, NULL);
+  g_auto(PackageGraph) graph = { NULL, };
+  if (!package_graph_build (&graph, images, n_images, error))
+    return NULL;
+
+  g_autofree char *default_repo = g_build_filename (options->builddir, "ostree", NULL);
+  const char *repo = options->repo != NULL ? options->repo : default_repo;
+  g_autofree char *pool = pool_name (repo);
+  g_auto(NinjaOut) out_state = { g_string_new (""), NULL, NULL };
+  NinjaOut *out = &out_state;
+  append_header (out, images, n_images, &graph, options, repo);
+  append_repository_claim (out);
+  append_rules (out, images, n_images, options, pool);
+  append_text (out, "build $repo/config: a2o_init\n\n");
+  append_package_edges (out, &graph);
+  for (guint i = 0; i < n_images; i++)
+    append_image (out, &images[i], graph.image_refs->pdata[i], options);
+  append_footer (out, images, n_images, options);
+
   if (out->refused != NULL)
-    return util_fail (error, "%s: \"%s\" %s; nothing was written", lockfile_shown, out->refused,
-                      out->why), NULL;
+    {
+      /* The value came from a lockfile or from an option. */
+      g_autofree char *shown = g_strescape (n_images == 1 ? images[0].lockfile_path
+                                                          : options->output_path, NULL);
+      return util_fail (error, "%s: \"%s\" %s; nothing was written", shown, out->refused,
+                        out->why), NULL;
+    }
   return g_string_free (g_steal_pointer (&out->text), FALSE);
 }
 

@@ -1,11 +1,16 @@
-/* ninja.h — the Ninja file for one image, from its lockfile.
+/* ninja.h — the Ninja file for one or more images, from their lockfiles.
  *
- * One edge per package (unpack-deb from the lockfile's URL, SHA256 and size;
- * output: that package's ref file), a stage-1 edge (all package trees, in
- * install order, into NAME/stage1) and a stage-2 edge (configure, into NAME).
- * Every edge has restat = 1, so an unchanged ref stops the work below it.
- * Paths are written as given, relative to the directory ninja runs in (as
- * ninja reads subninja files too).  The same inputs give the same bytes. */
+ * One edge per package tree (unpack-deb from the lockfile's URL, SHA256 and
+ * size; output: that package's ref file), written once however many images
+ * use the package; then, for each image, a stage-1 edge (its package trees,
+ * in install order, into stage1/NAME) and a stage-2 edge (configure, into
+ * NAME).  Every edge has restat = 1, so an unchanged ref stops the work below
+ * it.  Paths are written as given, relative to the directory ninja runs in
+ * (as ninja reads subninja files too).  The same inputs give the same bytes.
+ *
+ * Refs: deb/NAME/VERSION/ARCH/SHA256 (deb_ref_name) for package trees,
+ * stage1/NAME for stage 1, NAME for the image; with hooks also
+ * before-configure/NAME, configured/NAME and hooks/NAME/WHICH-N. */
 #pragma once
 
 #include "apt/lockfile.h"
@@ -13,11 +18,17 @@
 
 G_BEGIN_DECLS
 
+/* One image: its lockfile, loaded, and where its packages come from. */
+typedef struct {
+  const char *lockfile_path;
+  const char *image;           /* the image's ref */
+  Lockfile *lock;
+  SourcesList *sources;        /* NULL: the URIs the lockfile records */
+} NinjaImage;
+
 typedef struct {
   const char *apt2ostree;      /* the binary the edges run */
-  const char *lockfile_path;
   const char *output_path;     /* the Ninja file itself (its regeneration edge) */
-  const char *image;           /* the image's ref */
   const char *builddir;
   const char *repo;            /* default: BUILDDIR/ostree */
   const char *sources_path;    /* --sources as given, or NULL */
@@ -33,8 +44,9 @@ typedef struct {
  * ".lock.json" (or ".json"). */
 char *ninja_default_image (const char *lockfile_path);
 
-/* The text of the Ninja file. */
-char *ninja_generate (Lockfile *lock, SourcesList *sources, const NinjaOptions *options,
+/* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,
+ * with different names). */
+char *ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *options,
                       GError **error);
 
 /* Write TEXT to PATH unless it already holds exactly that (so the file's

@@ -1,4 +1,4 @@
-/* apt2ostree build — lockfile in, configured image out, through ninja. */
+/* apt2ostree build — lockfiles in, configured images out, through ninja. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -74,7 +74,7 @@ source_remove (gpointer source)
 }
 
 static gboolean
-run_ninja (const char *ninja, const char *file, int jobs, const char *target, GError **error)
+run_ninja (const char *ninja, const char *file, int jobs, GPtrArray *images, GError **error)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (argv, g_strdup (ninja));
@@ -82,7 +82,8 @@ run_ninja (const char *ninja, const char *file, int jobs, const char *target, GE
   g_ptr_array_add (argv, g_strdup (file));
   if (jobs > 0)
     g_ptr_array_add (argv, g_strdup_printf ("-j%d", jobs));
-  g_ptr_array_add (argv, g_strdup (target));
+  for (guint i = 0; i < images->len; i++)
+    g_ptr_array_add (argv, g_strdup (((BuildImage *) images->pdata[i])->image));
   g_ptr_array_add (argv, NULL);
 
   g_autoptr(GMainContext) context = g_main_context_new ();
@@ -132,6 +133,35 @@ run_ninja (const char *ninja, const char *file, int jobs, const char *target, GE
   return TRUE;
 }
 
+/* Each image's commit, and how to look inside. */
+static gboolean
+print_images (BuildArgs *args, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *default_repo = g_build_filename (args->builddir, "ostree", NULL);
+  const char *repo_path = args->repo != NULL ? args->repo : default_repo;
+  g_autoptr(OstreeRepo) repo = repo_open (repo_path, cancellable, error);
+  if (repo == NULL)
+    return FALSE;
+  const char *last = NULL;
+  g_autofree char *last_commit = NULL;
+  for (guint i = 0; i < args->images->len; i++)
+    {
+      BuildImage *image = args->images->pdata[i];
+      g_autoptr(RepoRev) rev = repo_resolve (repo, image->image, error);
+      if (rev == NULL)
+        return FALSE;
+      printf ("image %s: commit %s\n", image->image, rev->commit);
+      last = image->image;
+      g_free (last_commit);
+      last_commit = g_strdup (rev->commit);
+    }
+  printf ("look inside:\n"
+          "  ostree --repo=%s ls -R %s\n"
+          "  apt2ostree --repo %s export %s --dir rootfs     (or --tar rootfs.tar)\n",
+          repo_path, last_commit, repo_path, last);
+  return TRUE;
+}
+
 gboolean
 cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
            GError **error)
@@ -145,49 +175,36 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     { "ninja", 0, 0, G_OPTION_ARG_FILENAME, &ninja, "The ninja to run (default: ninja)", "PATH" },
     { NULL }
   };
-  if (!cmd_parse (inv, "LOCKFILE",
-                  "Build the image of LOCKFILE: write BUILDDIR/NAME.ninja and run ninja on it.\n"
-                  "The repository is BUILDDIR/ostree unless --repo is given.",
+  if (!cmd_parse (inv, "LOCKFILE[=REF]...",
+                  "Build the image of each LOCKFILE: write BUILDDIR/NAME.ninja (for several,\n"
+                  "BUILDDIR/images.ninja) and run ninja on it.  REF names the image (default:\n"
+                  "the lockfile's name without .lock.json).  The repository is BUILDDIR/ostree\n"
+                  "unless --repo is given; images share the trees of the packages they share.",
                   entries, &argc, &argv, error))
     return FALSE;
-  if (argc != 2)
-    return cmd_usage_error (inv, error, "expected one LOCKFILE");
+  if (argc < 2)
+    return cmd_usage_error (inv, error, "expected one LOCKFILE or more");
   if (jobs < 0)
     return cmd_usage_error (inv, error, "--jobs %d: expected a number of steps (1 or more; 0: ninja's "
                             "default)", jobs);
 
-  args.lockfile = argv[1];
   args.repo = inv->repo_path;
-  if (!build_args_complete (&args, error))
+  if (!build_args_complete (&args, inv, argc - 1, argv + 1, error)
+      || !build_load_images (&args, error))
     return FALSE;
-  /* Stage 2 runs the image's programs: say so before the downloads when
+  /* Stage 2 runs the images' programs: say so before the downloads when
    * this machine cannot (configure checks again, for "ninja" users). */
-  g_autoptr(Lockfile) lock = lockfile_load (args.lockfile, error);
-  if (lock == NULL)
-    return FALSE;
-  if (!foreign_check_arch (lock->request.architecture, error))
-    return FALSE;
+  for (guint i = 0; i < args.images->len; i++)
+    if (!foreign_check_arch (((BuildImage *) args.images->pdata[i])->lock->request.architecture,
+                             error))
+      return FALSE;
 
   g_autofree char *ninja_file = build_ninja_path (&args);
   g_autofree char *text = build_generate_ninja (&args, ninja_file, FALSE, error);
   if (text == NULL || !ninja_write_if_changed (ninja_file, text, error))
     return FALSE;
 
-  if (!run_ninja (ninja != NULL ? ninja : "ninja", ninja_file, jobs, args.image, error))
+  if (!run_ninja (ninja != NULL ? ninja : "ninja", ninja_file, jobs, args.images, error))
     return FALSE;
-
-  g_autofree char *default_repo = g_build_filename (args.builddir, "ostree", NULL);
-  const char *repo_path = args.repo != NULL ? args.repo : default_repo;
-  g_autoptr(OstreeRepo) repo = repo_open (repo_path, cancellable, error);
-  if (repo == NULL)
-    return FALSE;
-  g_autoptr(RepoRev) image = repo_resolve (repo, args.image, error);
-  if (image == NULL)
-    return FALSE;
-  printf ("image %s: commit %s\n"
-          "look inside:\n"
-          "  ostree --repo=%s ls -R %s\n"
-          "  apt2ostree --repo %s export %s --dir rootfs     (or --tar rootfs.tar)\n",
-          args.image, image->commit, repo_path, image->commit, repo_path, args.image);
-  return TRUE;
+  return print_images (&args, cancellable, error);
 }

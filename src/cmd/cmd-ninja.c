@@ -1,4 +1,4 @@
-/* apt2ostree ninja — write the Ninja file for an image. */
+/* apt2ostree ninja — write the Ninja file for one or more images. */
 #include "config.h"
 
 #include "build/build.h"
@@ -19,20 +19,21 @@ cmd_ninja (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     BUILD_OPTION_ENTRIES (args),
     { NULL }
   };
-  if (!cmd_parse (inv, "LOCKFILE -o FILE.ninja",
-                  "Write the Ninja rules that build the image of LOCKFILE.  Paths in the file are\n"
-                  "relative to the directory ninja runs in; include it from a larger build with\n"
-                  "\"subninja\".",
+  if (!cmd_parse (inv, "LOCKFILE[=REF]... -o FILE.ninja",
+                  "Write the Ninja rules that build the image of each LOCKFILE, into one\n"
+                  "repository: a package that several images use is unpacked once.  REF names\n"
+                  "the image (default: the lockfile's name without .lock.json).  Paths in the\n"
+                  "file are relative to the directory ninja runs in; include it from a larger\n"
+                  "build with \"subninja\" (one generated file per repository).",
                   entries, &argc, &argv, error))
     return FALSE;
-  if (argc != 2)
-    return cmd_usage_error (inv, error, "expected one LOCKFILE");
+  if (argc < 2)
+    return cmd_usage_error (inv, error, "expected one LOCKFILE or more");
   if (output == NULL)
     return cmd_usage_error (inv, error, "-o FILE.ninja is required");
 
-  args.lockfile = argv[1];
   args.repo = inv->repo_path;
-  if (!build_args_complete (&args, error))
+  if (!build_args_complete (&args, inv, argc - 1, argv + 1, error))
     return FALSE;
   g_autofree char *text = build_generate_ninja (&args, output, subninja, error);
   if (text == NULL)
