@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "build/build.h"
+#include "build/imagespec.h"
 #include "base/debpolicy.h"
 #include "apt/lockfile.h"
 #include "build/ninja.h"
@@ -90,18 +91,16 @@ static BuildImage *
 parse_operand (const char *operand, const char *ref_option)
 {
   BuildImage *image = g_new0 (BuildImage, 1);
-  const char *eq = strrchr (operand, '=');
-  if (eq != NULL && eq != operand && !g_file_test (operand, G_FILE_TEST_EXISTS))
+  imagespec_split (operand, &image->lockfile, &image->image);
+  if (*image->lockfile == '\0')  /* "=REF": a file named "=REF", as before */
     {
-      image->lockfile = g_strndup (operand, eq - operand);
-      image->image = g_strdup (eq + 1);
-    }
-  else
-    {
+      g_free (image->lockfile);
+      g_clear_pointer (&image->image, g_free);
       image->lockfile = g_strdup (operand);
-      image->image = ref_option != NULL ? g_strdup (ref_option)
-                                        : ninja_default_image (image->lockfile);
     }
+  if (image->image == NULL)
+    image->image = ref_option != NULL ? g_strdup (ref_option)
+                                      : imagespec_default_ref (image->lockfile);
   return image;
 }
 

@@ -29,22 +29,28 @@ imagespec_default_ref (const char *lockfile_path)
   return g_steal_pointer (&base);
 }
 
+void
+imagespec_split (const char *arg, char **out_lockfile, char **out_ref)
+{
+  const char *eq = strrchr (arg, '=');
+  if (eq == NULL || g_file_test (arg, G_FILE_TEST_EXISTS))
+    {
+      *out_lockfile = g_strdup (arg);
+      *out_ref = NULL;
+      return;
+    }
+  *out_lockfile = g_strndup (arg, eq - arg);
+  *out_ref = g_strdup (eq + 1);
+}
+
 ImageSpec *
 imagespec_parse (const char *arg, GError **error)
 {
   g_autoptr(ImageSpec) spec = g_new0 (ImageSpec, 1);
-  const char *eq = strrchr (arg, '=');
   g_autofree char *shown = g_strescape (arg, NULL);
-  if (eq == NULL || g_file_test (arg, G_FILE_TEST_EXISTS))
-    {
-      spec->lockfile = g_strdup (arg);
-      spec->ref = imagespec_default_ref (arg);
-    }
-  else
-    {
-      spec->lockfile = g_strndup (arg, eq - arg);
-      spec->ref = g_strdup (eq + 1);
-    }
+  imagespec_split (arg, &spec->lockfile, &spec->ref);
+  if (spec->ref == NULL)
+    spec->ref = imagespec_default_ref (arg);
   if (*spec->lockfile == '\0')
     return util_fail (error, "\"%s\": expected LOCKFILE or LOCKFILE=REF", shown), NULL;
   g_autoptr(GError) ref_error = NULL;

@@ -20,6 +20,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (ImageSpec, imagespec_free)
  * ".lock.json" (or ".json"): "boards/a.lock.json" gives "a". */
 char *imagespec_default_ref (const char *lockfile_path);
 
+/* ARG split into *OUT_LOCKFILE and *OUT_REF (NULL when ARG gives none):
+ * at the last "=" (a ref holds none), unless ARG names an existing file. */
+void imagespec_split (const char *arg, char **out_lockfile, char **out_ref);
+
 /* "LOCKFILE" or "LOCKFILE=REF", split at the last "=" (a ref holds none);
  * an ARG that names an existing file is a LOCKFILE, "=" or not.  The ref
  * must be a valid ref name; the error names ARG. */

@@ -10,6 +10,7 @@
 
 #include "deb/deb.h"
 #include "build/ninja.h"
+#include "build/imagespec.h"
 #include "base/util.h"
 
 /* The file being written, and the first value that could not be written
@@ -123,18 +124,6 @@ append_ref_path (NinjaOut *out, const char *ref)
   append_path (out, ref);
 }
 
-char *
-ninja_default_image (const char *lockfile_path)
-{
-  g_autofree char *base = g_path_get_basename (lockfile_path);
-  for (const char *suffix = ".lock.json"; suffix != NULL; suffix = g_str_equal (suffix, ".json") ? NULL : ".json")
-    if (g_str_has_suffix (base, suffix) && strlen (base) > strlen (suffix))
-      {
-        base[strlen (base) - strlen (suffix)] = '\0';
-        break;
-      }
-  return g_steal_pointer (&base);
-}
 
 /* The packages in install order, each once. */
 static GPtrArray *
@@ -373,7 +362,7 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
   for (guint i = 0; i < n_images; i++)
     {
       /* LOCKFILE=REF, or LOCKFILE alone when that gives REF. */
-      g_autofree char *default_image = ninja_default_image (images[i].lockfile_path);
+      g_autofree char *default_image = imagespec_default_ref (images[i].lockfile_path);
       gboolean plain = g_str_equal (default_image, images[i].image)
                        && strchr (images[i].lockfile_path, '=') == NULL;
       g_autofree char *operand = plain ? g_strdup (images[i].lockfile_path)
@@ -520,7 +509,7 @@ append_hook_trees (NinjaOut *out, const char *image, const char *which,
           g_ptr_array_add (refs, g_strdup (items[i]));
           continue;
         }
-      char *ref = g_strdup_printf ("hooks/%s/%s-%u", image, which, i + 1);
+      char *ref = imagespec_hook_ref (image, which, i + 1);
       g_ptr_array_add (refs, ref);
       if (!any_dir)
         append_printf (out, "\n# --%s directories, imported on every run.\n", which);
@@ -607,9 +596,9 @@ append_configure (NinjaOut *out, const NinjaImage *image, const NinjaOptions *op
       append_path (out, always);
       append_text (out, ": phony\n");
     }
-  g_autofree char *configure_in = before->len > 0 ? g_strconcat ("before-configure/", image->image, NULL)
+  g_autofree char *configure_in = before->len > 0 ? imagespec_before_configure_ref (image->image)
                                                   : g_strdup (stage1);
-  g_autofree char *configured = after->len > 0 ? g_strconcat ("configured/", image->image, NULL)
+  g_autofree char *configured = after->len > 0 ? imagespec_configured_ref (image->image)
                                                : g_strdup (image->image);
   if (before->len > 0)
     append_overlay (out, "\n# The --before-configure trees over stage 1.\n", configure_in, stage1,
@@ -659,7 +648,7 @@ append_image (NinjaOut *out, const NinjaImage *image, GPtrArray *refs, const Nin
 {
   /* A ref cannot be both a file and a directory, so the stage-1 ref of
    * image NAME is stage1/NAME (its Ninja target is still NAME/stage1). */
-  g_autofree char *stage1 = g_strconcat ("stage1/", image->image, NULL);
+  g_autofree char *stage1 = imagespec_stage1_ref (image->image);
   append_stage1 (out, image, refs, stage1);
   append_configure (out, image, options, stage1);
   append_image_targets (out, image, options, stage1);

@@ -40,10 +40,6 @@ typedef struct {
   const char *const *configure_hooks;   /* --configure-hook COMMAND, or NULL */
 } NinjaOptions;
 
-/* The image name a lockfile gives by default: its file name without
- * ".lock.json" (or ".json"). */
-char *ninja_default_image (const char *lockfile_path);
-
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,
  * with different names). */
 char *ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *options,
