@@ -66,7 +66,7 @@ else
             -drive file=disk.img,format=raw,if=virtio > boot.log 2>&1 &
         qemu=$!
         for i in $(seq 600); do
-            grep -aq "login: *$" boot.log && break
+            grep -aq "localhost login:" boot.log 2>/dev/null && break
             kill -0 $qemu 2>/dev/null || break
             sleep 1
         done
@@ -75,7 +75,7 @@ else
         grep -a "ostree-prepare-root\|Welcome to\|login:" console.log
         grep -aq "ostree-prepare-root.service" console.log
         grep -aq "^Welcome to Debian GNU/Linux 12 (bookworm)!\$" console.log   # not the initramfs
-        grep -aq "login: *\$" console.log
+        grep -aq "localhost login:" console.log
     '
 fi
 
