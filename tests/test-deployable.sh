@@ -148,6 +148,20 @@ test_expect_success 'an image without ostree-boot, or made deployable twice, is 
     assert_file_has_content err "deployable already"
 '
 
+test_expect_success 'build --deployable makes the image ref the deployment (the configured image kept as before-deployable/NAME); a lockfile without ostree-boot is refused' '
+    cd "$W"
+    a2o build one.lock.json --deployable --ref one-built > bd.out
+    assert_file_has_content bd.out "^image one-built: commit [0-9a-f]\{64\}\$"
+    assert_streq "$(cat "$REPO/refs/heads/one-built")" "$(cat "$REPO/refs/heads/one-deploy")"
+    test -f "$REPO/refs/heads/before-deployable/one-built"
+    a2o build one.lock.json --deployable --ref one-built > again.out
+    assert_file_has_content again.out "no work to do"
+    expect_failure err a2o build noboot.lock.json --deployable --ref nb
+    assert_one_line err
+    assert_file_has_content err "noboot.lock.json: --deployable needs \"ostree-boot\""
+    test ! -e "$REPO/refs/heads/nb"
+'
+
 # Deployments are immutable (chattr +i): let the scratch directory go.
 for d in "$W"/sysroot/ostree/deploy/*/deploy/*.0; do
     [ ! -d "$d" ] || chattr -i "$d"

@@ -278,6 +278,7 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .before_configure = (const char *const *) args->before_configure,
     .after_configure = (const char *const *) args->after_configure,
     .configure_hooks = (const char *const *) args->configure_hooks,
+    .deployable = args->deployable,
   };
   return ninja_generate ((NinjaImage *) images->data, images->len, &options, error);
 }

@@ -30,6 +30,7 @@ typedef struct {
   char **before_configure; /* --before-configure DIR|REF */
   char **after_configure;  /* --after-configure DIR|REF */
   char **configure_hooks;  /* --configure-hook COMMAND */
+  gboolean deployable;     /* --deployable */
 } BuildArgs;
 
 /* download_jobs not given: told apart from a given 0, which is an error. */
@@ -54,7 +55,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
   { "after-configure", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(args).after_configure,             \
     "Put a directory or tree over the image after dpkg --configure -a", "DIR|REF" },        \
   { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(args).configure_hooks,              \
-    "A shell command run in the image just before dpkg --configure -a", "COMMAND" }
+    "A shell command run in the image just before dpkg --configure -a", "COMMAND" },         \
+  { "deployable", 0, 0, G_OPTION_ARG_NONE, &(args).deployable,                               \
+    "Make each image an OSTree deployment (see \"apt2ostree deployable\")", NULL }
 
 /* The images of OPERANDS (LOCKFILE or LOCKFILE=REF, at least one), the
  * defaults (image names, build directory), and their checks.  Two images

@@ -82,7 +82,8 @@ imagespec_parse_all (const char *const *args, int n, GError **error)
 
 /* A ref cannot be both a file and a directory, so the stage refs of image
  * NAME are PREFIX/NAME, never NAME/SOMETHING. */
-static const char *const stage_prefixes[] = { "stage1/", "before-configure/", "configured/" };
+static const char *const stage_prefixes[] = { "stage1/", "before-configure/", "configured/",
+                                               "before-deployable/" };
 
 char *
 imagespec_stage1_ref (const char *image)
@@ -100,6 +101,12 @@ char *
 imagespec_configured_ref (const char *image)
 {
   return g_strconcat (stage_prefixes[2], image, NULL);
+}
+
+char *
+imagespec_before_deployable_ref (const char *image)
+{
+  return g_strconcat (stage_prefixes[3], image, NULL);
 }
 
 char *

@@ -42,6 +42,9 @@ char *imagespec_stage1_ref (const char *image);
 char *imagespec_before_configure_ref (const char *image);
 char *imagespec_configured_ref (const char *image);
 char *imagespec_hook_ref (const char *image, const char *which, guint n);
+/* The configured image before "deployable" rearranges it into IMAGE
+ * (build --deployable): before-deployable/IMAGE. */
+char *imagespec_before_deployable_ref (const char *image);
 
 /* The image whose build writes REF, when REF is one of the refs above
  * (not the image ref itself, which is any name), else NULL. */

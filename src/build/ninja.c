@@ -391,6 +391,8 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
   append_options (out, "--before-configure", options->before_configure);
   append_options (out, "--after-configure", options->after_configure);
   append_options (out, "--configure-hook", options->configure_hooks);
+  if (options->deployable)
+    append_text (out, " --deployable");
 }
 
 static void
@@ -427,6 +429,10 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "rule a2o_overlay\n"
       "  command = $a2o --repo $repo_arg overlay --ref $ref $trees > /dev/null\n"
       "  description = overlay $ref\n"
+      "  restat = 1\n\n"
+      "rule a2o_deployable\n"
+      "  command = $a2o --repo $repo_arg deployable --ref $ref $in_ref > /dev/null\n"
+      "  description = deployable $ref\n"
       "  restat = 1\n\n"
       "rule a2o_lock_update\n"
       "  command = $a2o lock --update $lockfile\n"
@@ -575,6 +581,19 @@ append_stage2 (NinjaOut *out, const NinjaImage *image, const NinjaOptions *optio
     }
 }
 
+/* --deployable: IN rearranged as an OSTree deployment into IMAGE. */
+static void
+append_deployable (NinjaOut *out, const char *image, const char *in)
+{
+  append_printf (out, "\n# %s as an OSTree deployment.\nbuild ", image);
+  append_ref_path (out, image);
+  append_text (out, ": a2o_deployable ");
+  append_ref_path (out, in);
+  append_text (out, "\n");
+  append_variable (out, "ref", image);
+  append_variable (out, "in_ref", in);
+}
+
 /* IMAGE's edges from its stage 1 to its ref: the --before-configure trees
  * over stage1/NAME into before-configure/NAME, stage 2 (into configured/NAME
  * when --after-configure trees go over it into NAME, else into NAME). */
@@ -598,15 +617,21 @@ append_configure (NinjaOut *out, const NinjaImage *image, const NinjaOptions *op
     }
   g_autofree char *configure_in = before->len > 0 ? imagespec_before_configure_ref (image->image)
                                                   : g_strdup (stage1);
+  /* With --deployable the configured image is before-deployable/NAME and
+   * "deployable" makes NAME of it. */
+  g_autofree char *finished = options->deployable ? imagespec_before_deployable_ref (image->image)
+                                                  : g_strdup (image->image);
   g_autofree char *configured = after->len > 0 ? imagespec_configured_ref (image->image)
-                                               : g_strdup (image->image);
+                                               : g_strdup (finished);
   if (before->len > 0)
     append_overlay (out, "\n# The --before-configure trees over stage 1.\n", configure_in, stage1,
                     before);
   append_stage2 (out, image, options, configure_in, configured);
   if (after->len > 0)
     append_overlay (out, "\n# The --after-configure trees over the configured image.\n",
-                    image->image, configured, after);
+                    finished, configured, after);
+  if (options->deployable)
+    append_deployable (out, image->image, finished);
 }
 
 /* IMAGE's stamp for re-locking: never made, so it runs every time it is
@@ -694,11 +719,28 @@ append_footer (NinjaOut *out, const NinjaImage *images, guint n_images,
   append_text (out, "\n");
 }
 
+/* A deployable image boots through an initramfs that runs
+ * ostree-prepare-root: its lockfile must have ostree-boot and dracut. */
+static gboolean
+check_deployable (const NinjaImage *images, guint n_images, GError **error)
+{
+  static const char *const needed[] = { "ostree-boot", "dracut" };
+  for (guint i = 0; i < n_images; i++)
+    for (guint j = 0; j < G_N_ELEMENTS (needed); j++)
+      if (lockfile_lookup_package (images[i].lock, needed[j], NULL) == NULL)
+        return util_fail (error, "%s: --deployable needs \"%s\" in the image (ostree-boot and "
+                          "dracut make the initramfs that runs ostree-prepare-root); add it to the "
+                          "package list and lock again", images[i].lockfile_path, needed[j]);
+  return TRUE;
+}
+
 char *
 ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *options,
                 GError **error)
 {
   g_return_val_if_fail (n_images > 0, NULL);
+  if (options->deployable && !check_deployable (images, n_images, error))
+    return NULL;
   g_auto(PackageGraph) graph = { NULL, };
   if (!package_graph_build (&graph, images, n_images, error))
     return NULL;
