@@ -10,6 +10,7 @@
 #include <sys/xattr.h>
 
 #include "store/tarball.h"
+#include "store/tarentry.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "base/util.h"
@@ -79,20 +80,6 @@ file_info_from_stat (const struct stat *st)
                                    : G_FILE_TYPE_REGULAR);
   g_file_info_set_size (info, S_ISREG (st->st_mode) ? st->st_size : 0);
   return info;
-}
-
-static const char *
-special_file_kind (mode_t mode)
-{
-  if (S_ISFIFO (mode))
-    return "fifo";
-  if (S_ISCHR (mode))
-    return "character device";
-  if (S_ISBLK (mode))
-    return "block device";
-  if (S_ISSOCK (mode))
-    return "socket";
-  return "file of unknown type";
 }
 
 typedef struct {
@@ -181,7 +168,7 @@ import_dir (DirImport *im, const struct stat *st, OstreeMutableTree *mtree,
       else
         {
           g_ptr_array_add (im->skipped, g_strdup_printf ("%s (%s)", im->path->str + im->root_len,
-                                                         special_file_kind (child.st_mode)));
+                                                         tarentry_special_name (child.st_mode)));
           ok = TRUE;
         }
       g_string_truncate (im->path, len);

@@ -16,6 +16,7 @@
 #include "deb/deb.h"
 #include "base/debpolicy.h"
 #include "store/objects.h"
+#include "store/tarentry.h"
 #include "base/util.h"
 
 static void
@@ -235,10 +236,9 @@ typedef struct {
   GPtrArray *conffile_order;        /* shipped paths, as listed */
 
   GString *list;                    /* the .list file */
-  GHashTable *files;                /* final path -> content checksum (for hardlinks) */
+  TarEntryLinks *links;             /* final paths of files and of entries not stored */
   GHashTable *symlinks;             /* final paths of symlinks */
   GHashTable *explicit_dirs;        /* final paths whose dirmeta came from an entry */
-  GHashTable *skipped_paths;        /* final paths not stored */
   GPtrArray *skipped;               /* shipped path, kind, ... */
 } DebUnpack;
 
@@ -256,10 +256,9 @@ deb_unpack_clear (DebUnpack *u)
   g_clear_pointer (&u->conffile_order, g_ptr_array_unref);
   if (u->list != NULL)
     g_string_free (u->list, TRUE);
-  g_clear_pointer (&u->files, g_hash_table_unref);
+  g_clear_pointer (&u->links, tarentry_links_free);
   g_clear_pointer (&u->symlinks, g_hash_table_unref);
   g_clear_pointer (&u->explicit_dirs, g_hash_table_unref);
-  g_clear_pointer (&u->skipped_paths, g_hash_table_unref);
   g_clear_pointer (&u->skipped, g_ptr_array_unref);
 }
 
@@ -279,42 +278,6 @@ deb_fail (DebUnpack *u, GError **error, const char *format, ...)
 
 /* ------------------------------------------------------------------------ */
 /* Objects. */
-
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
-static GVariant *
-entry_xattrs (struct archive_entry *entry)
-{
-  if (archive_entry_xattr_reset (entry) == 0)
-    return NULL;
-
-  /* Sorted by name so the checksum does not depend on the archive's order. */
-  g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  g_autoptr(GHashTable) values = g_hash_table_new (g_str_hash, g_str_equal);
-  const char *name;
-  const void *value;
-  size_t size;
-  while (archive_entry_xattr_next (entry, &name, &value, &size) == ARCHIVE_OK)
-    {
-      if (g_hash_table_contains (values, name))
-        continue;
-      g_ptr_array_add (names, (char *) name);
-      g_hash_table_insert (values, (char *) name,
-                           g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, value, size, 1));
-    }
-  g_ptr_array_sort (names, compare_strings);
-
-  GVariantBuilder builder;
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ayay)"));
-  for (guint i = 0; i < names->len; i++)
-    g_variant_builder_add (&builder, "(@ay@ay)", g_variant_new_bytestring (names->pdata[i]),
-                           g_hash_table_lookup (values, names->pdata[i]));
-  return g_variant_ref_sink (g_variant_builder_end (&builder));
-}
 
 static char *
 write_dirmeta (DebUnpack *u, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
@@ -347,13 +310,14 @@ write_dirmeta (DebUnpack *u, guint32 uid, guint32 gid, guint32 mode, GVariant *x
 static GPtrArray *
 entry_components (DebUnpack *u, const char *what, const char *pathname, GError **error)
 {
-  g_autofree char *shown = util_shown_path (pathname);
-  if (pathname[0] == '/')
-    return deb_fail (u, error, "%s entry \"%s\" has an absolute path", what, shown), NULL;
-  const char *problem = util_tree_path_problem (pathname);
-  if (problem != NULL)
-    return deb_fail (u, error, "%s entry \"%s\" %s", what, shown, problem), NULL;
-  return util_split_tree_path (pathname, error);
+  const char *problem;
+  GPtrArray *components = tarentry_components (pathname, &problem);
+  if (components == NULL)
+    {
+      g_autofree char *shown = util_shown_path (pathname);
+      deb_fail (u, error, "%s entry \"%s\" %s", what, shown, problem);
+    }
+  return components;
 }
 
 static gboolean
@@ -437,24 +401,21 @@ place_file (DebUnpack *u, GPtrArray *final, const char *pathname, const char *ch
     return deb_fail (u, error, "entry \"%s\" lands on \"%s\", which an earlier entry of the "
                      "package already holds with other content", pathname, path);
   g_hash_table_insert (dir->files, g_strdup (name), g_strdup (checksum));
-  g_hash_table_insert (u->files, g_steal_pointer (&path), g_strdup (checksum));
+  tarentry_links_add_file (u->links, path, checksum);
   return TRUE;
 }
 
 /* ------------------------------------------------------------------------ */
 /* data.tar entries. */
 
-static const char *
-skipped_kind (mode_t type)
+/* Leave out the entry at SHIPPED (FINAL in the tree), recorded as KIND. */
+static void
+skip_entry (DebUnpack *u, GPtrArray *shipped, GPtrArray *final, const char *kind)
 {
-  switch (type)
-    {
-    case AE_IFCHR: return "character device";
-    case AE_IFBLK: return "block device";
-    case AE_IFIFO: return "fifo";
-    case AE_IFSOCK: return "socket";
-    default: return "unknown file type";
-    }
+  g_autofree char *path = util_join_tree_path (final, final->len);
+  tarentry_links_add_skipped (u->links, path);
+  g_ptr_array_add (u->skipped, util_join_tree_path (shipped, shipped->len));
+  g_ptr_array_add (u->skipped, g_strdup (kind));
 }
 
 static void
@@ -471,8 +432,8 @@ list_append (DebUnpack *u, GPtrArray *shipped)
 }
 
 static gboolean
-unpack_directory (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
-                  const char *pathname, GError **error)
+unpack_directory (DebUnpack *u, struct archive_entry *entry, const TarEntry *te,
+                  GPtrArray *final, const char *pathname, GError **error)
 {
   DebDir *dir = u->root;
   if (final->len > 0)
@@ -497,9 +458,8 @@ unpack_directory (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
   g_autofree char *path = util_join_tree_path (final, final->len);
   if (g_hash_table_contains (u->explicit_dirs, path))
     return TRUE;
-  g_autoptr(GVariant) xattrs = entry_xattrs (entry);
-  g_autofree char *meta = write_dirmeta (u, archive_entry_uid (entry), archive_entry_gid (entry),
-                                         archive_entry_perm (entry), xattrs, error);
+  g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
+  g_autofree char *meta = write_dirmeta (u, te->uid, te->gid, te->mode, xattrs, error);
   if (meta == NULL)
     return FALSE;
   g_free (dir->meta);
@@ -509,26 +469,24 @@ unpack_directory (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
 }
 
 static gboolean
-unpack_hardlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *shipped, GPtrArray *final,
+unpack_hardlink (DebUnpack *u, const TarEntry *te, GPtrArray *shipped, GPtrArray *final,
                  const char *pathname, GError **error)
 {
-  const char *target = archive_entry_hardlink (entry);
+  const char *target = te->hardlink;
   g_autoptr(GPtrArray) target_shipped = entry_components (u, "hard link target of", target, error);
   if (target_shipped == NULL)
     return FALSE;
   g_autoptr(GPtrArray) target_final = final_components (u, target_shipped, AE_IFREG);
   g_autofree char *target_path = util_join_tree_path (target_final, target_final->len);
 
-  if (g_hash_table_contains (u->skipped_paths, target_path))
+  const char *checksum;
+  TarEntryLinkTarget found = tarentry_links_lookup (u->links, target_path, &checksum);
+  if (found == TARENTRY_LINK_SKIPPED)
     {
-      g_autofree char *path = util_join_tree_path (final, final->len);
-      g_hash_table_add (u->skipped_paths, g_steal_pointer (&path));
-      g_ptr_array_add (u->skipped, util_join_tree_path (shipped, shipped->len));
-      g_ptr_array_add (u->skipped, g_strdup ("hard link to a skipped entry"));
+      skip_entry (u, shipped, final, "hard link to a skipped entry");
       return TRUE;
     }
-  const char *checksum = g_hash_table_lookup (u->files, target_path);
-  if (checksum == NULL)
+  if (found == TARENTRY_LINK_MISSING)
     return deb_fail (u, error, "hard link \"%s\" points to \"%s\", which is not an earlier file "
                      "of the package", pathname, target);
 
@@ -602,13 +560,12 @@ entry_read (gpointer user_data, guint8 *buf, gsize len, GError **error)
  * DEB_MAX_INLINE bytes (then the sink writes nothing for content the
  * repository already has), else streamed. */
 static gboolean
-write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GChecksum *md5,
-               char **out_checksum, GError **error)
+write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, const TarEntry *te,
+               GChecksum *md5, char **out_checksum, GError **error)
 {
-  guint32 uid = archive_entry_uid (entry), gid = archive_entry_gid (entry);
-  guint32 mode = archive_entry_perm (entry);
+  guint32 uid = te->uid, gid = te->gid, mode = te->mode;
   gint64 size = archive_entry_size (entry);
-  g_autoptr(GVariant) xattrs = entry_xattrs (entry);
+  g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
   if (size < 0)
     return util_fail (error, "a negative size");
 
@@ -627,8 +584,8 @@ write_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GCh
 }
 
 static gboolean
-unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GPtrArray *shipped,
-                GPtrArray *final, const char *pathname, GError **error)
+unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, const TarEntry *te,
+                GPtrArray *shipped, GPtrArray *final, const char *pathname, GError **error)
 {
   g_autofree char *shipped_path = util_join_tree_path (shipped, shipped->len);
   Conffile *conffile = g_hash_table_lookup (u->conffiles, shipped_path);
@@ -636,7 +593,7 @@ unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GP
 
   g_autofree char *checksum = NULL;
   g_autoptr(GError) local_error = NULL;
-  if (!write_regular (u, a, entry, md5, &checksum, &local_error))
+  if (!write_regular (u, a, entry, te, md5, &checksum, &local_error))
     return deb_fail (u, error, "%s: \"%s\": %s", u->member, pathname, local_error->message);
 
   if (conffile != NULL)
@@ -648,10 +605,10 @@ unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, GP
 }
 
 static gboolean
-unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
+unpack_symlink (DebUnpack *u, struct archive_entry *entry, const TarEntry *te, GPtrArray *final,
                 const char *pathname, GError **error)
 {
-  const char *target = archive_entry_symlink (entry);
+  const char *target = te->symlink;
   if (target == NULL || *target == '\0')
     return deb_fail (u, error, "symlink \"%s\" has no target", pathname);
   /* OSTree keeps the target as a string, and symlink(2) takes less than
@@ -672,10 +629,9 @@ unpack_symlink (DebUnpack *u, struct archive_entry *entry, GPtrArray *final,
         return deb_fail (u, error, "symlink \"%s\" points to \"%s\"; with merged /usr it must "
                          "point to \"%s\"", pathname, target, expected);
     }
-  g_autoptr(GVariant) xattrs = entry_xattrs (entry);
+  g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
   g_autofree char *checksum = NULL;
-  checksum = u->sink->symlink (u->sink, archive_entry_uid (entry), archive_entry_gid (entry),
-                              target, xattrs, error);
+  checksum = u->sink->symlink (u->sink, te->uid, te->gid, target, xattrs, error);
   if (checksum == NULL)
     return FALSE;
   if (!place_file (u, final, pathname, checksum, error))
@@ -693,35 +649,32 @@ unpack_data_entry (DebUnpack *u, struct archive *a, struct archive_entry *entry,
   g_autoptr(GPtrArray) shipped = entry_components (u, u->member, pathname, error);
   if (shipped == NULL)
     return FALSE;
-  mode_t type = archive_entry_filetype (entry);
-  g_autoptr(GPtrArray) final = final_components (u, shipped, type);
+  TarEntry te;
+  tarentry_get (entry, &te);
+  g_autoptr(GPtrArray) final = final_components (u, shipped, te.type);
 
   list_append (u, shipped);
 
-  if (final->len == 0 && type != AE_IFDIR)
+  if (final->len == 0 && te.type != AE_IFDIR)
     return deb_fail (u, error, "%s entry \"%s\" names the root as something other than a "
                      "directory", u->member, pathname);
 
-  if (archive_entry_hardlink (entry) != NULL)
-    return unpack_hardlink (u, entry, shipped, final, pathname, error);
-
-  switch (type)
+  switch (te.kind)
     {
-    case AE_IFDIR:
-      return unpack_directory (u, entry, final, pathname, error);
-    case AE_IFREG:
-      return unpack_regular (u, a, entry, shipped, final, pathname, error);
-    case AE_IFLNK:
-      return unpack_symlink (u, entry, final, pathname, error);
+    case TARENTRY_HARDLINK:
+      return unpack_hardlink (u, &te, shipped, final, pathname, error);
+    case TARENTRY_DIR:
+      return unpack_directory (u, entry, &te, final, pathname, error);
+    case TARENTRY_REGULAR:
+      return unpack_regular (u, a, entry, &te, shipped, final, pathname, error);
+    case TARENTRY_SYMLINK:
+      return unpack_symlink (u, entry, &te, final, pathname, error);
+    case TARENTRY_SPECIAL:
     default:
-      {
-        /* OSTree stores no device nodes, fifos or sockets (the sandbox
-         * mounts /dev); the caller reports what was skipped. */
-        g_hash_table_add (u->skipped_paths, util_join_tree_path (final, final->len));
-        g_ptr_array_add (u->skipped, util_join_tree_path (shipped, shipped->len));
-        g_ptr_array_add (u->skipped, g_strdup (skipped_kind (type)));
-        return TRUE;
-      }
+      /* OSTree stores no device nodes, fifos or sockets (the sandbox
+       * mounts /dev); the caller reports what was skipped. */
+      skip_entry (u, shipped, final, tarentry_special_name (te.type));
+      return TRUE;
     }
 }
 
@@ -1341,10 +1294,9 @@ deb_unpack (DebSink *sink, const char *path, const DebUnpackOptions *opts, guint
     .conffiles = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) conffile_free),
     .conffile_order = g_ptr_array_new_with_free_func (g_free),
     .list = g_string_new (""),
-    .files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free),
+    .links = tarentry_links_new (),
     .symlinks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .explicit_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
-    .skipped_paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .skipped = g_ptr_array_new_with_free_func (g_free),
   };
   g_autoptr(DebInfo) info = unpack (&u, path, st.st_size, error);
