@@ -134,8 +134,9 @@ import_dir (DirImport *im, const struct stat *st, OstreeMutableTree *mtree,
   g_autoptr(GVariant) xattrs = read_xattrs (im->path->str, error);
   if (xattrs == NULL)
     return FALSE;
-  g_autofree char *checksum = repo_write_metadata (im->repo, OSTREE_OBJECT_TYPE_DIR_META,
-                                                   ostree_create_directory_metadata (info, xattrs),
+  /* ostree_create_directory_metadata() gives a full (not floating) reference. */
+  g_autoptr(GVariant) dirmeta = ostree_create_directory_metadata (info, xattrs);
+  g_autofree char *checksum = repo_write_metadata (im->repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta,
                                                    cancellable, error);
   if (checksum == NULL)
     return FALSE;

@@ -136,8 +136,9 @@ tar_write_dirmeta (TarReader *r, struct archive_entry *entry, const TarEntry *te
   g_file_info_set_attribute_uint32 (info, "unix::gid", te->gid);
   g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFDIR | te->mode);
   g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
-  *out_checksum = repo_write_metadata (r->repo, OSTREE_OBJECT_TYPE_DIR_META,
-                                       ostree_create_directory_metadata (info, xattrs),
+  /* ostree_create_directory_metadata() gives a full (not floating) reference. */
+  g_autoptr(GVariant) dirmeta = ostree_create_directory_metadata (info, xattrs);
+  *out_checksum = repo_write_metadata (r->repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta,
                                        cancellable, error);
   return *out_checksum != NULL;
 }
