@@ -165,7 +165,7 @@ member_check_end (DebFile *f, Member *m, struct archive *a, const char *member, 
       if (m->tail_len < 8 || GUINT32_FROM_LE (crc) != (guint32) m->crc
           || GUINT32_FROM_LE (size) != (guint32) m->size)
         return file_fail (f, error, "%s is corrupt: its data does not match the gzip trailer's "
-                         "CRC-32 and size", member);
+                          "CRC-32 and size", member);
     }
   return TRUE;
 }
@@ -266,7 +266,7 @@ debfile_read (const char *path, const char *name, const DebFileReader *reader,
         {
           if (!g_str_equal (member, "debian-binary"))
             return file_fail (f, error, "not a Debian package (the first member is \"%s\", not "
-                             "debian-binary)", member);
+                              "debian-binary)", member);
           if (!check_debian_binary (f, ar, error))
             return FALSE;
           seen_binary = TRUE;
@@ -289,7 +289,7 @@ debfile_read (const char *path, const char *name, const DebFileReader *reader,
         }
       else
         return file_fail (f, error, "unexpected member \"%s\" in the ar archive (expected "
-                         "debian-binary, control.tar, data.tar in that order)", member);
+                          "debian-binary, control.tar, data.tar in that order)", member);
     }
   if (!seen_binary)
     return file_fail (f, error, "not a Debian package (an empty ar archive)");

@@ -263,7 +263,7 @@ debmeta_control_entry (DebMeta *meta, const char *member, struct archive *a,
     return TRUE;
   if (strlen (name) > DEB_CONTROL_NAME_MAX)
     return meta_fail (meta, error, "%s entry \"%s\" has a name longer than %d bytes, which dpkg "
-                     "refuses", member, pathname, DEB_CONTROL_NAME_MAX);
+                      "refuses", member, pathname, DEB_CONTROL_NAME_MAX);
 
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GBytes) data = read_entry_bytes (a, archive_entry_size (entry), &local_error);
@@ -311,14 +311,14 @@ control_check_fields (DebMeta *meta, GError **error)
     for (const char *const *f = status_only; *f != NULL; f++)
       if (g_ascii_strcasecmp (((ControlField *) meta->fields->pdata[i])->name, *f) == 0)
         return meta_fail (meta, error, "control file: a %s field, which only dpkg's status file "
-                         "may hold (dpkg refuses it in a package)", *f);
+                          "may hold (dpkg refuses it in a package)", *f);
   static const char *const multi_arch[] = { "no", "same", "foreign", "allowed", NULL };
   g_autofree char *ma = control_get_word (meta->fields, "Multi-Arch");
   if (ma != NULL && !g_strv_contains (multi_arch, ma))
     {
       g_autofree char *shown = util_shown_path (ma);
       return meta_fail (meta, error, "control file: Multi-Arch \"%s\" is not one of no, same, "
-                       "foreign, allowed", shown);
+                        "foreign, allowed", shown);
     }
   return TRUE;
 }
@@ -376,7 +376,7 @@ debmeta_load (DebMeta *meta, GError **error)
               g_autofree char *shown = util_shown_path (words[i]);
               g_autofree char *shown_path = util_shown_path (path);
               return meta_fail (meta, error, "conffiles: unknown flag \"%s\" for \"%s\" (dpkg knows "
-                               "remove-on-upgrade only)", shown, shown_path);
+                                "remove-on-upgrade only)", shown, shown_path);
             }
           char *flags = c->flags ? g_strconcat (c->flags, " ", words[i], NULL) : g_strdup (words[i]);
           g_free (c->flags);
