@@ -10,6 +10,7 @@
 #include <sys/xattr.h>
 
 #include "store/tarball.h"
+#include "store/tarentry.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "base/util.h"
@@ -81,20 +82,6 @@ file_info_from_stat (const struct stat *st)
   return info;
 }
 
-static const char *
-special_file_kind (mode_t mode)
-{
-  if (S_ISFIFO (mode))
-    return "fifo";
-  if (S_ISCHR (mode))
-    return "character device";
-  if (S_ISBLK (mode))
-    return "block device";
-  if (S_ISSOCK (mode))
-    return "socket";
-  return "file of unknown type";
-}
-
 typedef struct {
   OstreeRepo *repo;
   GString *path;           /* on disk */
@@ -147,8 +134,9 @@ import_dir (DirImport *im, const struct stat *st, OstreeMutableTree *mtree,
   g_autoptr(GVariant) xattrs = read_xattrs (im->path->str, error);
   if (xattrs == NULL)
     return FALSE;
-  g_autofree char *checksum = repo_write_metadata (im->repo, OSTREE_OBJECT_TYPE_DIR_META,
-                                                   ostree_create_directory_metadata (info, xattrs),
+  /* ostree_create_directory_metadata() gives a full (not floating) reference. */
+  g_autoptr(GVariant) dirmeta = ostree_create_directory_metadata (info, xattrs);
+  g_autofree char *checksum = repo_write_metadata (im->repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta,
                                                    cancellable, error);
   if (checksum == NULL)
     return FALSE;
@@ -181,7 +169,7 @@ import_dir (DirImport *im, const struct stat *st, OstreeMutableTree *mtree,
       else
         {
           g_ptr_array_add (im->skipped, g_strdup_printf ("%s (%s)", im->path->str + im->root_len,
-                                                         special_file_kind (child.st_mode)));
+                                                         tarentry_special_name (child.st_mode)));
           ok = TRUE;
         }
       g_string_truncate (im->path, len);

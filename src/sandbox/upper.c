@@ -14,6 +14,7 @@
 #include <gio/gunixinputstream.h>
 
 #include "store/repo.h"
+#include "store/tarentry.h"
 #include "sandbox/upper.h"
 #include "base/util.h"
 
@@ -190,18 +191,6 @@ write_leaf (Apply *apply, const char *host_path, const struct stat *st, GVariant
                         error);
 }
 
-static const char *
-file_kind (mode_t mode)
-{
-  if (S_ISFIFO (mode))
-    return "a fifo";
-  if (S_ISSOCK (mode))
-    return "a socket";
-  if (S_ISBLK (mode))
-    return "a block device";
-  return "a character device";
-}
-
 static gboolean apply_dir (Apply *apply, OstreeMutableTree *dir, GString *path,
                            GString *host_path, guint *out_n_kept, guint *out_n_skipped,
                            GError **error);
@@ -370,9 +359,9 @@ apply_entry_at (Apply *apply, OstreeMutableTree *dir, const char *name, GString 
       return ostree_mutable_tree_remove (dir, name, TRUE, error);
     }
   if (!S_ISREG (st.st_mode) && !S_ISLNK (st.st_mode) && !S_ISDIR (st.st_mode))
-    return util_fail (error, "%s: the command left %s here, which an OSTree tree cannot "
+    return util_fail (error, "%s: the command left a %s here, which an OSTree tree cannot "
                       "hold; remove it in the command (or put it under a mount point such as "
-                      "/run)", path->str, file_kind (st.st_mode));
+                      "/run)", path->str, tarentry_special_name (st.st_mode));
 
   g_autoptr(GVariant) xattrs = upper_read_xattrs (host_path->str, error);
   if (xattrs == NULL)

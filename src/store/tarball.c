@@ -1,4 +1,7 @@
-/* tarball.c — tar archives in and out of OSTree trees, with libarchive. */
+/* tarball.c — tar archives in and out of OSTree trees, with libarchive:
+ * the archive, the OstreeMutableTree and the repository's objects.  What
+ * each entry means as a tree entry (kinds, xattrs, paths, hardlinks) is
+ * store/tarentry's. */
 #include "config.h"
 
 #include <archive.h>
@@ -11,6 +14,7 @@
 
 #include "store/tarball.h"
 #include "store/repo.h"
+#include "store/tarentry.h"
 #include "base/util.h"
 
 typedef struct archive Archive;
@@ -81,7 +85,7 @@ typedef struct {
   struct archive *archive;
   OstreeMutableTree *root;
   char *default_dirmeta;         /* 0755 root:root, for directories the tar does not list */
-  GHashTable *skipped_paths;     /* entries left out, so hardlinks to them are too */
+  TarEntryLinks *links;          /* files so far and entries left out, for hardlinks */
   GPtrArray *skipped;            /* "PATH (fifo)" for the caller */
 } TarReader;
 
@@ -89,7 +93,7 @@ static void
 tar_reader_clear (TarReader *r)
 {
   g_free (r->default_dirmeta);
-  g_clear_pointer (&r->skipped_paths, g_hash_table_unref);
+  g_clear_pointer (&r->links, tarentry_links_free);
   g_clear_pointer (&r->skipped, g_ptr_array_unref);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (TarReader, tar_reader_clear)
@@ -113,70 +117,28 @@ tar_entry_components (TarReader *r, const char *pathname, const char *link_of, G
   g_autofree char *what = link_of == NULL
       ? g_strdup_printf ("entry \"%s\"", shown)
       : g_strdup_printf ("entry \"%s\" (a hardlink to \"%s\")", shown_link_of, shown);
-  if (pathname[0] == '/')
-    {
-      util_fail (error, "%s: %s has an absolute path; refusing an archive that writes "
-                 "outside its own tree", r->file, what);
-      return NULL;
-    }
-  const char *problem = util_tree_path_problem (pathname);
-  if (problem != NULL)
-    {
-      util_fail (error, "%s: %s %s; refusing the archive", r->file, what, problem);
-      return NULL;
-    }
-  return util_split_tree_path (pathname, error);
-}
-
-/* The entry's extended attributes as OSTree stores them: a(ayay), sorted by
- * name as libostree sorts the attributes it reads from disk, so a tar and a
- * directory with the same content give the same checksums. */
-typedef struct {
-  const char *name;
-  const void *value;
-  size_t size;
-} TarXattr;
-
-static int
-compare_xattrs (gconstpointer a, gconstpointer b)
-{
-  return strcmp (((const TarXattr *) a)->name, ((const TarXattr *) b)->name);
-}
-
-static GVariant *
-tar_entry_xattrs (struct archive_entry *entry)
-{
-  g_autoptr(GArray) xattrs = g_array_new (FALSE, FALSE, sizeof (TarXattr));
-  TarXattr x;
-  archive_entry_xattr_reset (entry);
-  while (archive_entry_xattr_next (entry, &x.name, &x.value, &x.size) == ARCHIVE_OK)
-    g_array_append_val (xattrs, x);
-  g_array_sort (xattrs, compare_xattrs);
-
-  GVariantBuilder builder;
-  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a(ayay)"));
-  for (guint i = 0; i < xattrs->len; i++)
-    {
-      const TarXattr *xi = &g_array_index (xattrs, TarXattr, i);
-      if (i > 0 && g_str_equal (xi->name, g_array_index (xattrs, TarXattr, i - 1).name))
-        continue;  /* pax headers may carry one attribute twice */
-      g_variant_builder_add (&builder, "(@ay@ay)", g_variant_new_bytestring (xi->name),
-                             g_variant_new_fixed_array (G_VARIANT_TYPE_BYTE, xi->value, xi->size, 1));
-    }
-  return g_variant_ref_sink (g_variant_builder_end (&builder));
+  const char *problem;
+  GPtrArray *components = tarentry_components (pathname, &problem);
+  if (components == NULL && pathname[0] == '/')
+    util_fail (error, "%s: %s %s; refusing an archive that writes outside its own tree",
+               r->file, what, problem);
+  else if (components == NULL)
+    util_fail (error, "%s: %s %s; refusing the archive", r->file, what, problem);
+  return components;
 }
 
 static gboolean
-tar_write_dirmeta (TarReader *r, struct archive_entry *entry, char **out_checksum,
-                   GCancellable *cancellable, GError **error)
+tar_write_dirmeta (TarReader *r, struct archive_entry *entry, const TarEntry *te,
+                   char **out_checksum, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GFileInfo) info = g_file_info_new ();
-  g_file_info_set_attribute_uint32 (info, "unix::uid", archive_entry_uid (entry));
-  g_file_info_set_attribute_uint32 (info, "unix::gid", archive_entry_gid (entry));
-  g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFDIR | (archive_entry_perm (entry) & 07777));
-  g_autoptr(GVariant) xattrs = tar_entry_xattrs (entry);
-  *out_checksum = repo_write_metadata (r->repo, OSTREE_OBJECT_TYPE_DIR_META,
-                                       ostree_create_directory_metadata (info, xattrs),
+  g_file_info_set_attribute_uint32 (info, "unix::uid", te->uid);
+  g_file_info_set_attribute_uint32 (info, "unix::gid", te->gid);
+  g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFDIR | te->mode);
+  g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
+  /* ostree_create_directory_metadata() gives a full (not floating) reference. */
+  g_autoptr(GVariant) dirmeta = ostree_create_directory_metadata (info, xattrs);
+  *out_checksum = repo_write_metadata (r->repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta,
                                        cancellable, error);
   return *out_checksum != NULL;
 }
@@ -184,18 +146,17 @@ tar_write_dirmeta (TarReader *r, struct archive_entry *entry, char **out_checksu
 /* A regular file or symlink entry as a content object.  Its data is read
  * from the archive as it is written to the repository. */
 static gboolean
-tar_write_content (TarReader *r, struct archive_entry *entry, char **out_checksum,
-                   GCancellable *cancellable, GError **error)
+tar_write_content (TarReader *r, struct archive_entry *entry, const TarEntry *te,
+                   char **out_checksum, GCancellable *cancellable, GError **error)
 {
-  gboolean is_link = archive_entry_filetype (entry) == AE_IFLNK;
   g_autoptr(GFileInfo) info = g_file_info_new ();
-  g_file_info_set_attribute_uint32 (info, "unix::uid", archive_entry_uid (entry));
-  g_file_info_set_attribute_uint32 (info, "unix::gid", archive_entry_gid (entry));
+  g_file_info_set_attribute_uint32 (info, "unix::uid", te->uid);
+  g_file_info_set_attribute_uint32 (info, "unix::gid", te->gid);
 
   g_autoptr(GInputStream) data = NULL;
-  if (is_link)
+  if (te->kind == TARENTRY_SYMLINK)
     {
-      const char *target = archive_entry_symlink (entry);
+      const char *target = te->symlink;
       if (target == NULL || *target == '\0')
         return util_fail (error, "%s: symlink \"%s\" has no target; the archive is damaged",
                           r->file, archive_entry_pathname (entry));
@@ -207,7 +168,7 @@ tar_write_content (TarReader *r, struct archive_entry *entry, char **out_checksu
   else if (archive_entry_size_is_set (entry))
     {
       g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
-      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (archive_entry_perm (entry) & 07777));
+      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | te->mode);
       g_file_info_set_size (info, archive_entry_size (entry));
       data = archive_data_stream_new (r->archive);
     }
@@ -222,12 +183,12 @@ tar_write_content (TarReader *r, struct archive_entry *entry, char **out_checksu
         return FALSE;
       g_autoptr(GBytes) bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
       g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
-      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | (archive_entry_perm (entry) & 07777));
+      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | te->mode);
       g_file_info_set_size (info, g_bytes_get_size (bytes));
       data = g_memory_input_stream_new_from_bytes (bytes);
     }
 
-  g_autoptr(GVariant) xattrs = tar_entry_xattrs (entry);
+  g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
   *out_checksum = repo_write_content (r->repo, info, xattrs, data, cancellable, error);
   return *out_checksum != NULL;
 }
@@ -281,54 +242,63 @@ tar_existing (OstreeMutableTree *dir, const char *name)
   return subdir != NULL ? 'd' : 'f';
 }
 
-/* The checksum of the file a hardlink entry names, which must come earlier
- * in the archive (tar writes the data once, with the first name). */
-static gboolean
-tar_hardlink_checksum (TarReader *r, const char *pathname, const char *target,
-                       char **out_checksum, GError **error)
-{
-  g_autoptr(GPtrArray) components = tar_entry_components (r, target, pathname, error);
-  if (components == NULL)
-    return FALSE;
-  g_autoptr(OstreeMutableTree) dir = g_object_ref (r->root);
-  for (guint i = 0; i < components->len; i++)
-    {
-      g_autofree char *file_checksum = NULL;
-      g_autoptr(OstreeMutableTree) subdir = NULL;
-      if (!ostree_mutable_tree_lookup (dir, components->pdata[i], &file_checksum, &subdir, NULL)
-          || (i + 1 < components->len && subdir == NULL)
-          || (i + 1 == components->len && file_checksum == NULL))
-        break;
-      if (i + 1 == components->len)
-        {
-          *out_checksum = g_steal_pointer (&file_checksum);
-          return TRUE;
-        }
-      g_set_object (&dir, subdir);
-    }
-  return util_fail (error, "%s: entry \"%s\" is a hardlink to \"%s\", which is not a file "
-                    "earlier in the archive", r->file, pathname, target);
-}
-
-static const char *
-tar_type_name (mode_t type)
-{
-  switch (type)
-    {
-    case AE_IFIFO: return "fifo";
-    case AE_IFCHR: return "character device";
-    case AE_IFBLK: return "block device";
-    case AE_IFSOCK: return "socket";
-    default: return "file of unknown type";
-    }
-}
-
 static void
 tar_skip (TarReader *r, GPtrArray *components, const char *what)
 {
   g_autofree char *path = util_join_tree_path (components, components->len);
   g_ptr_array_add (r->skipped, g_strdup_printf ("%s (%s)", path, what));
-  g_hash_table_add (r->skipped_paths, g_steal_pointer (&path));
+  tarentry_links_add_skipped (r->links, path);
+}
+
+/* The content of a file, symlink or hardlink entry: a hardlink takes the
+ * checksum of the file it names (a hardlink that carries data, as pax
+ * allows, is a file of its own). */
+static gboolean
+tar_leaf_checksum (TarReader *r, struct archive_entry *entry, const TarEntry *te,
+                   GPtrArray *components, char **out_checksum, GCancellable *cancellable,
+                   GError **error)
+{
+  const char *pathname = archive_entry_pathname (entry);
+  if (te->kind == TARENTRY_HARDLINK && archive_entry_size (entry) == 0)
+    {
+      g_autoptr(GPtrArray) target = tar_entry_components (r, te->hardlink, pathname, error);
+      if (target == NULL)
+        return FALSE;
+      g_autofree char *target_path = util_join_tree_path (target, target->len);
+      const char *checksum;
+      switch (tarentry_links_lookup (r->links, target_path, &checksum))
+        {
+        case TARENTRY_LINK_FILE:
+          *out_checksum = g_strdup (checksum);
+          return TRUE;
+        case TARENTRY_LINK_SKIPPED:
+          {
+            g_autofree char *what = g_strdup_printf ("hardlink to %s", target_path);
+            tar_skip (r, components, what);
+            return TRUE;
+          }
+        case TARENTRY_LINK_MISSING:
+        default:
+          return util_fail (error, "%s: entry \"%s\" is a hardlink to \"%s\", which is not a "
+                            "file earlier in the archive", r->file, pathname, te->hardlink);
+        }
+    }
+  g_autoptr(GError) local_error = NULL;
+  if (!tar_write_content (r, entry, te, out_checksum, cancellable, &local_error))
+    return util_fail (error, "%s: entry \"%s\": %s", r->file, pathname, local_error->message);
+  return TRUE;
+}
+
+/* A directory entry's metadata, on DIR. */
+static gboolean
+tar_read_dir (TarReader *r, struct archive_entry *entry, const TarEntry *te,
+              OstreeMutableTree *dir, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *dirmeta = NULL;
+  if (!tar_write_dirmeta (r, entry, te, &dirmeta, cancellable, error))
+    return FALSE;
+  ostree_mutable_tree_set_metadata_checksum (dir, dirmeta);
+  return TRUE;
 }
 
 static gboolean
@@ -338,27 +308,19 @@ tar_read_entry (TarReader *r, struct archive_entry *entry, GCancellable *cancell
   g_autoptr(GPtrArray) components = tar_entry_components (r, pathname, NULL, error);
   if (components == NULL)
     return FALSE;
-
-  mode_t type = archive_entry_filetype (entry);
-  const char *hardlink = archive_entry_hardlink (entry);
-  if (hardlink != NULL)
-    type = AE_IFREG;  /* some archives leave the type of a hardlink entry unset */
+  TarEntry te;
+  tarentry_get (entry, &te);
 
   if (components->len == 0)
     {
-      if (type != AE_IFDIR)
+      if (te.kind != TARENTRY_DIR)
         return util_fail (error, "%s: entry \"%s\" names the root but is not a directory",
                           r->file, pathname);
-      g_autofree char *dirmeta = NULL;
-      if (!tar_write_dirmeta (r, entry, &dirmeta, cancellable, error))
-        return FALSE;
-      ostree_mutable_tree_set_metadata_checksum (r->root, dirmeta);
-      return TRUE;
+      return tar_read_dir (r, entry, &te, r->root, cancellable, error);
     }
-
-  if (type != AE_IFDIR && type != AE_IFREG && type != AE_IFLNK)
+  if (te.kind == TARENTRY_SPECIAL)
     {
-      tar_skip (r, components, tar_type_name (type));
+      tar_skip (r, components, tarentry_special_name (te.type));
       return TRUE;
     }
 
@@ -367,44 +329,24 @@ tar_read_entry (TarReader *r, struct archive_entry *entry, GCancellable *cancell
     return FALSE;
   const char *name = components->pdata[components->len - 1];
   char existing = tar_existing (parent, name);
-  if ((existing == 'd' && type != AE_IFDIR) || (existing == 'f' && type == AE_IFDIR))
+  if ((existing == 'd' && te.kind != TARENTRY_DIR) || (existing == 'f' && te.kind == TARENTRY_DIR))
     return util_fail (error, "%s: entry \"%s\" is listed both as a directory and as a file",
                       r->file, pathname);
 
-  if (type == AE_IFDIR)
+  if (te.kind == TARENTRY_DIR)
     {
-      g_autofree char *dirmeta = NULL;
-      if (!tar_write_dirmeta (r, entry, &dirmeta, cancellable, error))
-        return FALSE;
       g_autoptr(OstreeMutableTree) subdir = NULL;
-      if (!ostree_mutable_tree_ensure_dir (parent, name, &subdir, error))
-        return FALSE;
-      ostree_mutable_tree_set_metadata_checksum (subdir, dirmeta);
-      return TRUE;
+      return ostree_mutable_tree_ensure_dir (parent, name, &subdir, error)
+             && tar_read_dir (r, entry, &te, subdir, cancellable, error);
     }
 
   g_autofree char *checksum = NULL;
-  if (hardlink != NULL && archive_entry_size (entry) == 0)
-    {
-      g_autoptr(GPtrArray) target = tar_entry_components (r, hardlink, pathname, error);
-      if (target == NULL)
-        return FALSE;
-      g_autofree char *target_path = util_join_tree_path (target, target->len);
-      if (g_hash_table_contains (r->skipped_paths, target_path))
-        {
-          g_autofree char *what = g_strdup_printf ("hardlink to %s", target_path);
-          tar_skip (r, components, what);
-          return TRUE;
-        }
-      if (!tar_hardlink_checksum (r, pathname, hardlink, &checksum, error))
-        return FALSE;
-    }
-  else
-    {
-      g_autoptr(GError) local_error = NULL;
-      if (!tar_write_content (r, entry, &checksum, cancellable, &local_error))
-        return util_fail (error, "%s: entry \"%s\": %s", r->file, pathname, local_error->message);
-    }
+  if (!tar_leaf_checksum (r, entry, &te, components, &checksum, cancellable, error))
+    return FALSE;
+  if (checksum == NULL)
+    return TRUE;  /* a hardlink to an entry left out */
+  g_autofree char *path = util_join_tree_path (components, components->len);
+  tarentry_links_add_file (r->links, path, checksum);
   return ostree_mutable_tree_replace_file (parent, name, checksum, error);
 }
 
@@ -438,7 +380,7 @@ tarball_read_to_mtree (OstreeRepo *repo, const char *file, OstreeMutableTree *mt
     }
 
   g_auto(TarReader) r = { repo, file, a, mtree, NULL, NULL, NULL };
-  r.skipped_paths = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  r.links = tarentry_links_new ();
   r.skipped = g_ptr_array_new_with_free_func (g_free);
   gboolean ok = repo_write_dirmeta (repo, 0, 0, 0755, &r.default_dirmeta, cancellable, error);
 
@@ -486,22 +428,6 @@ tar_fail (TarWriter *w, GError **error)
 }
 
 static void
-tar_entry_set_xattrs (struct archive_entry *entry, GVariant *xattrs)
-{
-  if (xattrs == NULL)
-    return;
-  for (gsize i = 0; i < g_variant_n_children (xattrs); i++)
-    {
-      const char *name;
-      g_autoptr(GVariant) value = NULL;
-      g_variant_get_child (xattrs, i, "(^&ay@ay)", &name, &value);
-      gsize size;
-      const void *data = g_variant_get_fixed_array (value, &size, 1);
-      archive_entry_xattr_add_entry (entry, name, data, size);
-    }
-}
-
-static void
 tar_entry_start (TarWriter *w, guint32 mode, guint32 uid, guint32 gid)
 {
   archive_entry_clear (w->entry);
@@ -524,7 +450,7 @@ tar_write_file (TarWriter *w, const char *checksum, GCancellable *cancellable, G
   tar_entry_start (w, g_file_info_get_attribute_uint32 (info, "unix::mode"),
                    g_file_info_get_attribute_uint32 (info, "unix::uid"),
                    g_file_info_get_attribute_uint32 (info, "unix::gid"));
-  tar_entry_set_xattrs (w->entry, xattrs);
+  tarentry_set_xattrs (w->entry, xattrs);
   gboolean is_link = g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK;
   guint64 size = is_link ? 0 : (guint64) g_file_info_get_size (info);
   if (is_link)
@@ -572,7 +498,7 @@ tar_write_dir (TarWriter *w, const char *contents_checksum, const char *meta_che
   g_autoptr(GVariant) xattrs = NULL;
   g_variant_get (dirmeta, "(uuu@a(ayay))", &uid, &gid, &mode, &xattrs);
   tar_entry_start (w, GUINT32_FROM_BE (mode), GUINT32_FROM_BE (uid), GUINT32_FROM_BE (gid));
-  tar_entry_set_xattrs (w->entry, xattrs);
+  tarentry_set_xattrs (w->entry, xattrs);
   if (archive_write_header (w->archive, w->entry) != ARCHIVE_OK)
     return tar_fail (w, error);
 
