@@ -421,8 +421,8 @@ test_expect_success 'export errors are one line: unknown REV, busy or odd DIR, u
     touch plain
     fails_cleanly err "plain exists and is not a directory" a2o --repo repo export t --dir plain
     fails_cleanly err "out.zip: unknown archive suffix" a2o --repo repo export t --tar out.zip
-    fails_cleanly err "exactly one of --dir DIR and --tar FILE" a2o --repo repo export t
-    fails_cleanly err "exactly one of --dir DIR and --tar FILE" a2o --repo repo export t --dir a --tar b.tar
+    fails_cleanly err "exactly one of --dir, --tar, --oci, --squashfs and --ext4" a2o --repo repo export t
+    fails_cleanly err "exactly one of --dir, --tar, --oci, --squashfs and --ext4" a2o --repo repo export t --dir a --tar b.tar
     fails_cleanly err "expected REV" a2o --repo repo export --dir out
     fails_cleanly err "no/such/dir/out.tar: cannot create: No such file or directory" \
         a2o --repo repo export t --tar no/such/dir/out.tar
