@@ -116,6 +116,16 @@ test_expect_success 'sbom LOCKFILE (CycloneDX) lists the same packages, hashes a
     assert_streq "$(jq -r ".metadata.component.hashes[0].content" lock.cdx.json)" "$(sha256sum < image.lock.json | cut -d" " -f1)"
 '
 
+test_expect_success 'build --sbom FILE writes the image'"'"'s SPDX document with the image, and keeps it current' '
+    cd "$W"
+    a2o build image.lock.json --sbom built.spdx.json > /dev/null
+    cmp built.spdx.json image.spdx.json
+    a2o build image.lock.json --sbom built.spdx.json > again.out
+    assert_file_has_content again.out "no work to do"
+    expect_failure err a2o build image.lock.json image.lock.json=other --sbom two.json
+    assert_file_has_content err "sbom FILE goes with one lockfile"
+'
+
 NPM_CACHE=/var/cache/apt2ostree-tests/npm
 mkdir -p "$NPM_CACHE" 2>/dev/null && [ -w "$NPM_CACHE" ] || NPM_CACHE="${TMPDIR:-/tmp}/apt2ostree-tests/npm"
 validator_ready () {

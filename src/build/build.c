@@ -35,6 +35,7 @@ build_args_clear (BuildArgs *args)
   g_clear_pointer (&args->sources, g_free);
   g_clear_pointer (&args->mirrors, g_strfreev);
   g_clear_pointer (&args->before_configure, g_strfreev);
+  g_clear_pointer (&args->sbom, g_free);
   g_clear_pointer (&args->after_configure, g_strfreev);
   g_clear_pointer (&args->configure_hooks, g_strfreev);
 }
@@ -56,7 +57,8 @@ check_options (BuildArgs *args, GError **error)
 {
   if (!check_option ("--builddir", args->builddir, debpolicy_text_problem (args->builddir), error)
       || !check_option ("--repo", args->repo, debpolicy_text_problem (args->repo), error)
-      || !check_option ("--sources", args->sources, debpolicy_text_problem (args->sources), error))
+      || !check_option ("--sources", args->sources, debpolicy_text_problem (args->sources), error)
+      || !check_option ("--sbom", args->sbom, debpolicy_text_problem (args->sbom), error))
     return FALSE;
   for (char **m = args->mirrors; m != NULL && *m != NULL; m++)
     if (!check_option ("--mirror", *m, debpolicy_text_problem (*m), error))
@@ -127,6 +129,9 @@ static gboolean
 parse_images (BuildArgs *args, CmdInvocation *inv, int n_operands, char **operands,
               GError **error)
 {
+  if (args->sbom != NULL && n_operands > 1)
+    return cmd_usage_error (inv, error, "--sbom FILE goes with one lockfile; for several, run "
+                            "\"apt2ostree sbom REF\" for each image");
   if (args->image != NULL && n_operands > 1)
     return cmd_usage_error (inv, error, "--ref names the image of one lockfile; with several, "
                             "write LOCKFILE=REF for each image to name");
@@ -279,6 +284,7 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .after_configure = (const char *const *) args->after_configure,
     .configure_hooks = (const char *const *) args->configure_hooks,
     .deployable = args->deployable,
+    .sbom = args->sbom,
   };
   return ninja_generate ((NinjaImage *) images->data, images->len, &options, error);
 }

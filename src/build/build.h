@@ -31,6 +31,7 @@ typedef struct {
   char **after_configure;  /* --after-configure DIR|REF */
   char **configure_hooks;  /* --configure-hook COMMAND */
   gboolean deployable;     /* --deployable */
+  char *sbom;              /* --sbom FILE (one lockfile only) */
 } BuildArgs;
 
 /* download_jobs not given: told apart from a given 0, which is an error. */
@@ -57,7 +58,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
   { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &(args).configure_hooks,              \
     "A shell command run in the image just before dpkg --configure -a", "COMMAND" },         \
   { "deployable", 0, 0, G_OPTION_ARG_NONE, &(args).deployable,                               \
-    "Make each image an OSTree deployment (see \"apt2ostree deployable\")", NULL }
+    "Make each image an OSTree deployment (see \"apt2ostree deployable\")", NULL },       \
+  { "sbom", 0, 0, G_OPTION_ARG_FILENAME, &(args).sbom,                                      \
+    "Write the image's SPDX bill of materials to FILE (one LOCKFILE)", "FILE" }
 
 /* The images of OPERANDS (LOCKFILE or LOCKFILE=REF, at least one), the
  * defaults (image names, build directory), and their checks.  Two images

@@ -393,6 +393,11 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
   append_options (out, "--configure-hook", options->configure_hooks);
   if (options->deployable)
     append_text (out, " --deployable");
+  if (options->sbom != NULL)
+    {
+      append_text (out, " --sbom ");
+      append_word (out, options->sbom);
+    }
 }
 
 static void
@@ -434,6 +439,9 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  command = $a2o --repo $repo_arg deployable --ref $ref $in_ref > /dev/null\n"
       "  description = deployable $ref\n"
       "  restat = 1\n\n"
+      "rule a2o_sbom\n"
+      "  command = $a2o --repo $repo_arg sbom $image -o $out\n"
+      "  description = sbom $image\n\n"
       "rule a2o_lock_update\n"
       "  command = $a2o lock --update $lockfile\n"
       "  description = lock --update $lockfile\n"
@@ -685,11 +693,25 @@ static void
 append_footer (NinjaOut *out, const NinjaImage *images, guint n_images,
                const NinjaOptions *options)
 {
+  if (options->sbom != NULL)
+    {
+      append_text (out, "\n# The image's bill of materials.\nbuild ");
+      append_path (out, options->sbom);
+      append_text (out, ": a2o_sbom ");
+      append_ref_path (out, images[0].image);
+      append_text (out, "\n");
+      append_variable (out, "image", images[0].image);
+    }
   append_text (out, "\ndefault");
   for (guint i = 0; i < n_images; i++)
     {
       append_text (out, " ");
       append_path (out, images[i].image);
+    }
+  if (options->sbom != NULL)
+    {
+      append_text (out, " ");
+      append_path (out, options->sbom);
     }
   append_text (out, "\n\n# The lockfiles: re-resolve them, and rewrite this file when one changes.\n");
   if (!options->subninja)

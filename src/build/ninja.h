@@ -39,6 +39,7 @@ typedef struct {
   const char *const *after_configure;   /* --after-configure DIR|REF, or NULL */
   const char *const *configure_hooks;   /* --configure-hook COMMAND, or NULL */
   gboolean deployable;                  /* --deployable: "deployable" after stage 2 */
+  const char *sbom;                     /* --sbom FILE: the (one) image's SPDX, or NULL */
 } NinjaOptions;
 
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,

@@ -74,7 +74,8 @@ source_remove (gpointer source)
 }
 
 static gboolean
-run_ninja (const char *ninja, const char *file, int jobs, GPtrArray *images, GError **error)
+run_ninja (const char *ninja, const char *file, int jobs, GPtrArray *images, const char *sbom,
+           GError **error)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (argv, g_strdup (ninja));
@@ -84,6 +85,8 @@ run_ninja (const char *ninja, const char *file, int jobs, GPtrArray *images, GEr
     g_ptr_array_add (argv, g_strdup_printf ("-j%d", jobs));
   for (guint i = 0; i < images->len; i++)
     g_ptr_array_add (argv, g_strdup (((BuildImage *) images->pdata[i])->image));
+  if (sbom != NULL)
+    g_ptr_array_add (argv, g_strdup (sbom));
   g_ptr_array_add (argv, NULL);
 
   g_autoptr(GMainContext) context = g_main_context_new ();
@@ -204,7 +207,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (text == NULL || !ninja_write_if_changed (ninja_file, text, error))
     return FALSE;
 
-  if (!run_ninja (ninja != NULL ? ninja : "ninja", ninja_file, jobs, args.images, error))
+  if (!run_ninja (ninja != NULL ? ninja : "ninja", ninja_file, jobs, args.images, args.sbom, error))
     return FALSE;
   return print_images (&args, cancellable, error);
 }
