@@ -61,7 +61,7 @@ lean_repo_free (LeanRepo *repo)
 }
 
 /* The keys of [core] this code knows how to honour; anything else there,
- * or a group other than [core] and [remote "..."], is the full binary's. */
+ * or a group other than [core] and [remote "..."], is the commands module's. */
 static const char *const known_core_keys[] = {
   "repo_version", "mode", "fsync", "min-free-space-percent", "tmp-expiry-secs",
   "lock-timeout-secs", "add-remotes-config-dir", NULL
@@ -147,7 +147,7 @@ lean_load_commit (UnpackRepo *base, const char *checksum)
 
 /* The shared lock every libostree transaction takes on .lock (an open
  * file description lock, or flock() where those are missing); taken
- * already (a prune holds it exclusively): the full binary waits for it. */
+ * already (a prune holds it exclusively): the commands module waits for it. */
 static gboolean
 lock_shared (LeanRepo *repo, GError **error)
 {

@@ -2,7 +2,7 @@
  * alone: the file header of a content object, dirmeta, dirtree and commit
  * variants.  The bytes are libostree's (the unit tests compare checksums
  * with libostree's own); nothing here needs libostree, so the lean
- * unpack-deb process (front.c) can write a repository without loading it. */
+ * unpack-deb path (cmd/main.c) can write a repository without loading it. */
 #pragma once
 
 #include <glib.h>
