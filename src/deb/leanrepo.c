@@ -12,6 +12,7 @@
 
 #include "deb/leanrepo.h"
 #include "store/refs.h"
+#include "store/stagedir.h"
 #include "base/util.h"
 #include "store/writer.h"
 
@@ -23,7 +24,7 @@ struct LeanRepo {
   gboolean sync;              /* core.fsync */
   guint percent;              /* core.min-free-space-percent */
   int lock_fd;
-  int tmp_dfd;
+  StageDir *stage;            /* the transaction's staging directory */
   ObjectWriter *writer;       /* the open transaction's */
   PartialMarks *marks;        /* its new commits' commitpartial markers */
   DebSink *sink;
@@ -52,7 +53,7 @@ lean_repo_free (LeanRepo *repo)
   object_writer_free (repo->writer);
   partial_marks_free (repo->marks);
   g_free (repo->sink);
-  util_fd_close (&repo->tmp_dfd);
+  stage_dir_free (repo->stage);
   util_fd_close (&repo->lock_fd);
   util_fd_close (&repo->dfd);
   g_ptr_array_unref (repo->refs);
@@ -180,15 +181,16 @@ lean_begin (UnpackRepo *base, GError **error)
   LeanRepo *repo = (LeanRepo *) base;
   if (!lock_shared (repo, error))
     return NULL;
-  repo->tmp_dfd = openat (repo->dfd, "tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (repo->tmp_dfd < 0)
-    return defer (error, "tmp/: %s", g_strerror (errno)), NULL;
+  g_autoptr(GError) local_error = NULL;
+  repo->stage = stage_dir_open (repo->dfd, repo->path, &local_error);
+  if (repo->stage == NULL)
+    return defer (error, "%s", local_error->message), NULL;
   if (!partial_resolve_leftovers (repo->dfd, repo->path, "file", repo->sync, error))
     return NULL;
   repo->marks = partial_marks_new (repo->dfd, repo->path, repo->sync);
   ObjectWriterConfig config = {
     .repo_dfd = repo->dfd,
-    .stage_dfd = repo->tmp_dfd,
+    .stage_dfd = stage_dir_fd (repo->stage),
     .bare_user = repo->bare_user,
     .sync = repo->sync,
     .min_free_bytes = reserved_bytes (repo),
@@ -250,7 +252,7 @@ lean_repo_open (const char *path, GError **error)
   repo->base = (UnpackRepo) { lean_read_ref, lean_load_commit, lean_begin, lean_set_ref,
                               lean_finish };
   repo->path = g_strdup (path);
-  repo->lock_fd = repo->tmp_dfd = -1;
+  repo->lock_fd = -1;
   repo->refs = g_ptr_array_new_with_free_func (g_free);
   repo->dfd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (repo->dfd < 0)
