@@ -8,6 +8,7 @@
 #include "store/content.h"
 #include "apt/fetch.h"
 #include "store/repo.h"
+#include "store/staging.h"
 #include "deb/unpack.h"
 #include "base/util.h"
 
@@ -158,7 +159,7 @@ ostree_begin (UnpackRepo *base, GError **error)
   r->txn = repo_txn_begin (r->repo, NULL, error);
   if (r->txn == NULL)
     return NULL;
-  ObjectWriter *writer = repo_staging_writer (r->repo);
+  ObjectWriter *writer = staging_writer_get (r->repo);
   if (writer != NULL)
     r->sink = deb_sink_for_writer (writer);
   else

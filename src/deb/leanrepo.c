@@ -14,6 +14,7 @@
 #include "store/refs.h"
 #include "store/stagedir.h"
 #include "base/util.h"
+#include "store/objects.h"
 #include "store/writer.h"
 
 struct LeanRepo {
@@ -135,8 +136,9 @@ static GVariant *
 lean_load_commit (UnpackRepo *base, const char *checksum)
 {
   LeanRepo *repo = (LeanRepo *) base;
-  g_autofree char *path = g_strdup_printf ("%s/objects/%.2s/%s.commit", repo->path, checksum,
-                                           checksum + 2);
+  char rel[OBJECTS_REPO_PATH_MAX];
+  objects_repo_path (rel, checksum, objects_type_name (OBJECTS_COMMIT));
+  g_autofree char *path = g_build_filename (repo->path, rel, NULL);
   g_autofree char *data = NULL;
   gsize len = 0;
   if (!g_file_get_contents (path, &data, &len, NULL))

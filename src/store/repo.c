@@ -237,16 +237,9 @@ struct RepoTxn {
   PartialMarks *marks;  /* the new commits' commitpartial markers */
 };
 
-/* The transaction's ObjectWriter rides on the OstreeRepo, as libostree
- * keeps its own transaction state there. */
-#define WRITER_KEY "apt2ostree-staging-writer"
+/* The transaction's commitpartial markers ride on the OstreeRepo, as its
+ * writer does (staging.h). */
 #define MARKS_KEY "apt2ostree-partial-marks"
-
-ObjectWriter *
-repo_staging_writer (OstreeRepo *repo)
-{
-  return g_object_get_data (G_OBJECT (repo), WRITER_KEY);
-}
 
 /* Does the repository ask for durability the way OWN_COMMIT gives it (or for
  * none, core.fsync=false)?  Not with core.per-object-fsync=true (whoever
@@ -296,9 +289,7 @@ repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
   if (txn->own_commit && staging_writer_applies (repo))
     txn->stage = stage_dir_open (ostree_repo_get_dfd (repo), path, NULL);
   if (txn->stage != NULL)
-    g_object_set_data_full (G_OBJECT (repo), WRITER_KEY,
-                            staging_writer_new (repo, stage_dir_fd (txn->stage), txn->marks),
-                            (GDestroyNotify) object_writer_free);
+    staging_writer_set (repo, staging_writer_new (repo, stage_dir_fd (txn->stage), txn->marks));
   return txn;
 }
 
@@ -307,7 +298,7 @@ repo_txn_free (RepoTxn *txn)
 {
   if (txn == NULL)
     return;
-  g_object_set_data (G_OBJECT (txn->repo), WRITER_KEY, NULL);
+  staging_writer_set (txn->repo, NULL);
   g_object_set_data (G_OBJECT (txn->repo), MARKS_KEY, NULL);
   stage_dir_free (txn->stage);
   if (txn->open)
@@ -355,7 +346,7 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
     return FALSE;
 
   g_autofree char *commit = NULL;
-  ObjectWriter *writer = repo_staging_writer (repo);
+  ObjectWriter *writer = staging_writer_get (repo);
   if (writer != NULL)
     {
       /* The dirtrees and the commit as ostree_repo_write_mtree() and
@@ -413,12 +404,12 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
       ostree_repo_set_disable_fsync (repo, TRUE);
       gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
       ostree_repo_set_disable_fsync (repo, !txn->sync);
-      ObjectWriter *writer = repo_staging_writer (repo);
+      ObjectWriter *writer = staging_writer_get (repo);
       if (!ok)
         txn->open = TRUE;  /* (libostree's abort then clears what it can) */
       if (!ok || (writer != NULL && !object_writer_publish (writer, error)))
         return FALSE;
-      g_object_set_data (G_OBJECT (repo), WRITER_KEY, NULL);
+      staging_writer_set (repo, NULL);
       /* The refs' new files, synced with the links (refs.c).  (With
        * core.auto-update-summary OSTree also regenerates the summary at
        * each ref it writes: it writes them all then.) */
@@ -466,7 +457,7 @@ repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
                      GCancellable *cancellable, GError **error)
 {
   g_autoptr(GVariant) owned = g_variant_ref_sink (object);
-  ObjectWriter *writer = repo_staging_writer (repo);
+  ObjectWriter *writer = staging_writer_get (repo);
   if (writer != NULL)
     return object_writer_metadata (writer, (ObjectsType) type, owned, error);
   g_autofree guchar *csum = NULL;
@@ -492,14 +483,7 @@ char *
 repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
                     GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GInputStream) stream = NULL;
-  guint64 length = 0;
-  if (!ostree_raw_file_to_content_stream (data, info, xattrs, &stream, &length, cancellable, error))
-    return NULL;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
-    return NULL;
-  return ostree_checksum_from_bytes (csum);
+  return content_write_stream (repo, info, xattrs, data, cancellable, error);
 }
 
 gboolean

@@ -9,6 +9,20 @@
 #include "store/staging.h"
 #include "base/util.h"
 
+#define WRITER_KEY "apt2ostree-staging-writer"
+
+ObjectWriter *
+staging_writer_get (OstreeRepo *repo)
+{
+  return g_object_get_data (G_OBJECT (repo), WRITER_KEY);
+}
+
+void
+staging_writer_set (OstreeRepo *repo, ObjectWriter *w)
+{
+  g_object_set_data_full (G_OBJECT (repo), WRITER_KEY, w, (GDestroyNotify) object_writer_free);
+}
+
 /* Does REPO ask for anything the writer does not do (fs-verity, objects
  * synced one by one, another repository mode)? */
 gboolean

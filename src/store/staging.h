@@ -15,6 +15,12 @@ G_BEGIN_DECLS
  * fs-verity) or the file system has no O_TMPFILE: then use libostree. */
 ObjectWriter *staging_writer_new (OstreeRepo *repo, int stage_dfd, PartialMarks *marks);
 
+/* The writer of REPO's open transaction, or NULL (then libostree writes);
+ * it rides on the OstreeRepo, as libostree keeps its own transaction state
+ * there.  staging_writer_set() hands W over (NULL drops it). */
+ObjectWriter *staging_writer_get (OstreeRepo *repo);
+void staging_writer_set (OstreeRepo *repo, ObjectWriter *w);
+
 /* Does the writer apply to REPO (staging_writer_new() may still say no)? */
 gboolean staging_writer_applies (OstreeRepo *repo);
 
