@@ -1,6 +1,6 @@
 /* apt2ostree unpack-deb — one .deb (a file or a URL) into one ref, or with
  * --batch many, each into its own ref, in one transaction: unpack.c's run
- * over a libostree repository.  (The lean front, front.c, runs it without
+ * over a libostree repository.  (The lean front, main.c, runs it without
  * libostree when it can.) */
 #include "config.h"
 
