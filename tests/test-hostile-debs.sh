@@ -10,7 +10,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 
 : "${TOP_BUILDDIR:?}"
-[ -x "$TOP_BUILDDIR/apt2ostree-full" ] || skip_all "the full binary is not built"
+[ -f "$TOP_BUILDDIR/apt2ostree-commands.so" ] || skip_all "the commands module is not built"
 
 # The control file of a harmless package, and one with FIELD: VALUE lines
 # instead of the usual ones (escapes as tar_from_spec TAR_SPEC_ESCAPES=1

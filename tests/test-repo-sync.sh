@@ -53,11 +53,31 @@ syncs () {
     echo >> "$out"
 }
 
+# durable_before_visible FILE N: the events of syncs() say that N new
+# commits reached the disk before any ref named them: each marked partial
+# before the first syncfs, every object and commit put into objects/ after
+# it (so none appears before its content is on disk), the refs' new files
+# written, a second syncfs, the markers removed, then the N refs renamed
+# into place; and no fsync of an objects directory or a ref file.
+durable_before_visible () {
+    local ev n=$2
+    ev=$(cat "$1")
+    [[ $ev =~ ^(M*)S([OC]*)(W*)S(U*)(R*)$ ]] || fail "events \"$ev\": not durable before visible"
+    local marks=${BASH_REMATCH[1]} objects=${BASH_REMATCH[2]} files=${BASH_REMATCH[3]}
+    local unmarks=${BASH_REMATCH[4]} refs=${BASH_REMATCH[5]} commits
+    commits=$(printf '%s' "$objects" | tr -cd C)
+    [ ${#marks} = "$n" ] && [ ${#commits} = "$n" ] && [ ${#unmarks} = "$n" ] \
+        && [ ${#files} = "$n" ] && [ ${#refs} = "$n" ] \
+        || fail "events \"$ev\": expected $n commits, markers, ref files and refs"
+    # (each commit after objects: a commit is never the first thing in)
+    [ "${objects:0:1}" = O ] || fail "events \"$ev\": a commit went in before any object"
+}
+
 test_expect_success 'unpack-deb: commit marked partial, syncfs, objects then the commit renamed in, the ref file written, syncfs, marker removed, then the ref renamed; no other fsync' '
     new_repo
     a2o --repo repo unpack-deb --ref old "$SCRATCH/q.deb" > /dev/null 2>&1
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "MSOCWSUR"
+    durable_before_visible ev 1
     assert_streq "$(cat repo/refs/heads/pkg)" "$(ostree --repo=repo rev-parse pkg)"
     assert_streq "$(ls repo/state)" ""
     assert_streq "$(stat -c %a repo/refs/heads/pkg)" 644
@@ -69,7 +89,7 @@ test_expect_success '--batch: one syncfs before and one after the renames (each 
     new_repo
     printf "a %s\nb/c/d %s\n" "$SCRATCH/p.deb" "$SCRATCH/q.deb" > list
     syncs ev "$APT2OSTREE" --repo repo unpack-deb --batch list
-    assert_streq "$(cat ev)" "MMSOCOCWWSUURR"
+    durable_before_visible ev 2
     assert_streq "$(cat repo/refs/heads/b/c/d)" "$(ostree --repo=repo rev-parse b/c/d)"
     assert_streq "$(ostree --repo=repo refs | sort | tr "\n" " ")" "a b/c/d "
 '
@@ -77,11 +97,11 @@ test_expect_success '--batch: one syncfs before and one after the renames (each 
 test_expect_success 'the full binary (a download, an archive...) commits in the same order as the lean front' '
     new_repo full1
     APT2OSTREE_LEAN=0 syncs ev "$APT2OSTREE" --repo full1 unpack-deb --ref pkg "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "MSOCWSUR"
+    durable_before_visible ev 1
     new_repo full2
     printf "a %s\nb/c/d %s\n" "$SCRATCH/p.deb" "$SCRATCH/r.deb" > list
     APT2OSTREE_LEAN=0 syncs ev "$APT2OSTREE" --repo full2 unpack-deb --batch list
-    assert_streq "$(cat ev)" "MMSOCOCWWSUURR"
+    durable_before_visible ev 2
     new_repo full3
     ostree --repo=full3 config set core.fsync false
     APT2OSTREE_LEAN=0 syncs ev "$APT2OSTREE" --repo full3 unpack-deb --ref pkg "$SCRATCH/r.deb"
@@ -99,7 +119,7 @@ test_expect_success 'tree commands commit the same way (mkdir)' '
     new_repo
     a2o --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1
     syncs ev "$APT2OSTREE" --repo repo mkdir --ref out pkg /new-dir
-    assert_streq "$(cat ev)" "MSOCWSUR"
+    durable_before_visible ev 1
 '
 
 test_expect_success 'with core.fsync=false nothing is synced (nor marked partial: the commit still goes in last)' '
@@ -111,27 +131,35 @@ test_expect_success 'with core.fsync=false nothing is synced (nor marked partial
     assert_has_file repo/refs/heads/pkg
 '
 
-# staging_reused: in repo/, one unpack, then a second one under strace (its
-# mkdirat and unlinkat calls in st): the staging directory is the same, and
-# no directory is removed.
-# (The full binary's unpack-deb: the lean front, front.c, uses no staging
-# directory at all.)
+# staging_reused LEAN: in repo/, one unpack, then a second one under strace
+# (its mkdirat and unlinkat calls in st), both with APT2OSTREE_LEAN=LEAN:
+# the transaction's own staging directory (tmp/apt2ostree-staging-*) is
+# the same, and empty; the lean front (LEAN 1) makes and removes no
+# directory at all.  (The commands module also runs a libostree
+# transaction, whose own staging directory libostree makes and removes.)
 staging_reused () {
-    APT2OSTREE_LEAN=0 a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
-    ls repo/tmp | grep "^staging-" > before
+    APT2OSTREE_LEAN=$1 a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
+    ls repo/tmp | grep "^apt2ostree-staging-" > before
     assert_streq "$(wc -l < before)" 1
-    APT2OSTREE_LEAN=0 strace -f -y -o st -e trace=mkdirat,unlinkat "$APT2OSTREE" --repo repo \
+    APT2OSTREE_LEAN=$1 strace -f -y -o st -e trace=mkdirat,unlinkat "$APT2OSTREE" --repo repo \
         unpack-deb --ref second "$SCRATCH/p.deb" > /dev/null 2>&1
-    assert_streq "$(grep -c "AT_REMOVEDIR" st)" 0
-    ls repo/tmp | grep "^staging-" > after
+    assert_streq "$(grep -c "apt2ostree-staging-.*AT_REMOVEDIR" st)" 0
+    ls repo/tmp | grep "^apt2ostree-staging-" > after
     assert_streq "$(cat after)" "$(cat before)"
+    assert_streq "$(find repo/tmp/apt2ostree-staging-* -mindepth 1 | wc -l)" 0
+    if [ "$1" = 1 ]; then
+        assert_streq "$(grep -c "AT_REMOVEDIR" st)" 0
+        assert_streq "$(grep "mkdirat(.*/tmp>" st | grep -c "= 0$")" 0
+    fi
     ostree --repo=repo fsck > /dev/null 2>&1
 }
 
 test_expect_success 'with core.fsync=false the staging directory is reused as well' '
     new_repo
     ostree --repo=repo config set core.fsync false
-    staging_reused
+    staging_reused 1
+    rm -rf repo && new_repo && ostree --repo=repo config set core.fsync false
+    staging_reused 0
 '
 
 test_expect_success 'with core.per-object-fsync=true OSTree syncs its own way: each object and objects directory' '
@@ -205,36 +233,39 @@ test_expect_success 'a package whose objects the repository holds is unpacked wi
     assert_streq "$(ostree --repo=repo rev-parse first)" "$(ostree --repo=repo rev-parse second)"
 '
 
-test_expect_success 'the next transaction reuses the staging directory: no staging directory made, no directory removed' '
+test_expect_success 'the next transaction reuses the staging directory of the last one (lean front and commands module)' '
     new_repo
-    staging_reused
-    assert_streq "$(grep -c "mkdirat(.*/tmp>, \"staging-" st)" 0
-    assert_streq "$(find repo/tmp/staging-* -type f | wc -l)" 0
+    staging_reused 1
+    rm -rf repo && new_repo
+    staging_reused 0
 '
 
-test_expect_success 'a staging directory holding what this code does not know is left to OSTree to commit' '
+test_expect_success 'a file a killed transaction left in the staging directory is removed by the next one, which reuses the directory' '
     new_repo
-    APT2OSTREE_LEAN=0 a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
-    stage=$(ls -d repo/tmp/staging-*) && test -d "$stage"
-    echo stray > "$stage/stray"
+    a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
+    stage=$(ls -d repo/tmp/apt2ostree-staging-*)
+    test -d "$stage"
+    echo stray > "$stage/apt2ostree-0123456789abcdef"
     APT2OSTREE_LEAN=0 syncs ev "$APT2OSTREE" --repo repo unpack-deb --ref second "$SCRATCH/p.deb"
-    assert_streq "$(cat ev)" "MSOCWSUR"
-    assert_streq "$(ls repo/tmp | grep -c "^staging-")" 0
+    durable_before_visible ev 1
+    assert_streq "$(ls -d repo/tmp/apt2ostree-staging-*)" "$stage"
+    assert_streq "$(find "$stage" -mindepth 1 | wc -l)" 0
     ostree --repo=repo fsck > /dev/null 2>&1
 '
 
-test_expect_success 'objects left in the staging directory (by a failed or interrupted transaction) are moved in by the next one' '
-    new_repo other
-    a2o --repo other unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1
-    csum=$(ostree --repo=other ls -C pkg /usr/bin/p | awk "{ print \$5 }")
+test_expect_success 'a staging directory another transaction holds (locked) is left alone: the next one makes its own' '
     new_repo
-    APT2OSTREE_LEAN=0 a2o --repo repo unpack-deb --ref q "$SCRATCH/q.deb" > /dev/null 2>&1
-    stage=$(ls -d repo/tmp/staging-*) && test -d "$stage"
-    mkdir -p "$stage/${csum:0:2}"
-    cp -a "other/objects/${csum:0:2}/${csum:2}.file" "$stage/${csum:0:2}/"
-    APT2OSTREE_LEAN=0 a2o --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1
-    assert_streq "$(find repo/tmp/staging-* -type f | wc -l)" 0
-    assert_has_file "repo/objects/${csum:0:2}/${csum:2}.file"
+    a2o --repo repo unpack-deb --ref first "$SCRATCH/q.deb" > /dev/null 2>&1
+    stage=$(ls -d repo/tmp/apt2ostree-staging-*)
+    test -d "$stage"
+    echo held > "$stage/apt2ostree-held"
+    exec 9< "$stage"
+    flock -n 9
+    rc=0; a2o --repo repo unpack-deb --ref pkg "$SCRATCH/p.deb" > /dev/null 2>&1 || rc=$?
+    exec 9<&-
+    assert_streq "$rc" 0
+    assert_streq "$(cat "$stage/apt2ostree-held")" held
+    assert_streq "$(ls -d repo/tmp/apt2ostree-staging-* | wc -l)" 2
     ostree --repo=repo fsck > /dev/null 2>&1
     ostree --repo=repo cat pkg /usr/bin/p > p.out
     assert_streq "$(cat p.out)" tool

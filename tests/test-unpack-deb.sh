@@ -406,8 +406,8 @@ test_expect_success 'a file larger than what is held in memory (64 MiB) is strea
 
 # Every package is unpacked by a process of its own: what the binary loads
 # at start is paid hundreds of times per build.
-test_expect_success 'the full binary loads neither libsolvext (only lock opens it) nor a second libcurl' '
-    ldd "$TOP_BUILDDIR/apt2ostree-full" > libs
+test_expect_success 'the commands module loads neither libsolvext (only lock opens it) nor a second libcurl' '
+    ldd "$TOP_BUILDDIR/apt2ostree-commands.so" > libs
     assert_not_file_has_content libs "libsolvext"
     assert_not_file_has_content libs "librpm"
     assert_streq "$(grep -c "libcurl" libs)" 1

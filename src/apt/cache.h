@@ -1,6 +1,6 @@
 /* cache.h — the download cache: files stored as CACHE_DIR/SHA256 (see
  * fetch_cached()), and the checks a .deb gets before anything is written.
- * GLib alone: the lean unpack-deb process (front.c) reads the cache too. */
+ * GLib alone: unpack-deb's lean path (cmd/main.c) reads the cache too. */
 #pragma once
 
 #include <glib.h>

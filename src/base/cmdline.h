@@ -1,6 +1,6 @@
 /* cmdline.h — what every command's command line shares: the invocation,
  * option parsing with the global --repo, usage errors.  GLib alone: the
- * lean unpack-deb process (front.c) parses with it too. */
+ * lean unpack-deb path (cmd/main.c) parses with it too. */
 #pragma once
 
 #include <glib.h>

@@ -1,6 +1,6 @@
 /* sha256.c — SHA-256 through Nettle, which uses the CPU's SHA instructions
  * (and which libarchive loads anyway: no library more for the lean
- * unpack-deb process, see front.c). */
+ * unpack-deb path, see cmd/main.c). */
 #include "config.h"
 
 #include <nettle/sha2.h>

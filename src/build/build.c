@@ -256,11 +256,9 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
 {
   if (!build_load_images (args, error))
     return NULL;
-  /* The rules run `apt2ostree` as the user ran it: the lean front
-   * (front.c) when it handed this command to the full binary. */
-  const char *front = g_getenv ("APT2OSTREE_SELF");
-  g_autofree char *self = front != NULL && *front == '/' ? g_strdup (front)
-                                                         : g_file_read_link ("/proc/self/exe", error);
+  /* The rules run the program that runs now (the commands module is
+   * loaded into it). */
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", error);
   if (self == NULL)
     return NULL;
 

@@ -1,6 +1,6 @@
 /* apt2ostree unpack-deb — one .deb (a file or a URL) into one ref, or with
  * --batch many, each into its own ref, in one transaction: unpack.c's run
- * over a libostree repository.  (The lean front, front.c, runs it without
+ * over a libostree repository.  (The lean front, main.c, runs it without
  * libostree when it can.) */
 #include "config.h"
 
@@ -8,6 +8,7 @@
 #include "store/content.h"
 #include "apt/fetch.h"
 #include "store/repo.h"
+#include "store/staging.h"
 #include "deb/unpack.h"
 #include "base/util.h"
 
@@ -158,7 +159,7 @@ ostree_begin (UnpackRepo *base, GError **error)
   r->txn = repo_txn_begin (r->repo, NULL, error);
   if (r->txn == NULL)
     return NULL;
-  ObjectWriter *writer = repo_staging_writer (r->repo);
+  ObjectWriter *writer = staging_writer_get (r->repo);
   if (writer != NULL)
     r->sink = deb_sink_for_writer (writer);
   else

@@ -1,50 +1,129 @@
-/* main.c — "apt2ostree [--repo DIR] COMMAND [ARGS]": find the command, run
- * it, and report its error on one line. */
+/* main.c — the `apt2ostree` program: unpack-deb's fast path, else every
+ * command from the commands module.
+ *
+ * A build runs `apt2ostree unpack-deb` once per package, and each run
+ * would spend more time starting than unpacking a small package if it
+ * loaded libostree: libostree brings some sixty shared libraries, and
+ * binding them costs about 10 ms of CPU per process, whatever the program
+ * then does (bench/unpack.sh; the numbers are in the commit that made this
+ * one program).  So this program links GLib, libarchive and Nettle only,
+ * and runs unpack-deb itself (unpack.c over leanrepo.c, the store's own
+ * writer and transaction) when the repository is a bare or bare-user one
+ * whose config it knows and every .deb is a local file or already in the
+ * download cache.  Everything else (every other command, --help, a usage
+ * error, a download, an archive repository, an alias ref, the repository
+ * lock taken, ...) is run by the commands module (commands.c), which it
+ * loads with dlopen() in this same process, before anything is written or
+ * printed.  Setting APT2OSTREE_LEAN=0 sends everything to the module. */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
-#include "cmd/cmd.h"
+#include "apt/cache.h"
+#include "base/cmdline.h"
+#include "cmd/commands.h"
+#include "deb/leanrepo.h"
+#include "store/refs.h"
+#include "deb/unpack.h"
 
-/* In the order a user meets them: images, their steps, then tree tools. */
-static const CmdEntry commands[] = {
-  { "init", cmd_init, "create an OSTree repository" },
-  { "lock", cmd_lock, "resolve a package list against signed sources into a lockfile" },
-  { "build", cmd_build, "build a lockfile's image (writes the Ninja file and runs ninja)" },
-  { "ninja", cmd_ninja, "write the Ninja rules that build a lockfile's image" },
-  { "prune", cmd_prune, "delete the trees builds wrote that none of the given lockfiles needs" },
-  { "unpack-deb", cmd_unpack_deb, "unpack one .deb (file or URL) into a tree" },
-  { "stage1", cmd_stage1, "combine package trees into one unpacked dpkg system" },
-  { "configure", cmd_configure, "stage 2: dpkg --configure -a over a stage-1 tree, in a sandbox" },
-  { "mod", cmd_mod, "run a command over a tree in a sandbox, commit what it changed" },
-  { "import", cmd_import, "make a directory or a tar archive a tree" },
-  { "export", cmd_export, "copy a tree out, to a directory or a tar archive" },
-  { "deployable", cmd_deployable, "make a configured image an OSTree deployment (kernel, /usr/etc, /var)" },
-  { "publish", cmd_publish, "copy refs into an archive repository a web server can serve" },
-  { "diff", cmd_diff, "what changed between two images (lockfiles or refs), package by package" },
-  { "sbom", cmd_sbom, "the bill of materials of an image or a lockfile (SPDX, CycloneDX)" },
-  { "combine", cmd_combine, "union of trees, later trees on top (metadata only)" },
-  { "overlay", cmd_overlay, "put trees over a base tree, as files are copied into it (metadata only)" },
-  { "mkdir", cmd_mkdir, "add directories to a tree (metadata only)" },
-  { "ln", cmd_ln, "add a symlink to a tree (metadata only)" },
-  { "mv", cmd_mv, "move a path inside a tree (metadata only)" },
-  { "rm", cmd_rm, "remove paths from a tree (metadata only)" },
-  { "subtree", cmd_subtree, "make a directory of a tree the root of a new tree" },
-  { "graft", cmd_graft, "place a tree at a path inside another tree" },
-  { NULL }
-};
-
-static void
-print_usage (FILE *out)
+/* The commands module: beside this program (a build tree), else where it
+ * is installed. */
+static char *
+commands_module (void)
 {
-  fprintf (out, "Usage: apt2ostree [--repo DIR] COMMAND [ARGS]\n\n"
-                "Build Debian and Ubuntu root filesystems as OSTree trees.\n\nCommands:\n");
-  for (const CmdEntry *c = commands; c->name != NULL; c++)
-    fprintf (out, "  %-12s %s\n", c->name, c->summary);
-  fprintf (out, "\nRepository: --repo DIR, else $APT2OSTREE_REPO, else build/ostree.\n"
-                "\"apt2ostree COMMAND --help\" describes each command; see also apt2ostree(1).\n");
+  g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
+  if (self != NULL)
+    {
+      g_autofree char *dir = g_path_get_dirname (self);
+      g_autofree char *beside = g_build_filename (dir, COMMANDS_MODULE, NULL);
+      if (g_file_test (beside, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&beside);
+    }
+  return g_build_filename (PKGLIBDIR, COMMANDS_MODULE, NULL);
+}
+
+static int
+run_commands (int argc, char **argv)
+{
+  g_autofree char *path = commands_module ();
+  void *module = dlopen (path, RTLD_NOW | RTLD_LOCAL);
+  if (module == NULL)
+    {
+      fprintf (stderr, "apt2ostree: cannot load %s: %s\n", path, dlerror ());
+      return 127;
+    }
+  CommandsMain commands_main = (CommandsMain) dlsym (module, COMMANDS_MAIN);
+  if (commands_main == NULL)
+    {
+      fprintf (stderr, "apt2ostree: %s: no %s: %s\n", path, COMMANDS_MAIN, dlerror ());
+      return 127;
+    }
+  return commands_main (argc, argv);
+}
+/* A .deb a URL names, when the cache holds it already; the commands
+ * module downloads it (or reports a damaged cache entry) otherwise. */
+static char *
+fetch_from_cache (const char *url, const char *cache_dir, const char *sha256, gint64 size,
+                  GError **error)
+{
+  if (sha256 == NULL)
+    return g_set_error_literal (error, UNPACK_ERROR, UNPACK_ERROR_DEFER, "no sha256"), NULL;
+  g_autofree char *want = g_ascii_strdown (sha256, -1);
+  g_autofree char *path = g_build_filename (cache_dir, want, NULL);
+  if (!cache_is_valid (path, want, size))
+    return g_set_error_literal (error, UNPACK_ERROR, UNPACK_ERROR_DEFER, "not cached"), NULL;
+  return g_steal_pointer (&path);
+}
+
+/* Run `unpack-deb` here: its exit status, or -1 to leave it to the
+ * commands module. */
+static int
+lean_unpack_deb (int argc, char **argv)
+{
+  CmdInvocation inv = { "unpack-deb", NULL };
+  int i = cmd_parse_global (argc, argv, &inv);
+  if (i == argc || !g_str_equal (argv[i], "unpack-deb"))
+    return -1;
+  for (int k = i + 1; k < argc; k++)
+    {
+      if (g_str_has_prefix (argv[k], "--help") || g_str_equal (argv[k], "-h")
+          || g_str_equal (argv[k], "-?"))
+        return -1;
+      /* A --batch list read here could not be read again by the
+       * commands module unless it is a regular file (not standard input, a pipe). */
+      const char *list = g_str_equal (argv[k], "--batch") ? argv[k + 1]
+                         : g_str_has_prefix (argv[k], "--batch=") ? argv[k] + strlen ("--batch=")
+                                                                  : NULL;
+      struct stat st;
+      if (list != NULL && (g_str_equal (list, "-") || stat (list, &st) < 0 || !S_ISREG (st.st_mode)))
+        return -1;
+    }
+
+  /* The options are parsed from a copy: GOption reorders what it parses,
+   * and the commands module may need the command line as it was. */
+  int copy_argc = argc - i;
+  g_autofree char **copy = g_memdup2 (argv + i, (copy_argc + 1) * sizeof (char *));
+  g_auto(UnpackArgs) args = { NULL };
+  g_autoptr(GError) error = NULL;
+  if (!unpack_args_parse (&inv, copy_argc, copy, &args, &error))
+    return -1;
+  /* (Refs beyond what the file limit spares are libostree's to write.) */
+  if (args.jobs->len > refs_max_staged ())
+    return -1;
+  g_autoptr(LeanRepo) repo = lean_repo_open (cmd_repo_path (&inv), &error);
+  if (repo == NULL)
+    return -1;
+  if (unpack_run (lean_repo_unpack_repo (repo), &args, fetch_from_cache, &error))
+    return 0;
+  if (g_error_matches (error, UNPACK_ERROR, UNPACK_ERROR_DEFER))
+    return -1;
+  g_strdelimit (error->message, "\n", ' ');  /* one line, always (as commands.c) */
+  fprintf (stderr, "apt2ostree unpack-deb: error: %s\n", error->message);
+  return 1;
 }
 
 int
@@ -52,48 +131,11 @@ main (int argc, char **argv)
 {
   setlocale (LC_ALL, "");
   g_set_prgname ("apt2ostree");
-
-  CmdInvocation inv = { NULL, NULL };
-  int i = cmd_parse_global (argc, argv, &inv);
-  if (i < argc && (g_str_equal (argv[i], "--help") || g_str_equal (argv[i], "-h")))
+  if (g_strcmp0 (g_getenv ("APT2OSTREE_LEAN"), "0") != 0)
     {
-      print_usage (stdout);
-      return 0;
+      int status = lean_unpack_deb (argc, argv);
+      if (status >= 0)
+        return status;
     }
-  if (i < argc && g_str_equal (argv[i], "--version"))
-    {
-      printf ("apt2ostree %s\n", PACKAGE_VERSION);
-      return 0;
-    }
-  if (i < argc && argv[i][0] == '-')
-    {
-      fprintf (stderr, "apt2ostree: unknown option \"%s\"; see \"apt2ostree --help\"\n", argv[i]);
-      return 2;
-    }
-  if (i == argc)
-    {
-      print_usage (stderr);
-      return 2;
-    }
-
-  const CmdEntry *command = NULL;
-  for (const CmdEntry *c = commands; c->name != NULL; c++)
-    if (g_str_equal (c->name, argv[i]))
-      command = c;
-  if (command == NULL)
-    {
-      fprintf (stderr, "apt2ostree: unknown command \"%s\"; see \"apt2ostree --help\"\n", argv[i]);
-      return 2;
-    }
-
-  inv.name = command->name;
-  g_autoptr(GError) error = NULL;
-  if (!command->func (argc - i, argv + i, &inv, NULL, &error))
-    {
-      g_assert (error != NULL);
-      g_strdelimit (error->message, "\n", ' ');  /* one line, always */
-      fprintf (stderr, "apt2ostree %s: error: %s\n", command->name, error->message);
-      return error->domain == G_OPTION_ERROR ? 2 : 1;
-    }
-  return 0;
+  return run_commands (argc, argv);
 }

@@ -12,7 +12,9 @@
 
 #include "deb/leanrepo.h"
 #include "store/refs.h"
+#include "store/stagedir.h"
 #include "base/util.h"
+#include "store/objects.h"
 #include "store/writer.h"
 
 struct LeanRepo {
@@ -23,7 +25,7 @@ struct LeanRepo {
   gboolean sync;              /* core.fsync */
   guint percent;              /* core.min-free-space-percent */
   int lock_fd;
-  int tmp_dfd;
+  StageDir *stage;            /* the transaction's staging directory */
   ObjectWriter *writer;       /* the open transaction's */
   PartialMarks *marks;        /* its new commits' commitpartial markers */
   DebSink *sink;
@@ -52,7 +54,7 @@ lean_repo_free (LeanRepo *repo)
   object_writer_free (repo->writer);
   partial_marks_free (repo->marks);
   g_free (repo->sink);
-  util_fd_close (&repo->tmp_dfd);
+  stage_dir_free (repo->stage);
   util_fd_close (&repo->lock_fd);
   util_fd_close (&repo->dfd);
   g_ptr_array_unref (repo->refs);
@@ -61,7 +63,7 @@ lean_repo_free (LeanRepo *repo)
 }
 
 /* The keys of [core] this code knows how to honour; anything else there,
- * or a group other than [core] and [remote "..."], is the full binary's. */
+ * or a group other than [core] and [remote "..."], is the commands module's. */
 static const char *const known_core_keys[] = {
   "repo_version", "mode", "fsync", "min-free-space-percent", "tmp-expiry-secs",
   "lock-timeout-secs", "add-remotes-config-dir", NULL
@@ -134,8 +136,9 @@ static GVariant *
 lean_load_commit (UnpackRepo *base, const char *checksum)
 {
   LeanRepo *repo = (LeanRepo *) base;
-  g_autofree char *path = g_strdup_printf ("%s/objects/%.2s/%s.commit", repo->path, checksum,
-                                           checksum + 2);
+  char rel[OBJECTS_REPO_PATH_MAX];
+  objects_repo_path (rel, checksum, objects_type_name (OBJECTS_COMMIT));
+  g_autofree char *path = g_build_filename (repo->path, rel, NULL);
   g_autofree char *data = NULL;
   gsize len = 0;
   if (!g_file_get_contents (path, &data, &len, NULL))
@@ -147,7 +150,7 @@ lean_load_commit (UnpackRepo *base, const char *checksum)
 
 /* The shared lock every libostree transaction takes on .lock (an open
  * file description lock, or flock() where those are missing); taken
- * already (a prune holds it exclusively): the full binary waits for it. */
+ * already (a prune holds it exclusively): the commands module waits for it. */
 static gboolean
 lock_shared (LeanRepo *repo, GError **error)
 {
@@ -180,15 +183,16 @@ lean_begin (UnpackRepo *base, GError **error)
   LeanRepo *repo = (LeanRepo *) base;
   if (!lock_shared (repo, error))
     return NULL;
-  repo->tmp_dfd = openat (repo->dfd, "tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (repo->tmp_dfd < 0)
-    return defer (error, "tmp/: %s", g_strerror (errno)), NULL;
+  g_autoptr(GError) local_error = NULL;
+  repo->stage = stage_dir_open (repo->dfd, repo->path, &local_error);
+  if (repo->stage == NULL)
+    return defer (error, "%s", local_error->message), NULL;
   if (!partial_resolve_leftovers (repo->dfd, repo->path, "file", repo->sync, error))
     return NULL;
   repo->marks = partial_marks_new (repo->dfd, repo->path, repo->sync);
   ObjectWriterConfig config = {
     .repo_dfd = repo->dfd,
-    .stage_dfd = repo->tmp_dfd,
+    .stage_dfd = stage_dir_fd (repo->stage),
     .bare_user = repo->bare_user,
     .sync = repo->sync,
     .min_free_bytes = reserved_bytes (repo),
@@ -250,7 +254,7 @@ lean_repo_open (const char *path, GError **error)
   repo->base = (UnpackRepo) { lean_read_ref, lean_load_commit, lean_begin, lean_set_ref,
                               lean_finish };
   repo->path = g_strdup (path);
-  repo->lock_fd = repo->tmp_dfd = -1;
+  repo->lock_fd = -1;
   repo->refs = g_ptr_array_new_with_free_func (g_free);
   repo->dfd = open (path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (repo->dfd < 0)

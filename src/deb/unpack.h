@@ -2,8 +2,8 @@
  * can give a DebSink: its options, its jobs (one package, or a --batch
  * list), and the run (a ref already holding the package is kept; a .deb is
  * verified before anything is written; the refs are written last, all
- * together).  GLib alone: the full binary runs it over libostree
- * (cmd-unpack-deb.c), the lean front over leanrepo.c (front.c). */
+ * together).  GLib alone: the commands module runs it over libostree
+ * (cmd-unpack-deb.c), the lean front over leanrepo.c (cmd/main.c). */
 #pragma once
 
 #include <glib.h>
@@ -54,7 +54,7 @@ gboolean unpack_args_parse (CmdInvocation *inv, int argc, char **argv, UnpackArg
 gboolean unpack_run (UnpackRepo *repo, const UnpackArgs *args, UnpackFetch fetch, GError **error);
 
 /* The error (UNPACK_ERROR_DEFER) by which the lean front's repository or
- * fetch says "not here: run the full binary", before anything the user
+ * fetch says "not here: run the commands module", before anything the user
  * would see has happened. */
 #define UNPACK_ERROR (unpack_error_quark ())
 GQuark unpack_error_quark (void);

@@ -11,6 +11,7 @@
 #include <gio/gunixoutputstream.h>
 
 #include "store/checkout.h"
+#include "store/objects.h"
 #include "base/util.h"
 
 /* The checkout runs on a few threads: each directory is a task that links
@@ -38,8 +39,6 @@ typedef struct {
   char meta[OSTREE_SHA256_STRING_LEN + 1];
 } DirTask;
 
-/* "ab/cdef….file": a file object's path in objects/ */
-#define OBJECT_REL_LEN (2 + 1 + OSTREE_SHA256_STRING_LEN - 2 + 5)
 
 /* The object has reached the filesystem's link limit: a copy instead. */
 static gboolean
@@ -253,8 +252,8 @@ static GVariant *
 read_metadata (Checkout *co, const char *checksum, const char *suffix, const GVariantType *type,
                GError **error)
 {
-  char rel[2 + 1 + OSTREE_SHA256_STRING_LEN - 2 + 10];
-  g_snprintf (rel, sizeof rel, "%.2s/%s.%s", checksum, checksum + 2, suffix);
+  char rel[OBJECTS_PATH_MAX];
+  objects_path (rel, checksum, suffix);
   int fd = openat (co->objects_dfd, rel, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return util_fail (error, "objects/%s: %s", rel, g_strerror (errno)), NULL;
@@ -346,7 +345,7 @@ checkout_dir (Checkout *co, int dfd, const char *path, const char *contents, con
 
   /* objects/ as an absolute path, then "ab/cdef….file" written in place */
   gsize prefix = strlen (co->objects_path) + 1;
-  g_autofree char *abs_object = g_malloc (prefix + OBJECT_REL_LEN + 1);
+  g_autofree char *abs_object = g_malloc (prefix + OBJECTS_PATH_MAX);
   memcpy (abs_object, co->objects_path, prefix - 1);
   abs_object[prefix - 1] = '/';
   char *object = abs_object + prefix;
@@ -361,7 +360,7 @@ checkout_dir (Checkout *co, int dfd, const char *path, const char *contents, con
         return FALSE;
       char checksum[OSTREE_SHA256_STRING_LEN + 1];
       ostree_checksum_inplace_from_bytes (csum, checksum);
-      g_snprintf (object, OBJECT_REL_LEN + 1, "%.2s/%s.file", checksum, checksum + 2);
+      objects_type_path (object, checksum, OBJECTS_FILE);
       if (co->user ? !checkout_file_user (co, object, abs_object, dfd, path, name, error)
                    : !checkout_file_bare (co, checksum, object, dfd, path, name, error))
         return FALSE;

@@ -18,7 +18,7 @@
 
 #include "store/content.h"
 #include "store/objects.h"
-#include "store/repo.h"
+#include "store/staging.h"
 #include "base/util.h"
 
 GFileInfo *
@@ -71,7 +71,21 @@ write_untrusted (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, const guin
 {
   g_autoptr(GInputStream) input =
       data != NULL ? g_memory_input_stream_new_from_data (data, size, NULL) : NULL;
-  return repo_write_content (repo, info, xattrs, input, cancellable, error);
+  return content_write_stream (repo, info, xattrs, input, cancellable, error);
+}
+
+char *
+content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+                      GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GInputStream) stream = NULL;
+  guint64 length = 0;
+  if (!ostree_raw_file_to_content_stream (data, info, xattrs, &stream, &length, cancellable, error))
+    return NULL;
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
+    return NULL;
+  return ostree_checksum_from_bytes (csum);
 }
 
 char *
@@ -79,7 +93,7 @@ content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint
                        guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                        GCancellable *cancellable, GError **error)
 {
-  ObjectWriter *writer = repo_staging_writer (repo);
+  ObjectWriter *writer = staging_writer_get (repo);
   if (writer != NULL)
     return object_writer_regular (writer, headers, uid, gid, mode, xattrs, data, size, error);
   if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
@@ -110,7 +124,7 @@ char *
 content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
                        GVariant *xattrs, GCancellable *cancellable, GError **error)
 {
-  ObjectWriter *writer = repo_staging_writer (repo);
+  ObjectWriter *writer = staging_writer_get (repo);
   if (writer != NULL)
     return object_writer_symlink (writer, uid, gid, target, xattrs, error);
   if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)

@@ -29,6 +29,12 @@ GFileInfo *content_regular_info (guint32 uid, guint32 gid, guint32 mode, gsize s
 /* The file info OSTree stores for a symlink to TARGET. */
 GFileInfo *content_symlink_info (guint32 uid, guint32 gid, const char *target);
 
+/* Store a content object through libostree, which computes its checksum
+ * (returned): a regular file (INFO, and DATA to read its size from) or a
+ * symlink (INFO, DATA NULL), with XATTRS (or NULL). */
+char *content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs,
+                            GInputStream *data, GCancellable *cancellable, GError **error);
+
 /* The same for a symlink to TARGET. */
 char *content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
                              GVariant *xattrs, GCancellable *cancellable, GError **error);

@@ -1,6 +1,7 @@
 /* objects.c — OSTree's object formats, with GLib alone. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -19,6 +20,33 @@ objects_type_name (ObjectsType type)
     case OBJECTS_COMMIT: return "commit";
     }
   g_assert_not_reached ();
+}
+
+void
+objects_path (char path[OBJECTS_PATH_MAX], const char *checksum, const char *suffix)
+{
+  g_snprintf (path, OBJECTS_PATH_MAX, "%.2s/%s.%s", checksum, checksum + 2, suffix);
+}
+
+void
+objects_type_path (char path[OBJECTS_PATH_MAX], const char *checksum, ObjectsType type)
+{
+  objects_path (path, checksum, objects_type_name (type));
+}
+
+void
+objects_repo_path (char path[OBJECTS_REPO_PATH_MAX], const char *checksum, const char *suffix)
+{
+  char rel[OBJECTS_PATH_MAX];
+  objects_path (rel, checksum, suffix);
+  g_snprintf (path, OBJECTS_REPO_PATH_MAX, "objects/%s", rel);
+}
+
+gboolean
+objects_make_dir (int objects_dfd, const char *path)
+{
+  char dir[3] = { path[0], path[1], '\0' };
+  return mkdirat (objects_dfd, dir, 0777) == 0 || errno == EEXIST;
 }
 
 static GVariant *

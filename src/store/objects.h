@@ -2,7 +2,7 @@
  * alone: the file header of a content object, dirmeta, dirtree and commit
  * variants.  The bytes are libostree's (the unit tests compare checksums
  * with libostree's own); nothing here needs libostree, so the lean
- * unpack-deb process (front.c) can write a repository without loading it. */
+ * unpack-deb path (cmd/main.c) can write a repository without loading it. */
 #pragma once
 
 #include <glib.h>
@@ -19,6 +19,28 @@ typedef enum {
 
 /* "file", "dirtree", "dirmeta", "commit": the object's file name suffix. */
 const char *objects_type_name (ObjectsType type);
+
+/* Where objects live: an object's path under objects/ is "XX/REST.SUFFIX"
+ * (XX the first two hex digits of its checksum, REST the others; SUFFIX
+ * the type's name, or "filez" for content in an archive repository).
+ * This module alone spells that layout out. */
+#define OBJECTS_PATH_MAX 80
+
+/* "XX/REST.SUFFIX" for CHECKSUM (64 hex digits) into PATH. */
+void objects_path (char path[OBJECTS_PATH_MAX], const char *checksum, const char *suffix);
+
+/* The same with the suffix of TYPE. */
+void objects_type_path (char path[OBJECTS_PATH_MAX], const char *checksum, ObjectsType type);
+
+/* "objects/XX/REST.SUFFIX", the path under the repository. */
+#define OBJECTS_REPO_PATH_MAX (OBJECTS_PATH_MAX + 8)
+void objects_repo_path (char path[OBJECTS_REPO_PATH_MAX], const char *checksum,
+                        const char *suffix);
+
+/* Make the directory XX of the object path PATH (from objects_path())
+ * under OBJECTS_DFD (the objects/ directory); one there already is fine.
+ * FALSE with errno set otherwise. */
+gboolean objects_make_dir (int objects_dfd, const char *path);
 
 /* The header OSTree puts before a content object's data and hashes with
  * it.  MODE is the whole st_mode (S_IFREG | perms, or S_IFLNK | 0777 with

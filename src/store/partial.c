@@ -80,8 +80,8 @@ is_ours (int fd)
 static gboolean
 has_object (int repo_dfd, const char *checksum, const char *suffix)
 {
-  char path[128];
-  g_snprintf (path, sizeof path, "objects/%.2s/%s.%s", checksum, checksum + 2, suffix);
+  char path[OBJECTS_REPO_PATH_MAX];
+  objects_repo_path (path, checksum, suffix);
   struct stat st;
   return fstatat (repo_dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
@@ -216,8 +216,8 @@ partial_is_marked (int repo_dfd, const char *checksum)
 static GVariant *
 load_metadata (int repo_dfd, const char *checksum, const char *suffix, const char *type)
 {
-  char path[128];
-  g_snprintf (path, sizeof path, "objects/%.2s/%s.%s", checksum, checksum + 2, suffix);
+  char path[OBJECTS_REPO_PATH_MAX];
+  objects_repo_path (path, checksum, suffix);
   util_autofd int fd = openat (repo_dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > 64 * 1024 * 1024)

@@ -14,6 +14,7 @@
 #include "store/objects.h"
 #include "store/refs.h"
 #include "store/repo.h"
+#include "store/stagedir.h"
 #include "store/staging.h"
 #include "base/util.h"
 
@@ -204,48 +205,41 @@ repo_check_ref_name (const char *ref, GError **error)
  * system, renames them into objects/XX, then fsyncs every objects/XX
  * directory of the repository, whether the transaction touched it or not:
  * 257 fsyncs, each a journal commit on ext4, even for a single small .deb.
- * With OWN_COMMIT the objects are staged the same way (in a bare or
- * bare-user repository the ObjectWriter writes them, and all but symlinks
- * wait as open files not linked anywhere), and the commit runs with the
- * same guarantees but two syncfs() instead: one before the objects are
- * linked or renamed into objects/ (none appears there before its content
- * is on disk), then one after (no ref can name a commit whose objects are
- * not on disk).  They go in with the commits last, so that a kill on the
- * way leaves no commit whose objects are not all there; against a power
- * loss, which may keep a later link and lose an earlier one, each new
- * commit is marked partial before the first syncfs and unmarked after the
- * second (partial.c).  The renames are done here and the transaction then
- * aborted, so that OSTree keeps the staging directory for the next
- * transaction instead of deleting it (staging.c says why); where the
- * staging directory cannot be found or holds what this code does not know,
- * OSTree renames (the rest), with its fsync turned off for that only.
- * The refs' new files are written before the second syncfs, which syncs
- * them with the objects' links, and renamed into place after it (OSTree
- * would fdatasync each ref file on its own: one more wait per ref); a ref
- * whose place holds anything but a file (an alias, a directory) is left to
- * OSTree, with its fsync.  With core.fsync=false the same, minus the syncs
- * (the objects go straight into objects/, as OSTree puts them then, and
- * the staging directory stays for the next transaction all the same). */
+ * With OWN_COMMIT the commit runs with the same guarantees but two
+ * syncfs() instead.  In a bare or bare-user repository the ObjectWriter
+ * writes the objects (all but symlinks wait as open files not linked
+ * anywhere, the symlinks in the transaction's own staging directory,
+ * stagedir.c); one syncfs() before any object is linked or renamed into
+ * objects/ (none appears there before its content is on disk), then one
+ * after (no ref can name a commit whose objects are not on disk).  The
+ * writer's objects go in with the commits last, so that a kill on the way
+ * leaves no commit whose objects are not all there; against a power loss,
+ * which may keep a later link and lose an earlier one, each new commit is
+ * marked partial before the first syncfs and unmarked after the second
+ * (partial.c).  Whatever libostree wrote itself in the transaction (in an
+ * archive repository, everything) is committed by libostree, with its
+ * fsync turned off for that only, between the two syncfs() and before the
+ * writer's objects.  The refs' new files are written before the second
+ * syncfs, which syncs them with the objects' links, and renamed into place
+ * after it (OSTree would fdatasync each ref file on its own: one more wait
+ * per ref); a ref whose place holds anything but a file (an alias, a
+ * directory) is left to OSTree, with its fsync.  With core.fsync=false the
+ * same, minus the syncs (the objects go straight into objects/, as OSTree
+ * puts them then). */
+
 struct RepoTxn {
   OstreeRepo *repo;
   gboolean open;
   gboolean own_commit;
   gboolean sync;    /* core.fsync: the two syncfs() of OWN_COMMIT are made */
-  int stage_dfd;    /* OSTree's staging directory, when OWN_COMMIT found it; else -1 */
+  StageDir *stage;  /* the writer's staging directory, when it has one */
   GPtrArray *refs;  /* ref, commit, ref, commit, ...: written once the objects are in */
   PartialMarks *marks;  /* the new commits' commitpartial markers */
 };
 
-/* The transaction's ObjectWriter rides on the OstreeRepo, as libostree
- * keeps its own transaction state there. */
-#define WRITER_KEY "apt2ostree-staging-writer"
+/* The transaction's commitpartial markers ride on the OstreeRepo, as its
+ * writer does (staging.h). */
 #define MARKS_KEY "apt2ostree-partial-marks"
-
-ObjectWriter *
-repo_staging_writer (OstreeRepo *repo)
-{
-  return g_object_get_data (G_OBJECT (repo), WRITER_KEY);
-}
 
 /* Does the repository ask for durability the way OWN_COMMIT gives it (or for
  * none, core.fsync=false)?  Not with core.per-object-fsync=true (whoever
@@ -288,18 +282,14 @@ repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
   txn->open = TRUE;
   txn->own_commit = wants_own_commit (repo);
   txn->sync = sync;
-  txn->stage_dfd = -1;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
   txn->marks = partial_marks_new (ostree_repo_get_dfd (repo), path, sync);
   g_object_set_data (G_OBJECT (repo), MARKS_KEY, txn->marks);
-  if (txn->own_commit)
-    {
-      txn->stage_dfd = staging_open (repo);
-      if (txn->stage_dfd >= 0)
-        g_object_set_data_full (G_OBJECT (repo), WRITER_KEY,
-                                staging_writer_new (repo, txn->stage_dfd, txn->marks),
-                                (GDestroyNotify) object_writer_free);
-    }
+  /* (No staging directory of its own, no writer: libostree writes.) */
+  if (txn->own_commit && staging_writer_applies (repo))
+    txn->stage = stage_dir_open (ostree_repo_get_dfd (repo), path, NULL);
+  if (txn->stage != NULL)
+    staging_writer_set (repo, staging_writer_new (repo, stage_dir_fd (txn->stage), txn->marks));
   return txn;
 }
 
@@ -308,10 +298,9 @@ repo_txn_free (RepoTxn *txn)
 {
   if (txn == NULL)
     return;
-  g_object_set_data (G_OBJECT (txn->repo), WRITER_KEY, NULL);
+  staging_writer_set (txn->repo, NULL);
   g_object_set_data (G_OBJECT (txn->repo), MARKS_KEY, NULL);
-  if (txn->stage_dfd >= 0)
-    close (txn->stage_dfd);
+  stage_dir_free (txn->stage);
   if (txn->open)
     (void) ostree_repo_abort_transaction (txn->repo, NULL, NULL);
   partial_marks_free (txn->marks);
@@ -357,7 +346,7 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
     return FALSE;
 
   g_autofree char *commit = NULL;
-  ObjectWriter *writer = repo_staging_writer (repo);
+  ObjectWriter *writer = staging_writer_get (repo);
   if (writer != NULL)
     {
       /* The dirtrees and the commit as ostree_repo_write_mtree() and
@@ -402,35 +391,25 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
     }
   else
     {
-      /* Everything written so far sits in the staging directory. */
+      /* Everything written so far waits: as open files, in the writer's
+       * staging directory or in libostree's. */
       if (txn->sync && !sync_repo (repo, error))
         {
           txn->open = TRUE;
           return FALSE;
         }
-      /* Into objects/ in the order a commit needs: what OSTree staged
-       * (content), what the writer holds (its commits last), then the
-       * commits OSTree staged. */
-      ObjectWriter *writer = repo_staging_writer (repo);
-      gboolean known = FALSE;
-      if ((txn->stage_dfd >= 0
-           && !staging_move_objects (repo, txn->stage_dfd, FALSE, &known, error))
-          || (writer != NULL && !object_writer_publish (writer, error))
-          || (txn->stage_dfd >= 0
-              && !staging_move_objects (repo, txn->stage_dfd, TRUE, &known, error)))
-        {
-          txn->open = TRUE;
-          return FALSE;
-        }
-      g_object_set_data (G_OBJECT (repo), WRITER_KEY, NULL);
-      if (!known)
-        {
-          ostree_repo_set_disable_fsync (repo, TRUE);
-          gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
-          ostree_repo_set_disable_fsync (repo, !txn->sync);
-          if (!ok)
-            return FALSE;
-        }
+      /* Into objects/ in the order a commit needs: what libostree wrote
+       * (content, and commits marked partial), then what the writer holds
+       * (its commits last). */
+      ostree_repo_set_disable_fsync (repo, TRUE);
+      gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
+      ostree_repo_set_disable_fsync (repo, !txn->sync);
+      ObjectWriter *writer = staging_writer_get (repo);
+      if (!ok)
+        txn->open = TRUE;  /* (libostree's abort then clears what it can) */
+      if (!ok || (writer != NULL && !object_writer_publish (writer, error)))
+        return FALSE;
+      staging_writer_set (repo, NULL);
       /* The refs' new files, synced with the links (refs.c).  (With
        * core.auto-update-summary OSTree also regenerates the summary at
        * each ref it writes: it writes them all then.) */
@@ -443,13 +422,6 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
             staged[i / 2] = refs_batch_stage (batch, txn->refs->pdata[i], txn->refs->pdata[i + 1]);
         }
       if (txn->sync && !sync_repo (repo, error))
-        {
-          txn->open = known;
-          return FALSE;
-        }
-      /* The objects are in, and the transaction aborted, which leaves the
-       * staging directory for the next one (staging.c). */
-      if (known && !ostree_repo_abort_transaction (repo, cancellable, error))
         return FALSE;
     }
   /* Every object is on disk: the commits are complete.  The refs last:
@@ -485,7 +457,7 @@ repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
                      GCancellable *cancellable, GError **error)
 {
   g_autoptr(GVariant) owned = g_variant_ref_sink (object);
-  ObjectWriter *writer = repo_staging_writer (repo);
+  ObjectWriter *writer = staging_writer_get (repo);
   if (writer != NULL)
     return object_writer_metadata (writer, (ObjectsType) type, owned, error);
   g_autofree guchar *csum = NULL;
@@ -511,14 +483,7 @@ char *
 repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
                     GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GInputStream) stream = NULL;
-  guint64 length = 0;
-  if (!ostree_raw_file_to_content_stream (data, info, xattrs, &stream, &length, cancellable, error))
-    return NULL;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
-    return NULL;
-  return ostree_checksum_from_bytes (csum);
+  return content_write_stream (repo, info, xattrs, data, cancellable, error);
 }
 
 gboolean

@@ -4,7 +4,6 @@
 
 #include <ostree.h>
 
-#include "store/staging.h"
 
 G_BEGIN_DECLS
 
@@ -42,10 +41,6 @@ RepoTxn *repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **e
 void repo_txn_free (RepoTxn *txn);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoTxn, repo_txn_free)
 
-/* The writer of regular-file objects for REPO's open transaction
- * (staging.h), or NULL: then write through libostree. */
-ObjectWriter *repo_staging_writer (OstreeRepo *repo);
-
 /* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH, point REF
  * at it and finish the transaction.  When REF already holds that commit the
  * ref file is left alone, so its mtime stays and Ninja's restat prunes what
@@ -78,7 +73,7 @@ char *repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, G
 
 /* Store the metadata object OBJECT (a dirmeta or dirtree variant; a
  * floating reference is taken) and return its checksum: through the
- * transaction's ObjectWriter when it has one, else through libostree (the
+ * transaction's own writer when it has one, else through libostree (the
  * same bytes either way). */
 char *repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
                            GCancellable *cancellable, GError **error);

@@ -1,5 +1,5 @@
-/* staging.h — the staging directory of the open transaction, emptied into
- * objects/ without being deleted (see staging.c). */
+/* staging.h — the object writer for a transaction on an OstreeRepo, and
+ * mutable trees written through it (see staging.c). */
 #pragma once
 
 #include <ostree.h>
@@ -8,23 +8,21 @@
 
 G_BEGIN_DECLS
 
-/* A new file descriptor for the staging directory of REPO's open
- * transaction, or -1 when it cannot be told (then commit the usual way). */
-int staging_open (OstreeRepo *repo);
-
-/* Rename the staged objects into objects/XX/: the commits with COMMITS,
- * the others without (call it for those first), leaving the XX directories
- * in place (empty) for the next transaction.  *OUT_KNOWN is FALSE when the
- * staging directory holds anything but XX directories and the writer's own
- * files (what is left is for ostree_repo_commit_transaction()). */
-gboolean staging_move_objects (OstreeRepo *repo, int stage_dfd, gboolean commits,
-                               gboolean *out_known, GError **error);
-
 /* The writer (writer.c) for REPO's open transaction, its objects waiting
- * in STAGE_DFD and its commits marked partial in MARKS, or NULL when the repository asks for something it does
- * not do (not bare or bare-user, fsync per object, fs-verity) or the file
- * system has no O_TMPFILE: then use libostree. */
+ * in STAGE_DFD (the transaction's own staging directory, stagedir.h) and
+ * its commits marked partial in MARKS, or NULL when the repository asks
+ * for something it does not do (not bare or bare-user, fsync per object,
+ * fs-verity) or the file system has no O_TMPFILE: then use libostree. */
 ObjectWriter *staging_writer_new (OstreeRepo *repo, int stage_dfd, PartialMarks *marks);
+
+/* The writer of REPO's open transaction, or NULL (then libostree writes);
+ * it rides on the OstreeRepo, as libostree keeps its own transaction state
+ * there.  staging_writer_set() hands W over (NULL drops it). */
+ObjectWriter *staging_writer_get (OstreeRepo *repo);
+void staging_writer_set (OstreeRepo *repo, ObjectWriter *w);
+
+/* Does the writer apply to REPO (staging_writer_new() may still say no)? */
+gboolean staging_writer_applies (OstreeRepo *repo);
 
 /* Write the dirtree objects of MTREE and of every directory under it that
  * has none yet (the same objects ostree_repo_write_mtree() writes), and set

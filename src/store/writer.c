@@ -35,13 +35,11 @@
 #include "base/util.h"
 #include "store/writer.h"
 
-/* "XX/REST.file", "XX/REST.dirtree", ...: an object's path under objects/. */
-#define OBJECT_PATH_MAX 80
 
 typedef struct {
   int fd;                      /* an O_TMPFILE, or -1 for a file in the staging directory */
   char staged[32];             /* its name there */
-  char path[OBJECT_PATH_MAX];
+  char path[OBJECTS_PATH_MAX];
 } Pending;
 
 struct ObjectWriter {
@@ -159,13 +157,6 @@ object_writer_new (const ObjectWriterConfig *config)
   return g_steal_pointer (&w);
 }
 
-static void
-object_path (char path[OBJECT_PATH_MAX], const char *checksum, ObjectsType type)
-{
-  g_snprintf (path, OBJECT_PATH_MAX, "%.2s/%s.%s", checksum, checksum + 2,
-              objects_type_name (type));
-}
-
 static gboolean
 write_all (int fd, const guint8 *data, gsize size)
 {
@@ -217,22 +208,13 @@ set_metadata (ObjectWriter *w, int fd, guint32 uid, guint32 gid, guint32 mode, G
   return futimens (fd, times) == 0;
 }
 
-/* Make the XX directory of the object path PATH under DFD; it may be
- * there already. */
-static gboolean
-make_object_dir (int dfd, const char *path)
-{
-  char dir[3] = { path[0], path[1], '\0' };
-  return mkdirat (dfd, dir, 0777) == 0 || errno == EEXIST;
-}
-
 /* Link the O_TMPFILE FD into objects/ as PATH, making its XX directory
  * when it is missing; an object already there is fine. */
 static gboolean
 link_object (ObjectWriter *w, int fd, const char *path, GError **error)
 {
   int r = util_link_tmpfile (fd, w->objects_dfd, path, &w->link_empty_path);
-  if (r < 0 && errno == ENOENT && make_object_dir (w->objects_dfd, path))
+  if (r < 0 && errno == ENOENT && objects_make_dir (w->objects_dfd, path))
     r = util_link_tmpfile (fd, w->objects_dfd, path, &w->link_empty_path);
   if (r == 0 || errno == EEXIST)
     return TRUE;
@@ -245,7 +227,7 @@ static gboolean
 move_object (ObjectWriter *w, const char *name, const char *path, GError **error)
 {
   int r = renameat (w->stage_dfd, name, w->objects_dfd, path);
-  if (r < 0 && errno == ENOENT && make_object_dir (w->objects_dfd, path))
+  if (r < 0 && errno == ENOENT && objects_make_dir (w->objects_dfd, path))
     r = renameat (w->stage_dfd, name, w->objects_dfd, path);
   if (r == 0)
     return TRUE;
@@ -391,8 +373,8 @@ object_writer_regular (ObjectWriter *w, GHashTable *headers, guint32 uid, guint3
   if (header == NULL)
     return NULL;
   char *checksum = objects_content_checksum (header, data, size);
-  char path[OBJECT_PATH_MAX];
-  object_path (path, checksum, OBJECTS_FILE);
+  char path[OBJECTS_PATH_MAX];
+  objects_type_path (path, checksum, OBJECTS_FILE);
   return store (w, path, checksum, FALSE, uid, gid, mode, xattrs, data, size, error);
 }
 
@@ -433,8 +415,8 @@ object_writer_regular_stream (ObjectWriter *w, guint32 uid, guint32 gid, guint32
     return util_fail (error, "truncated (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
                       done, size), NULL;
   g_autofree char *checksum = sha256_finish_hex (sha);
-  char path[OBJECT_PATH_MAX];
-  object_path (path, checksum, OBJECTS_FILE);
+  char path[OBJECTS_PATH_MAX];
+  objects_type_path (path, checksum, OBJECTS_FILE);
   if (has_object (w, path))
     return g_steal_pointer (&checksum);
   return finish_object (w, &fd, path, g_steal_pointer (&checksum), FALSE, uid, gid, mode, xattrs,
@@ -449,8 +431,8 @@ object_writer_symlink (ObjectWriter *w, guint32 uid, guint32 gid, const char *ta
   if (header == NULL)
     return NULL;
   g_autofree char *checksum = objects_content_checksum (header, NULL, 0);
-  char path[OBJECT_PATH_MAX];
-  object_path (path, checksum, OBJECTS_FILE);
+  char path[OBJECTS_PATH_MAX];
+  objects_type_path (path, checksum, OBJECTS_FILE);
   /* bare-user: a regular file holding the target (and its terminating
    * NUL, as libostree writes it); the rest in user.ostreemeta. */
   if (w->bare_user)
@@ -499,8 +481,8 @@ object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *object, GEr
   g_autoptr(Sha256) sha = sha256_new ();
   sha256_update (sha, data, size);
   char *checksum = sha256_finish_hex (sha);
-  char path[OBJECT_PATH_MAX];
-  object_path (path, checksum, type);
+  char path[OBJECTS_PATH_MAX];
+  objects_type_path (path, checksum, type);
   if (type == OBJECTS_COMMIT && w->marks != NULL && !partial_marks_add (w->marks, checksum, error))
     {
       g_free (checksum);
