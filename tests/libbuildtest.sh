@@ -81,3 +81,15 @@ base_repo () {
         cp "$BASE_CACHE/debs/$sha" "$root/pool/main/$(basename "$file")"
     done < "$BASE_MANIFEST"
 }
+
+# base_image NAME PACKAGE...: lock the base plus PACKAGEs from sources.list
+# (in the current directory) into NAME.lock.json (merged /usr unless
+# MERGED=no) and build it into build/ (ref NAME); a failed build prints its
+# output and ends the test file.
+base_image () {
+    local name=$1; shift
+    printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
+    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr "${MERGED:-yes}" \
+        --cache cache -o "$name.lock.json" > /dev/null
+    a2o build "$name.lock.json" > "$name.build.out" 2>&1 || { cat "$name.build.out"; exit 1; }
+}

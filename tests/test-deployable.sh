@@ -51,17 +51,10 @@ W="$SCRATCH/work"
 mkdir -p "$W"
 cd "$W"
 repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
-lock_and_build () {
-    local name=$1; shift
-    printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
-    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr "${MERGED:-yes}" --cache cache \
-        -o "$name.lock.json" > /dev/null
-    a2o build "$name.lock.json" > "$name.build.out" 2>&1 || { cat "$name.build.out"; exit 1; }
-}
-lock_and_build one "linux-image-$KVER" ostree-boot dracut
-lock_and_build two "linux-image-$KVER" ostree-boot dracut extra
-lock_and_build noboot "linux-image-$KVER" dracut
-MERGED=no lock_and_build split "linux-image-$KVER" ostree-boot dracut
+base_image one "linux-image-$KVER" ostree-boot dracut
+base_image two "linux-image-$KVER" ostree-boot dracut extra
+base_image noboot "linux-image-$KVER" dracut
+MERGED=no base_image split "linux-image-$KVER" ostree-boot dracut
 REPO="$W/build/ostree"
 
 test_expect_success 'deployable puts kernel, initramfs, config and device trees in /usr/lib/modules/KVER' '
