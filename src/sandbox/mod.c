@@ -323,8 +323,8 @@ capture_subdir (OstreeMutableTree *root, const char *path, OstreeMutableTree **o
 }
 
 static gboolean
-commit_result (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancellable,
-               GError **error)
+commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
+               GCancellable *cancellable, GError **error)
 {
   const ModOptions *options = mod->options;
   g_autoptr(RepoTxn) txn = repo_txn_begin (mod->repo, cancellable, error);
@@ -334,7 +334,7 @@ commit_result (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancella
   g_autoptr(OstreeMutableTree) root = ostree_mutable_tree_new_from_checksum (
       mod->repo, rev->root_contents, rev->root_meta);
   UpperOptions upper_options = {
-    .userxattr = mod->unprivileged,
+    .userxattr = userxattr,
     .skip_paths = (const char *const *) mod->skip_paths->pdata,
   };
   if (mod->fakeroot != NULL)
@@ -443,7 +443,7 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
   if (result.not_found || result.exit_status != 0)
     return command_failed (mod, &result, error);
 
-  if (!commit_result (mod, rev, out_commit, cancellable, error))
+  if (!commit_result (mod, rev, result.overlay_userxattr, out_commit, cancellable, error))
     return FALSE;
   lap (t ? &t->commit : NULL, &since);
   if (t != NULL)

@@ -771,6 +771,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
    * namespace setup lets us see the overlay's st_dev (for fakeroot) and
    * choose its options, so unprivileged runs always premount. */
   gboolean premount = version < 11 || sandbox->unprivileged;
+  result->overlay_userxattr = !premount || sandbox->unprivileged;
   g_auto(Premounts) mounts = { NULL };
   if (!premount_plan (sandbox, premount, &mounts, error))
     return FALSE;
