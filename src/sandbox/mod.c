@@ -268,6 +268,11 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
   else
     kept = g_strdup ("scratch removed (keep it with --keep-on-failure)");
 
+  if (result->overlay_failed)
+    return util_fail (error, "cannot mount an overlay on %s (upper %s): %s; the kernel or the "
+                      "filesystem of %s does not support overlayfs there (choose another "
+                      "--workdir on the repository's filesystem); %s", options->in, mod->upper,
+                      result->output_tail, mod->upper, kept);
   if (result->not_found)
     return util_fail (error, "command \"%s\" not found inside the sandbox (PATH=%s%s); install "
                       "it in %s or give its full path; %s", options->argv[0], DEFAULT_PATH,

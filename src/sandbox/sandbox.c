@@ -753,6 +753,8 @@ fill_result (SandboxResult *result, int wstatus, GString *tail, const char *comm
                                                command);
   if (result->exit_status == 1 && strstr (tail->str, expected) != NULL)
     result->not_found = TRUE;
+  if (result->exit_status == 1 && strstr (tail->str, "bwrap: Can't make overlay mount") != NULL)
+    result->overlay_failed = TRUE;
 }
 
 gboolean
