@@ -3,22 +3,24 @@
 # a mirror's host name: it is read from the host's configuration.
 
 # host_debian_mirror: the Debian mirror the host's apt configuration names
-# for bookworm (first match), printed as a URI; nothing when none is named.
+# for bookworm or for the host's own release (first match; a trixie host
+# names trixie), printed as a URI; nothing when none is named.
 # Tests never write a mirror's host name: they ask the host.
 host_debian_mirror () {
-    local f
+    local f rel
+    rel=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-bookworm}")
     for f in /etc/apt/sources.list.d/*.sources; do
         [ -f "$f" ] || continue
-        awk 'BEGIN { RS=""; FS="\n" }
+        awk -v rel="${rel:-bookworm}" 'BEGIN { RS=""; FS="\n" }
              { uri=""; suites=""
                for (i = 1; i <= NF; i++) {
                  if ($i ~ /^URIs:/)   { uri=$i;    sub(/^URIs:[ \t]*/, "", uri); sub(/[ \t].*/, "", uri) }
                  if ($i ~ /^Suites:/) { suites=$i }
                }
-               if (uri != "" && suites ~ /[ \t]bookworm([ \t]|$)/) { print uri; exit } }' "$f"
+               if (uri != "" && (suites ~ /[ \t]bookworm([ \t]|$)/ || suites ~ ("[ \t]" rel "([ \t]|$)"))) { print uri; exit } }' "$f"
     done | head -n 1 | grep . && return 0
     cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
-        | awk '$1 == "deb" { u=""; for (i = 2; i <= NF; i++) { if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; continue } if (u == "") { u=$i; continue } if ($i == "bookworm") { print u; exit } break } }' \
+        | awk -v rel="${rel:-bookworm}" '$1 == "deb" { u=""; for (i = 2; i <= NF; i++) { if ($i ~ /^\[/) { while ($i !~ /\]$/) i++; continue } if (u == "") { u=$i; continue } if ($i == "bookworm" || $i == rel) { print u; exit } break } }' \
         | head -n 1
 }
 

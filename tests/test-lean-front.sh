@@ -398,7 +398,7 @@ test_expect_success 'a --batch list on standard input or a pipe is handed over u
 # --- the Ninja rules run the front ------------------------------------------
 
 test_expect_success '`apt2ostree ninja` (run by the commands module) writes rules that run the front, not apt2ostree-commands.so' '
-    cp "$TOP_SRCDIR/lockfiles/bookworm-minbase-amd64/packages.lock.json" one.lock.json
+    cp "$TOP_SRCDIR/lockfiles/trixie-minbase-amd64/packages.lock.json" one.lock.json
     execs ex "$APT2OSTREE" ninja one.lock.json -o build/one.ninja --builddir build > /dev/null 2>&1
     handed_over ex
     assert_streq "$(sed -n "s/^a2o = //p" build/one.ninja)" "$FRONT"

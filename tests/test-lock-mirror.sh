@@ -33,6 +33,9 @@ for p in json.load(open(sys.argv[1]))["packages"]:
     print("%s=%s" % (p["name"], p["version"]))' "$1" | LC_ALL=C sort
 }
 
+# The release the host's sources name (bookworm, or trixie on a trixie host):
+# what mmdebstrap is asked for.
+HOST_RELEASE=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
 LOCKED="$SCRATCH/minbase-amd64.lock.json"
 : > "$SCRATCH/empty.txt"
 if ! a2o lock "$SCRATCH/empty.txt" --variant minbase --arch amd64 --cache "$CACHE/lists" \
@@ -69,7 +72,7 @@ print(\"-\".join(s[\"inrelease-sha256\"][:16] for s in json.load(open(sys.argv[1
         if [ ! -s "$theirs" ]; then
             mmdebstrap --quiet --variant=minbase --architectures=amd64 --format=null \
                 --customize-hook="chroot \"\$1\" dpkg-query -W -f=\"\\\${Package}=\\\${Version}\\n\" > \"$theirs.part\"" \
-                bookworm /dev/null $(host_sources_files) >&2
+                "$HOST_RELEASE" /dev/null $(host_sources_files) >&2
             LC_ALL=C sort "$theirs.part" > "$theirs"
             rm -f "$theirs.part"
         fi

@@ -268,6 +268,11 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
   else
     kept = g_strdup ("scratch removed (keep it with --keep-on-failure)");
 
+  if (result->overlay_failed)
+    return util_fail (error, "cannot mount an overlay on %s (upper %s): %s; the kernel or the "
+                      "filesystem of %s does not support overlayfs there (choose another "
+                      "--workdir on the repository's filesystem); %s", options->in, mod->upper,
+                      result->output_tail, mod->upper, kept);
   if (result->not_found)
     return util_fail (error, "command \"%s\" not found inside the sandbox (PATH=%s%s); install "
                       "it in %s or give its full path; %s", options->argv[0], DEFAULT_PATH,
@@ -323,8 +328,8 @@ capture_subdir (OstreeMutableTree *root, const char *path, OstreeMutableTree **o
 }
 
 static gboolean
-commit_result (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancellable,
-               GError **error)
+commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
+               GCancellable *cancellable, GError **error)
 {
   const ModOptions *options = mod->options;
   g_autoptr(RepoTxn) txn = repo_txn_begin (mod->repo, cancellable, error);
@@ -334,7 +339,7 @@ commit_result (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancella
   g_autoptr(OstreeMutableTree) root = ostree_mutable_tree_new_from_checksum (
       mod->repo, rev->root_contents, rev->root_meta);
   UpperOptions upper_options = {
-    .userxattr = mod->unprivileged,
+    .userxattr = userxattr,
     .skip_paths = (const char *const *) mod->skip_paths->pdata,
   };
   if (mod->fakeroot != NULL)
@@ -443,7 +448,7 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
   if (result.not_found || result.exit_status != 0)
     return command_failed (mod, &result, error);
 
-  if (!commit_result (mod, rev, out_commit, cancellable, error))
+  if (!commit_result (mod, rev, result.overlay_userxattr, out_commit, cancellable, error))
     return FALSE;
   lap (t ? &t->commit : NULL, &since);
   if (t != NULL)

@@ -753,6 +753,8 @@ fill_result (SandboxResult *result, int wstatus, GString *tail, const char *comm
                                                command);
   if (result->exit_status == 1 && strstr (tail->str, expected) != NULL)
     result->not_found = TRUE;
+  if (result->exit_status == 1 && strstr (tail->str, "bwrap: Can't make overlay mount") != NULL)
+    result->overlay_failed = TRUE;
 }
 
 gboolean
@@ -771,6 +773,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
    * namespace setup lets us see the overlay's st_dev (for fakeroot) and
    * choose its options, so unprivileged runs always premount. */
   gboolean premount = version < 11 || sandbox->unprivileged;
+  result->overlay_userxattr = !premount || sandbox->unprivileged;
   g_auto(Premounts) mounts = { NULL };
   if (!premount_plan (sandbox, premount, &mounts, error))
     return FALSE;

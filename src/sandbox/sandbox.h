@@ -88,7 +88,11 @@ const GPtrArray *sandbox_get_ops (Sandbox *sandbox);
 typedef struct {
   int exit_status;      /* bubblewrap's: the command's, 128+N when killed by signal N */
   gboolean not_found;   /* bubblewrap could not execute the command */
+  gboolean overlay_failed;  /* bubblewrap (>= 0.11) could not mount the overlay */
   char *output_tail;    /* its last lines of output, "; "-separated, or "" */
+  gboolean overlay_userxattr;  /* the overlay kept its own xattrs as user.overlay.*:
+                                * unprivileged, or mounted by bubblewrap >= 0.11,
+                                * which always mounts with "userxattr" */
 } SandboxResult;
 
 void sandbox_result_clear (SandboxResult *result);
