@@ -313,21 +313,32 @@ test_lockfile_round_trip (void)
                                           FALSE, &error);
   g_assert_no_error (error);
   LockPackage *p = lockfile_lookup_package (loaded, "zlib1g", NULL);
-  g_autofree char *url = lockfile_package_url (loaded, p, sources, &error);
-  g_assert_cmpstr (url, ==, "http://m.invalid/debian/pool/main/x/zlib1g.deb");
+  g_auto(GStrv) url = lockfile_package_urls (loaded, p, sources, &error);
+  g_assert_cmpstr (url[0], ==, "http://m.invalid/debian/pool/main/x/zlib1g.deb");
+  g_assert_null (url[1]);
+
+  /* A source with several URIs: each, in order. */
+  g_autoptr(SourcesList) two = parse ("Types: deb\nURIs: http://a.invalid/debian http://b.invalid/snap\n"
+                                      "Suites: bookworm\nComponents: main\n", TRUE, &error);
+  g_assert_no_error (error);
+  g_auto(GStrv) both = lockfile_package_urls (loaded, p, two, &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (both[0], ==, "http://a.invalid/debian/pool/main/x/zlib1g.deb");
+  g_assert_cmpstr (both[1], ==, "http://b.invalid/snap/pool/main/x/zlib1g.deb");
+  g_assert_null (both[2]);
 
   /* A recorded URI (--record-uris) serves when the configuration has none. */
   LockSource *ls = lockfile_lookup_source (loaded, "bookworm");
   ls->uri = g_strdup ("http://recorded.invalid/debian");
-  g_autofree char *recorded = lockfile_package_url (loaded, p, NULL, &error);
-  g_assert_cmpstr (recorded, ==, "http://recorded.invalid/debian/pool/main/x/zlib1g.deb");
-  g_autofree char *configured = lockfile_package_url (loaded, p, sources, &error);
-  g_assert_cmpstr (configured, ==, "http://m.invalid/debian/pool/main/x/zlib1g.deb");
+  g_auto(GStrv) recorded = lockfile_package_urls (loaded, p, NULL, &error);
+  g_assert_cmpstr (recorded[0], ==, "http://recorded.invalid/debian/pool/main/x/zlib1g.deb");
+  g_auto(GStrv) configured = lockfile_package_urls (loaded, p, sources, &error);
+  g_assert_cmpstr (configured[0], ==, "http://m.invalid/debian/pool/main/x/zlib1g.deb");
   g_clear_pointer (&ls->uri, g_free);
 
   g_free (p->source);
   p->source = g_strdup ("elsewhere");
-  g_autofree char *none = lockfile_package_url (loaded, p, sources, &error);
+  g_auto(GStrv) none = lockfile_package_urls (loaded, p, sources, &error);
   g_assert_null (none);
   g_assert_nonnull (strstr (error->message, "--mirror elsewhere=URI"));
   g_clear_error (&error);

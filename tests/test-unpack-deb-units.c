@@ -13,6 +13,7 @@
 #include "store/objects.h"
 #include "deb/deb.h"
 #include "apt/fetch.h"
+#include "base/util.h"
 #include "base/sha256.h"
 
 #define SHA "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -153,7 +154,7 @@ test_fetch_file_urls (void)
   g_autofree char *missing = g_strdup_printf ("file://%s/missing", dir);
   g_autoptr(GBytes) none = fetch_bytes (missing, NULL, &error);
   g_assert_null (none);
-  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND);
+  g_assert_error (error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND);
   g_clear_error (&error);
 
   /* A good download lands under its name; a bad one leaves nothing. */

@@ -230,8 +230,9 @@ fetch_attempt (CURL *curl, const char *url, FetchSink *sink, char **out_message,
     return ATTEMPT_FAILED;
   if (code == CURLE_WRITE_ERROR && sink->too_big)
     {
-      util_fail (error, "%s: the download is larger than the expected %" G_GINT64_FORMAT
-                 " bytes; the mirror may be out of sync with the lockfile", url, sink->expected_size);
+      g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH, "%s: the download is larger than the "
+                   "expected %" G_GINT64_FORMAT " bytes; the mirror may be out of sync with the "
+                   "lockfile", url, sink->expected_size);
       return ATTEMPT_FAILED;
     }
   if (code == CURLE_WRITE_ERROR && sink->write_errno != 0)
@@ -241,12 +242,12 @@ fetch_attempt (CURL *curl, const char *url, FetchSink *sink, char **out_message,
     }
   if (code == CURLE_HTTP_RETURNED_ERROR && (status == 404 || status == 410))
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: not found (HTTP status %ld)", url, status);
+      g_set_error (error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND, "%s: not found (HTTP status %ld)", url, status);
       return ATTEMPT_FAILED;
     }
   if (code == CURLE_FILE_COULDNT_READ_FILE)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "%s: no such file", url);
+      g_set_error (error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND, "%s: no such file", url);
       return ATTEMPT_FAILED;
     }
 
@@ -348,14 +349,16 @@ fetch_to_temp (const char *url, const char *dir, const FetchOptions *opts, char 
     ok = util_fail (error, "%s: cannot write %s: %s", url, tmp_path, g_strerror (errno));
 
   if (ok && opts->expected_size >= 0 && sink.received != (guint64) opts->expected_size)
-    ok = util_fail (error, "%s: size mismatch (expected %" G_GINT64_FORMAT " bytes, got %"
-                    G_GUINT64_FORMAT "); the download is truncated or the mirror is out of sync",
-                    url, opts->expected_size, sink.received);
+    ok = (g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH,
+                       "%s: size mismatch (expected %" G_GINT64_FORMAT " bytes, got %"
+                       G_GUINT64_FORMAT "); the download is truncated or the mirror is out of sync",
+                       url, opts->expected_size, sink.received), FALSE);
 
   g_autofree char *actual = sha256_finish_hex (sha256);
   if (ok && opts->expected_sha256 != NULL && g_ascii_strcasecmp (actual, opts->expected_sha256) != 0)
-    ok = util_fail (error, "%s: sha256 mismatch (expected %s, got %s); the mirror may be out of "
-                    "sync with the lockfile", url, opts->expected_sha256, actual);
+    ok = (g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH,
+                       "%s: sha256 mismatch (expected %s, got %s); the mirror may be out of "
+                       "sync with the lockfile", url, opts->expected_sha256, actual), FALSE);
 
   if (!ok)
     {

@@ -21,7 +21,7 @@ typedef struct {
  * (expected_sha256 != NULL) match.  Transient failures (connection reset,
  * 5xx, timeout, short transfer) are retried with back-off a few times, then
  * reported with the URL and the HTTP status.  A 404 or 410 (or a missing
- * file:// path) fails with G_IO_ERROR_NOT_FOUND at once so callers can fall
+ * file:// path) fails with UTIL_ERROR_NOT_FOUND at once so callers can fall
  * back (InRelease -> Release).  OPTS may be NULL. */
 gboolean fetch_to_file (const char *url, const char *dest, const FetchOptions *opts,
                         GCancellable *cancellable, GError **error);

@@ -692,13 +692,18 @@ lockfile_lookup_package (Lockfile *lock, const char *name, const char *arch)
   return NULL;
 }
 
-char *
-lockfile_package_url (Lockfile *lock, LockPackage *package, SourcesList *sources, GError **error)
+char **
+lockfile_package_urls (Lockfile *lock, LockPackage *package, SourcesList *sources, GError **error)
 {
   Source *source = sources != NULL ? sources_list_lookup (sources, package->source) : NULL;
   LockSource *recorded = lockfile_lookup_source (lock, package->source);
+  g_autoptr(GStrvBuilder) urls = g_strv_builder_new ();
   if ((source == NULL || source->uri == NULL) && recorded != NULL && recorded->uri != NULL)
-    return g_strdup_printf ("%s/%s", recorded->uri, package->filename);
+    {
+      g_autofree char *url = g_strdup_printf ("%s/%s", recorded->uri, package->filename);
+      g_strv_builder_add (urls, url);
+      return g_strv_builder_end (urls);
+    }
   if (source == NULL || source->uri == NULL)
     {
       g_autofree char *where = sources == NULL ? g_strdup ("no sources configuration")
@@ -710,7 +715,14 @@ lockfile_package_url (Lockfile *lock, LockPackage *package, SourcesList *sources
     }
   if (!source_check_uri (source, error))
     return NULL;
-  return g_strdup_printf ("%s/%s", source->uri, package->filename);
+  const char *one[] = { source->uri, NULL };
+  const char *const *uris = source->uris != NULL ? (const char *const *) source->uris : one;
+  for (const char *const *u = uris; *u != NULL; u++)
+    {
+      g_autofree char *url = g_strdup_printf ("%s/%s", *u, package->filename);
+      g_strv_builder_add (urls, url);
+    }
+  return g_strv_builder_end (urls);
 }
 
 static char *

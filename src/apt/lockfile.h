@@ -93,11 +93,12 @@ Lockfile *lockfile_load (const char *path, GError **error);
 LockSource *lockfile_lookup_source (Lockfile *lock, const char *name);
 LockPackage *lockfile_lookup_package (Lockfile *lock, const char *name, const char *arch);
 
-/* Where to download PACKAGE: its source's URI in SOURCES (the sources
+/* Where to download PACKAGE: its source's URIs in SOURCES (the sources
  * configuration, with any --mirror overrides applied; SOURCES may be NULL),
- * else the URI the lockfile recorded (--record-uris), joined with its pool
- * filename.  An error names the source and says how to supply it. */
-char *lockfile_package_url (Lockfile *lock, LockPackage *package, SourcesList *sources,
+ * in the order to try them, else the URI the lockfile recorded
+ * (--record-uris), each joined with its pool filename.  An error names the
+ * source and says how to supply it. */
+char **lockfile_package_urls (Lockfile *lock, LockPackage *package, SourcesList *sources,
                             GError **error);
 
 /* The sources file of LOCK's request as a path usable from the current

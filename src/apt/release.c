@@ -557,7 +557,7 @@ fetch_release_files (Source *source, const char *uri, ReleaseFiles *out, GCancel
       out->what = g_strdup_printf ("source \"%s\": %s", source->name, inrelease_url);
       return TRUE;
     }
-  if (!g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+  if (!g_error_matches (local_error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND))
     return util_fail (error, "source \"%s\": %s", source->name, local_error->message);
 
   g_clear_error (&local_error);
@@ -570,7 +570,7 @@ fetch_release_files (Source *source, const char *uri, ReleaseFiles *out, GCancel
     g_clear_error (&local_error);  /* trusted=yes: an unsigned Release will do */
   else if (out->detached == NULL)
     {
-      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))
+      if (g_error_matches (local_error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND))
         return util_fail (error, "source \"%s\" (%s): no InRelease, no signed Release; "
                           "is \"%s\" a suite of this repository?%s", source->name, base,
                           source->suite,

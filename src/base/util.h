@@ -35,6 +35,12 @@ char *util_shown_path (const char *path);
 
 /* The domain of the errors made here (code 0): messages for the user. */
 #define UTIL_ERROR (util_error_quark ())
+/* UTIL_ERROR codes: 0 for any failure; UTIL_ERROR_MISMATCH when fetched
+ * bytes are not the ones a checksum or size promised (never retried
+ * elsewhere: the source serves something else). */
+#define UTIL_ERROR_MISMATCH 1
+/* UTIL_ERROR code: the server or directory has no such file (HTTP 404). */
+#define UTIL_ERROR_NOT_FOUND 2
 GQuark util_error_quark (void);
 
 /* Prefix an error with printf-style context, keeping it on one line. */

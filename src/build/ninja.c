@@ -160,7 +160,7 @@ typedef struct {
   LockPackage *package;
   const NinjaImage *image;
   char *ref;
-  char *url;
+  char **urls;            /* in the order to try them */
 } PackageEdge;
 
 static void
@@ -168,7 +168,7 @@ package_edge_free (gpointer data)
 {
   PackageEdge *edge = data;
   g_free (edge->ref);
-  g_free (edge->url);
+  g_strfreev (edge->urls);
   g_free (edge);
 }
 
@@ -209,14 +209,14 @@ package_graph_add (PackageGraph *graph, const NinjaImage *image, LockPackage *pa
                         edge->image->lockfile_path, image->lockfile_path, package->name,
                         package->version), NULL;
     }
-  g_autofree char *url = lockfile_package_url (image->lock, package, image->sources, error);
-  if (url == NULL)
+  g_auto(GStrv) urls = lockfile_package_urls (image->lock, package, image->sources, error);
+  if (urls == NULL)
     return NULL;
   edge = g_new0 (PackageEdge, 1);
   edge->package = package;
   edge->image = image;
   edge->ref = g_steal_pointer (&ref);
-  edge->url = g_steal_pointer (&url);
+  edge->urls = g_steal_pointer (&urls);
   g_ptr_array_add (graph->edges, edge);
   g_hash_table_insert (graph->by_ref, edge->ref, edge);
   return edge;
@@ -477,7 +477,13 @@ append_package_edges (NinjaOut *out, PackageGraph *graph)
       append_variable (out, "size", size);
       append_variable (out, "merged_usr",
                        edge->image->lock->merged_usr ? "--merged-usr" : "--no-merged-usr");
-      append_variable (out, "url", edge->url);
+      append_text (out, "  url =");
+      for (char **u = edge->urls; *u != NULL; u++)
+        {
+          append_text (out, " ");
+          append_word (out, *u);
+        }
+      append_text (out, "\n");
     }
 }
 

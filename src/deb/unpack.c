@@ -59,6 +59,8 @@ ref_holding (UnpackRepo *repo, const char *ref, const char *sha256, gboolean mer
 typedef struct {
   char *ref;
   char *source;  /* FILE.deb or URL */
+  char **fallbacks;  /* more URLs of the same .deb, tried in order when one
+                      * does not have it or does not answer, or NULL */
   char *sha256;  /* expected, or NULL */
   gint64 size;   /* expected, or -1 */
   char *where;   /* "LIST:N" for a --batch line, or NULL */
@@ -73,6 +75,7 @@ unpack_job_free (UnpackJob *job)
 {
   g_free (job->ref);
   g_free (job->source);
+  g_strfreev (job->fallbacks);
   g_free (job->sha256);
   g_free (job->where);
   g_free (job->path);
@@ -94,6 +97,44 @@ unpack_job_new (const char *ref, const char *source, const char *sha256, gint64 
   job->size = size;
   job->where = g_strdup (where);
   return job;
+}
+
+/* JOB's .deb from the first of its URLs that has it.  A URL that does not
+ * answer or lacks the file moves on to the next; one that serves other
+ * bytes than the sha256 says is an error naming it (a tampered or
+ * different archive is never skipped over).  The lean front's "not here"
+ * is passed on as it is. */
+static char *
+fetch_any (UnpackJob *job, const UnpackArgs *args, UnpackFetch fetch, GError **error)
+{
+  g_autoptr(GPtrArray) urls = g_ptr_array_new ();
+  g_ptr_array_add (urls, job->source);
+  for (char **f = job->fallbacks; f != NULL && *f != NULL; f++)
+    g_ptr_array_add (urls, *f);
+  g_autoptr(GString) tried = g_string_new ("");
+  for (guint i = 0; i < urls->len; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      char *path = fetch (urls->pdata[i], args->cache, job->sha256, job->size, &local_error);
+      if (path != NULL)
+        return path;
+      /* Other bytes than promised, the lean path's "not here", or the one
+       * URL's own error (with the way out when the file is gone). */
+      if (g_error_matches (local_error, UTIL_ERROR, UTIL_ERROR_MISMATCH)
+          || g_error_matches (local_error, UNPACK_ERROR, UNPACK_ERROR_DEFER))
+        return g_propagate_error (error, g_steal_pointer (&local_error)), NULL;
+      if (urls->len == 1 && g_error_matches (local_error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND))
+        return util_fail (error, "%s; add a fallback URI that still serves it (a snapshot "
+                          "archive): --mirror NAME=URI given once more, or another URIs: value of "
+                          "the source", local_error->message), NULL;
+      if (urls->len == 1)
+        return g_propagate_error (error, g_steal_pointer (&local_error)), NULL;
+      g_string_append_printf (tried, "; %s", local_error->message);
+    }
+  return util_fail (error, "no URI has the .deb with sha256 %s (%u tried%s); add a fallback URI "
+                    "that still serves it (a snapshot archive): --mirror NAME=URI given once more, "
+                    "or another URIs: value of the source", job->sha256 != NULL ? job->sha256 : "-",
+                    urls->len, tried->str), NULL;
 }
 
 /* Find JOB's .deb and verify it (downloading it first, with FETCH, for a
@@ -118,7 +159,7 @@ prepare_job (UnpackRepo *repo, UnpackJob *job, const UnpackArgs *args, UnpackFet
         return FALSE;
       if (job->commit != NULL)
         return TRUE;
-      job->path = fetch (job->source, args->cache, job->sha256, job->size, error);
+      job->path = fetch_any (job, args, fetch, error);
       if (job->path == NULL)
         return FALSE;
       job->actual_sha256 = g_path_get_basename (job->path);
@@ -310,9 +351,12 @@ unpack_args_parse (CmdInvocation *inv, int argc, char **argv, UnpackArgs *args, 
     }
   else
     {
-      if (argc != 2)
-        return cmd_usage_error (inv, error, argc < 2 ? "expected one FILE.deb or URL"
-                                                     : "expected one FILE.deb or URL, got more");
+      if (argc < 2)
+        return cmd_usage_error (inv, error, "expected one FILE.deb or URL");
+      for (int i = 2; i < argc; i++)
+        if (!cache_is_url (argv[1]) || !cache_is_url (argv[i]))
+          return cmd_usage_error (inv, error, "expected one FILE.deb, or URLs of one .deb (tried "
+                                              "in order), got \"%s\" after \"%s\"", argv[i], argv[1]);
       if (ref == NULL)
         return cmd_usage_error (inv, error, "--ref is required");
       if (sha256 != NULL && !cache_is_sha256 (sha256))
@@ -320,8 +364,10 @@ unpack_args_parse (CmdInvocation *inv, int argc, char **argv, UnpackArgs *args, 
       if (!refs_check_name (ref, error))
         return FALSE;
       args->jobs = g_ptr_array_new_with_free_func ((GDestroyNotify) unpack_job_free);
-      g_ptr_array_add (args->jobs, unpack_job_new (ref, argv[1], sha256,
-                                                   size == G_MININT64 ? -1 : size, NULL));
+      UnpackJob *job = unpack_job_new (ref, argv[1], sha256, size == G_MININT64 ? -1 : size, NULL);
+      if (argc > 2)
+        job->fallbacks = g_strdupv (argv + 2);
+      g_ptr_array_add (args->jobs, job);
     }
   args->cache = g_strdup (cache ? cache : DEFAULT_CACHE);
   args->merged_usr = !no_merged_usr;

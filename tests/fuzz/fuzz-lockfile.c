@@ -34,8 +34,8 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
       LockPackage *package = lock->packages->pdata[i];
       fuzz_assert (lockfile_lookup_package (lock, package->name, package->architecture) != NULL,
                    "a package is found by name and architecture");
-      g_autofree char *url = lockfile_package_url (lock, package, NULL, NULL);
-      fuzz_assert (url == NULL || g_str_has_suffix (url, package->filename),
+      g_auto(GStrv) url = lockfile_package_urls (lock, package, NULL, NULL);
+      fuzz_assert (url == NULL || g_str_has_suffix (url[0], package->filename),
                    "a package's URL ends with its pool filename");
     }
   g_free (lockfile_request_sources_path (lock, path));
