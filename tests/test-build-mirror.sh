@@ -95,4 +95,21 @@ test_expect_success 'the same lockfile built in a fresh build directory gives th
     assert_streq "$(cat build2/ostree/refs/heads/minbase)" "$(cat build/ostree/refs/heads/minbase)"
 '
 
+test_expect_success 'build --apt-sources: the sources it was built from are in /etc/apt, and apt-get update works inside' '
+    cd "$W"
+    a2o build minbase.lock.json --ref minbase-apt --builddir build --apt-sources > apt.out
+    a2o --repo build/ostree export minbase-apt --dir aptimg
+    cat aptimg/etc/apt/sources.list.d/apt2ostree.sources
+    assert_file_has_content aptimg/etc/apt/sources.list.d/apt2ostree.sources "^URIs: $MIRROR"
+    cp /etc/resolv.conf aptimg/etc/resolv.conf
+    mount --bind /dev aptimg/dev
+    rc=0
+    chroot aptimg apt-get update > update.out 2>&1 || rc=$?
+    umount aptimg/dev
+    cat update.out
+    [ $rc = 0 ]
+    ! grep -q "^[WE]:" update.out
+    ls aptimg/var/lib/apt/lists/ | grep -q "_InRelease\$"
+'
+
 test_done

@@ -106,6 +106,22 @@ vendor-core 32.7.4 ii "
     assert_streq "$(cat img/usr/share/ci-tool/version)" "ci-tool 1.0 (flat)"
 '
 
+test_expect_success 'build --apt-sources writes the three sources, their keys and trusted=yes into the image'"'"'s /etc/apt' '
+    cd "$W"
+    a2o build flat.lock.json --ref flat-apt --apt-sources > /dev/null
+    a2o --repo build/ostree export flat-apt --dir aptimg
+    S=aptimg/etc/apt/sources.list.d/apt2ostree.sources
+    cat $S
+    assert_streq "$(grep -c "^Types: deb\$" $S)" 3
+    assert_file_has_content $S "^URIs: $HTTPD_URL/vendor/l4t_deb_packages\$"
+    assert_file_has_content $S "^Signed-By: /etc/apt/keyrings/l4t_deb_packages.gpg\$"
+    cmp aptimg/etc/apt/keyrings/l4t_deb_packages.gpg "$SCRATCH/keys/vendor.gpg"
+    grep -A6 "^X-Name: ci\$" $S | grep -q "^Trusted: yes\$"
+    grep -A6 "^X-Name: ci\$" $S > ci.stanza
+    assert_not_file_has_content ci.stanza "^Components:"
+    assert_has_file img/usr/share/ci-tool/version
+'
+
 test_expect_success 'an unsigned flat repository without trusted=yes is refused, naming the source; no lockfile' '
     cd "$W"
     echo "deb [name=ci signed-by=$SCRATCH/keys/vendor.gpg] $HTTPD_URL/ci ./" > unsigned.list

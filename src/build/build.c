@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "build/aptsources.h"
 #include "build/build.h"
 #include "build/imagespec.h"
 #include "base/debpolicy.h"
@@ -263,10 +264,21 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     return NULL;
 
   g_autoptr(GArray) images = g_array_new (FALSE, TRUE, sizeof (NinjaImage));
+  g_autoptr(GPtrArray) apt_dirs = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < args->images->len; i++)
     {
       BuildImage *image = args->images->pdata[i];
-      NinjaImage ni = { image->lockfile, image->image, image->lock, image->sources };
+      NinjaImage ni = { image->lockfile, image->image, image->lock, image->sources, NULL };
+      if (args->apt_sources)
+        {
+          /* BUILDDIR/apt-sources/IMAGE (with "/" as "_"): what goes over the image. */
+          g_autofree char *name = g_strdelimit (g_strdup (image->image), "/", '_');
+          char *dir = g_build_filename (args->builddir, "apt-sources", name, NULL);
+          g_ptr_array_add (apt_dirs, dir);
+          if (!aptsources_write (image->lock, image->sources, dir, error))
+            return NULL;
+          ni.apt_sources_dir = dir;
+        }
       g_array_append_val (images, ni);
     }
   NinjaOptions options = {
@@ -283,6 +295,7 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .configure_hooks = (const char *const *) args->configure_hooks,
     .deployable = args->deployable,
     .sbom = args->sbom,
+    .apt_sources = args->apt_sources,
   };
   return ninja_generate ((NinjaImage *) images->data, images->len, &options, error);
 }

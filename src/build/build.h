@@ -32,6 +32,7 @@ typedef struct {
   char **configure_hooks;  /* --configure-hook COMMAND */
   gboolean deployable;     /* --deployable */
   char *sbom;              /* --sbom FILE (one lockfile only) */
+  gboolean apt_sources;    /* --apt-sources */
 } BuildArgs;
 
 /* download_jobs not given: told apart from a given 0, which is an error. */
@@ -60,7 +61,9 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
   { "deployable", 0, 0, G_OPTION_ARG_NONE, &(args).deployable,                               \
     "Make each image an OSTree deployment (see \"apt2ostree deployable\")", NULL },       \
   { "sbom", 0, 0, G_OPTION_ARG_FILENAME, &(args).sbom,                                      \
-    "Write the image's SPDX bill of materials to FILE (one LOCKFILE)", "FILE" }
+    "Write the image's SPDX bill of materials to FILE (one LOCKFILE)", "FILE" },             \
+  { "apt-sources", 0, 0, G_OPTION_ARG_NONE, &(args).apt_sources,                             \
+    "Write the sources and keys the image was built from into its /etc/apt", NULL }
 
 /* The images of OPERANDS (LOCKFILE or LOCKFILE=REF, at least one), the
  * defaults (image names, build directory), and their checks.  Two images

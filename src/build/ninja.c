@@ -393,6 +393,8 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
   append_options (out, "--configure-hook", options->configure_hooks);
   if (options->deployable)
     append_text (out, " --deployable");
+  if (options->apt_sources)
+    append_text (out, " --apt-sources");
   if (options->sbom != NULL)
     {
       append_text (out, " --sbom ");
@@ -621,8 +623,15 @@ append_configure (NinjaOut *out, const NinjaImage *image, const NinjaOptions *op
   gboolean any_import = FALSE;
   g_autoptr(GPtrArray) before = append_hook_trees (out, image->image, "before-configure",
                                                    options->before_configure, always, &any_import);
+  g_autoptr(GStrvBuilder) after_items = g_strv_builder_new ();
+  if (options->after_configure != NULL)
+    g_strv_builder_addv (after_items, (const char **) options->after_configure);
+  if (image->apt_sources_dir != NULL)
+    g_strv_builder_add (after_items, image->apt_sources_dir);
+  g_auto(GStrv) after_list = g_strv_builder_end (after_items);
   g_autoptr(GPtrArray) after = append_hook_trees (out, image->image, "after-configure",
-                                                  options->after_configure, always, &any_import);
+                                                  (const char *const *) after_list, always,
+                                                  &any_import);
   if (any_import)
     {
       /* Never made, so always out of date. */

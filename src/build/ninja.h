@@ -24,6 +24,9 @@ typedef struct {
   const char *image;           /* the image's ref */
   Lockfile *lock;
   SourcesList *sources;        /* NULL: the URIs the lockfile records */
+  const char *apt_sources_dir; /* --apt-sources: a directory put over the
+                                * configured image after the --after-configure
+                                * ones, or NULL */
 } NinjaImage;
 
 typedef struct {
@@ -40,6 +43,7 @@ typedef struct {
   const char *const *configure_hooks;   /* --configure-hook COMMAND, or NULL */
   gboolean deployable;                  /* --deployable: "deployable" after stage 2 */
   const char *sbom;                     /* --sbom FILE: the (one) image's SPDX, or NULL */
+  gboolean apt_sources;                 /* --apt-sources (for the regeneration command) */
 } NinjaOptions;
 
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,
