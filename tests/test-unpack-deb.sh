@@ -709,4 +709,20 @@ test_expect_success '--batch with --ref, --sha256 or a package on the command li
     assert_file_has_content help "\-\-batch"
 '
 
+test_expect_success 'a package that ships no md5sums gets the one dpkg --unpack writes (files in order, the conffile, a hard link, an empty file; no symlink)' '
+    rm -rf nomd && mkdir -p nomd/p/DEBIAN nomd/p/usr/bin nomd/p/etc
+    echo hi > nomd/p/usr/bin/a && ln nomd/p/usr/bin/a nomd/p/usr/bin/b && ln -s a nomd/p/usr/bin/c
+    : > nomd/p/usr/bin/empty && echo conf > nomd/p/etc/x.conf
+    printf "Package: nomd\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.invalid>\nDescription: t\n" \
+        > nomd/p/DEBIAN/control
+    echo /etc/x.conf > nomd/p/DEBIAN/conffiles
+    dpkg-deb --root-owner-group -b nomd/p nomd/nomd.deb > /dev/null
+    dpkg_unpack nomd/root nomd/nomd.deb
+    new_repo
+    a2o --repo repo unpack-deb --ref nomd nomd/nomd.deb > /dev/null
+    ostree --repo=repo cat nomd /var/lib/dpkg/info/nomd.md5sums > nomd/ours
+    cat nomd/ours
+    cmp nomd/root/var/lib/dpkg/info/nomd.md5sums nomd/ours
+'
+
 test_done

@@ -336,6 +336,8 @@ unpack_hardlink (DebUnpack *u, const TarEntry *te, GPtrArray *shipped, GPtrArray
   g_autofree char *target_shipped_path = util_join_tree_path (target_shipped, target_shipped->len);
   if (!debmeta_conffile_hardlink (u->meta, shipped_path, target_shipped_path, target, error))
     return FALSE;
+  if (debmeta_wants_md5sums (u->meta))
+    debmeta_md5sum_hardlink (u->meta, shipped_path, target_shipped_path);
 
   g_autofree char *copy = g_strdup (checksum);
   return place_file (u, final, pathname, copy, error);
@@ -422,7 +424,8 @@ unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, co
 {
   g_autofree char *shipped_path = util_join_tree_path (shipped, shipped->len);
   gboolean conffile = debmeta_is_conffile (u->meta, shipped_path);
-  g_autoptr(GChecksum) md5 = conffile ? g_checksum_new (G_CHECKSUM_MD5) : NULL;
+  gboolean want_md5 = conffile || debmeta_wants_md5sums (u->meta);
+  g_autoptr(GChecksum) md5 = want_md5 ? g_checksum_new (G_CHECKSUM_MD5) : NULL;
 
   g_autofree char *checksum = NULL;
   g_autoptr(GError) local_error = NULL;
@@ -431,6 +434,8 @@ unpack_regular (DebUnpack *u, struct archive *a, struct archive_entry *entry, co
 
   if (conffile)
     debmeta_conffile_set_md5 (u->meta, shipped_path, g_checksum_get_string (md5));
+  if (debmeta_wants_md5sums (u->meta))
+    debmeta_md5sum_add (u->meta, shipped_path, g_checksum_get_string (md5));
   return place_file (u, final, pathname, checksum, error);
 }
 

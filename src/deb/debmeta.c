@@ -156,6 +156,8 @@ struct DebMeta {
   GHashTable *conffiles;            /* "/etc/foo" -> Conffile */
   GPtrArray *conffile_order;        /* shipped paths, as listed */
   GString *list;                    /* the .list file */
+  GString *md5sums;                 /* made as dpkg makes it when the package ships none */
+  GHashTable *md5_of;               /* shipped path -> md5, for hard links */
 };
 
 DebMeta *
@@ -169,6 +171,8 @@ debmeta_new (const char *name)
                                            (GDestroyNotify) conffile_free);
   meta->conffile_order = g_ptr_array_new_with_free_func (g_free);
   meta->list = g_string_new ("");
+  meta->md5sums = g_string_new ("");
+  meta->md5_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
   return meta;
 }
 
@@ -182,6 +186,8 @@ debmeta_free (DebMeta *meta)
   g_hash_table_unref (meta->conffiles);
   g_ptr_array_unref (meta->conffile_order);
   g_string_free (meta->list, TRUE);
+  g_string_free (meta->md5sums, TRUE);
+  g_hash_table_unref (meta->md5_of);
   g_free (meta);
 }
 
@@ -493,6 +499,28 @@ status_stanza (DebMeta *meta, GError **error)
 
 
 gboolean
+debmeta_wants_md5sums (DebMeta *meta)
+{
+  return !g_hash_table_contains (meta->control, "md5sums");
+}
+
+void
+debmeta_md5sum_add (DebMeta *meta, const char *shipped_path, const char *md5)
+{
+  const char *relative = shipped_path + (shipped_path[0] == '/');
+  g_string_append_printf (meta->md5sums, "%s  %s\n", md5, relative);
+  g_hash_table_replace (meta->md5_of, g_strdup (shipped_path), g_strdup (md5));
+}
+
+void
+debmeta_md5sum_hardlink (DebMeta *meta, const char *shipped_path, const char *target_shipped_path)
+{
+  const char *md5 = g_hash_table_lookup (meta->md5_of, target_shipped_path);
+  if (md5 != NULL)
+    debmeta_md5sum_add (meta, shipped_path, md5);
+}
+
+gboolean
 debmeta_foreach_file (DebMeta *meta, const char *package, const char *arch,
                       const char *multi_arch, DebMetaFileFunc func, gpointer user_data,
                       GError **error)
@@ -500,6 +528,8 @@ debmeta_foreach_file (DebMeta *meta, const char *package, const char *arch,
   g_autofree char *base = deb_info_basename (package, arch, multi_arch);
 
   g_autoptr(GList) names = g_hash_table_get_keys (meta->control);
+  if (debmeta_wants_md5sums (meta) && meta->md5sums->len > 0)
+    names = g_list_prepend (names, (gpointer) "md5sums");
   names = g_list_sort (names, (GCompareFunc) strcmp);
   for (GList *l = names; l; l = l->next)
     {
@@ -507,8 +537,10 @@ debmeta_foreach_file (DebMeta *meta, const char *package, const char *arch,
       if (g_str_equal (name, "control"))
         continue;  /* dpkg keeps it only in the status file */
       ControlMember *m = g_hash_table_lookup (meta->control, name);
+      g_autoptr(GBytes) made = m == NULL ? g_bytes_new (meta->md5sums->str, meta->md5sums->len)
+                                         : NULL;
       g_autofree char *path = g_strdup_printf ("var/lib/dpkg/info/%s.%s", base, name);
-      if (!func (user_data, path, m->data, m->mode, error))
+      if (!func (user_data, path, m != NULL ? m->data : made, m != NULL ? m->mode : 0644, error))
         return FALSE;
     }
 

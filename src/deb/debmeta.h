@@ -59,6 +59,14 @@ gboolean debmeta_conffile_hardlink (DebMeta *meta, const char *shipped_path,
 typedef gboolean (*DebMetaFileFunc) (gpointer user_data, const char *path, GBytes *data,
                                      guint32 mode, GError **error);
 
+/* A package that ships no md5sums gets the one dpkg --unpack writes for it:
+ * every regular file in data.tar order, conffiles and hard links included
+ * (a link with its target's md5), as "MD5  path/without/leading/slash". */
+gboolean debmeta_wants_md5sums (DebMeta *meta);
+void debmeta_md5sum_add (DebMeta *meta, const char *shipped_path, const char *md5);
+void debmeta_md5sum_hardlink (DebMeta *meta, const char *shipped_path,
+                              const char *target_shipped_path);
+
 /* After data.tar: FUNC for each file the metadata becomes, in a fixed
  * order (info files by name, the .list file, the status stanza).  PACKAGE,
  * ARCH and MULTI_ARCH name the info files (deb_info_basename()) and the
