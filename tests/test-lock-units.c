@@ -318,7 +318,7 @@ test_lockfile_round_trip (void)
   g_assert_null (url[1]);
 
   /* A source with several URIs: each, in order. */
-  g_autoptr(SourcesList) two = parse ("Types: deb\nURIs: http://a.invalid/debian http://b.invalid/snap\n"
+  g_autoptr(SourcesList) two = parse ("X-Name: bookworm\nTypes: deb\nURIs: http://a.invalid/debian http://b.invalid/snap\n"
                                       "Suites: bookworm\nComponents: main\n", TRUE, &error);
   g_assert_no_error (error);
   g_auto(GStrv) both = lockfile_package_urls (loaded, p, two, &error);
