@@ -586,14 +586,6 @@ deb_info_free (DebInfo *info)
   g_free (info);
 }
 
-char *
-deb_info_basename (const char *name, const char *arch, const char *multi_arch)
-{
-  if (multi_arch != NULL && g_str_equal (multi_arch, "same"))
-    return g_strdup_printf ("%s:%s", name, arch);
-  return g_strdup (name);
-}
-
 /* Read the .deb into U's tree; its DebInfo, or NULL. */
 static DebInfo *
 unpack (DebUnpack *u, const char *path, guint64 size, GError **error)

@@ -6,17 +6,12 @@
 
 #include <glib.h>
 
+#include "deb/debmeta.h"
 #include "store/objects.h"
 #include "store/writer.h"
 
 G_BEGIN_DECLS
 
-/* Where each package's status stanza lives inside its tree:
- * DEB_STATUS_DIR/NAME:ARCH.  The stanza is the package's control fields in
- * dpkg's order plus "Status: install ok unpacked" and "Conffiles:" with the
- * md5sum of each conffile; it ends with one newline (no blank line).  The
- * step that assembles var/lib/dpkg/status concatenates these files. */
-#define DEB_STATUS_DIR "var/lib/apt2ostree/status"
 
 /* Commit metadata keys written by deb_commit_metadata(). */
 #define DEB_META_PACKAGE "apt2ostree.package"
@@ -109,8 +104,5 @@ gboolean deb_commit_is_unpack_of (GVariant *commit, const char *sha256, gboolean
 char *deb_ref_name (const char *name, const char *version, const char *arch,
                     const char *sha256);
 
-/* "NAME" or "NAME:ARCH" (Multi-Arch: same): how dpkg names the package's
- * files in var/lib/dpkg/info. */
-char *deb_info_basename (const char *name, const char *arch, const char *multi_arch);
 
 G_END_DECLS

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "deb/debmeta.h"
-#include "deb/deb.h"
 #include "base/debpolicy.h"
 #include "store/tarentry.h"
 #include "base/util.h"
@@ -497,6 +496,14 @@ status_stanza (DebMeta *meta, GError **error)
   return g_string_free_to_bytes (out);
 }
 
+
+char *
+deb_info_basename (const char *name, const char *arch, const char *multi_arch)
+{
+  if (multi_arch != NULL && g_str_equal (multi_arch, "same"))
+    return g_strdup_printf ("%s:%s", name, arch);
+  return g_strdup (name);
+}
 
 gboolean
 debmeta_wants_md5sums (DebMeta *meta)

@@ -7,7 +7,7 @@
  *  - the files it becomes in the tree: var/lib/dpkg/info/PKG.* (maintainer
  *    scripts, md5sums, triggers...; members whose name has a dot are left
  *    out, as dpkg leaves them out), the .list file of shipped paths, and the
- *    status stanza under DEB_STATUS_DIR (deb.h).
+ *    status stanza under DEB_STATUS_DIR (below).
  * Errors name the package as the caller does ("NAME: control file has no
  * Version field"). */
 #pragma once
@@ -17,6 +17,17 @@
 #include <glib.h>
 
 G_BEGIN_DECLS
+
+/* Where each package's status stanza lives inside its tree:
+ * DEB_STATUS_DIR/NAME:ARCH.  The stanza is the package's control fields in
+ * dpkg's order plus "Status: install ok unpacked" and "Conffiles:" with the
+ * md5sum of each conffile; it ends with one newline (no blank line).  The
+ * step that assembles var/lib/dpkg/status concatenates these files. */
+#define DEB_STATUS_DIR "var/lib/apt2ostree/status"
+
+/* "NAME" or "NAME:ARCH" (Multi-Arch: same): how dpkg names the package's
+ * files in var/lib/dpkg/info. */
+char *deb_info_basename (const char *name, const char *arch, const char *multi_arch);
 
 typedef struct DebMeta DebMeta;
 
