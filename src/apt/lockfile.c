@@ -715,9 +715,7 @@ lockfile_package_urls (Lockfile *lock, LockPackage *package, SourcesList *source
     }
   if (!source_check_uri (source, error))
     return NULL;
-  const char *one[] = { source->uri, NULL };
-  const char *const *uris = source->uris != NULL ? (const char *const *) source->uris : one;
-  for (const char *const *u = uris; *u != NULL; u++)
+  for (char **u = source->uris; *u != NULL; u++)
     {
       g_autofree char *url = g_strdup_printf ("%s/%s", *u, package->filename);
       g_strv_builder_add (urls, url);

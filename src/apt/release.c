@@ -423,12 +423,6 @@ keyrings_dir (void)
   return dir != NULL && *dir != '\0' ? dir : PKGDATADIR "/keyrings";
 }
 
-static int
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char **) a, *(char **) b);
-}
-
 GPtrArray *
 release_source_keys (Source *source, GError **error)
 {
@@ -464,7 +458,7 @@ release_source_keys (Source *source, GError **error)
   while ((entry = g_dir_read_name (dir)) != NULL)
     if (g_str_has_suffix (entry, ".gpg") || g_str_has_suffix (entry, ".asc"))
       g_ptr_array_add (keys, g_build_filename (dir_path, entry, NULL));
-  g_ptr_array_sort (keys, compare_strings);
+  g_ptr_array_sort (keys, util_compare_strings);
   if (keys->len == 0)
     return util_fail (error, "source \"%s\" has no Signed-By and %s holds no keyring; "
                       "add Signed-By or set APT2OSTREE_KEYRINGS", source->name, dir_path), NULL;
@@ -488,17 +482,6 @@ release_base_url (Source *source, const char *uri)
     return g_strdup_printf ("%s/dists/%s", uri, source->suite);
   g_autofree char *path = flat_path (source->suite);
   return *path == '\0' ? g_strdup (uri) : g_strdup_printf ("%s/%s", uri, path);
-}
-
-/* The source's URIs in the order to try them. */
-static const char *const *
-source_uris (Source *source, const char *fallback[2])
-{
-  if (source->uris != NULL && source->uris[0] != NULL)
-    return (const char *const *) source->uris;
-  fallback[0] = source->uri;
-  fallback[1] = NULL;
-  return fallback;
 }
 
 /* The text of a clearsigned message, its signature not checked: only for a
@@ -588,8 +571,7 @@ static gboolean
 fetch_release_files_any (Source *source, ReleaseFiles *out, GCancellable *cancellable,
                          GError **error)
 {
-  const char *one[2];
-  const char *const *uris = source_uris (source, one);
+  const char *const *uris = (const char *const *) source->uris;
   g_autoptr(GString) failures = g_string_new ("");
   for (const char *const *u = uris; *u != NULL; u++)
     {
@@ -760,8 +742,7 @@ fetch_index (Release *release, Source *source, const char *path, const char *cac
   g_autofree char *url = NULL;
   g_autofree char *downloaded = NULL;
   g_autoptr(GString) failures = g_string_new ("");
-  const char *one[2];
-  for (const char *const *u = source_uris (source, one); *u != NULL && downloaded == NULL; u++)
+  for (char **u = source->uris; *u != NULL && downloaded == NULL; u++)
     {
       g_autofree char *base = release_base_url (source, *u);
       g_free (url);

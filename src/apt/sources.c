@@ -644,12 +644,6 @@ sources_load_file (const char *path, GError **error)
   return g_steal_pointer (&list);
 }
 
-static int
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(char **) a, *(char **) b);
-}
-
 SourcesList *
 sources_load_host (GError **error)
 {
@@ -670,7 +664,7 @@ sources_load_host (GError **error)
   while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
     if (g_str_has_suffix (entry, ".list") || g_str_has_suffix (entry, ".sources"))
       g_ptr_array_add (names, g_strdup (entry));
-  g_ptr_array_sort (names, compare_strings);
+  g_ptr_array_sort (names, util_compare_strings);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir_path, names->pdata[i], NULL);

@@ -125,8 +125,8 @@ util_shown_path (const char *path)
   return g_string_free (out, FALSE);
 }
 
-static int
-compare_keys (gconstpointer a, gconstpointer b)
+gint
+util_compare_strings (gconstpointer a, gconstpointer b)
 {
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
@@ -140,7 +140,7 @@ util_sorted_keys (GHashTable *table)
   g_hash_table_iter_init (&iter, table);
   while (g_hash_table_iter_next (&iter, &key, NULL))
     g_ptr_array_add (keys, key);
-  g_ptr_array_sort (keys, compare_keys);
+  g_ptr_array_sort (keys, util_compare_strings);
   return keys;
 }
 

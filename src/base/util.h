@@ -46,6 +46,9 @@ GQuark util_error_quark (void);
 /* Prefix an error with printf-style context, keeping it on one line. */
 gboolean util_fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
+/* strcmp() of two char* held in a GPtrArray, for g_ptr_array_sort(). */
+gint util_compare_strings (gconstpointer a, gconstpointer b);
+
 /* The keys of TABLE (strings, borrowed), sorted by strcmp(). */
 GPtrArray *util_sorted_keys (GHashTable *table);
 

@@ -43,8 +43,7 @@ append_stanza (GString *out, Source *source, const char *keyrings, GError **erro
   g_autofree char *key = write_key (source, keyrings, &local_error);
   if (local_error != NULL)
     return g_propagate_error (error, g_steal_pointer (&local_error)), FALSE;
-  g_autofree char *uris = source->uris != NULL ? g_strjoinv (" ", source->uris)
-                                               : g_strdup (source->uri);
+  g_autofree char *uris = g_strjoinv (" ", source->uris);
   g_string_append_printf (out, "X-Name: %s\nTypes: deb\nURIs: %s\nSuites: %s\n", source->name, uris,
                           source->suite);
   if (!source->flat)

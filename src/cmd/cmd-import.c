@@ -17,12 +17,6 @@
 
 /* The extended attributes of PATH (not followed), sorted by name as
  * libostree sorts them, so the same files give the same checksums. */
-static int
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char **) a, *(const char **) b);
-}
-
 static GVariant *
 read_xattrs (const char *path, GError **error)
 {
@@ -47,7 +41,7 @@ read_xattrs (const char *path, GError **error)
   g_autoptr(GPtrArray) sorted = g_ptr_array_new ();
   for (char *name = names; name < names + size; name += strlen (name) + 1)
     g_ptr_array_add (sorted, name);
-  g_ptr_array_sort (sorted, compare_strings);
+  g_ptr_array_sort (sorted, util_compare_strings);
   for (guint i = 0; i < sorted->len; i++)
     {
       const char *name = sorted->pdata[i];

@@ -59,12 +59,6 @@ require_boot_packages (OstreeRepo *repo, OstreeMutableTree *root, const char *na
   return TRUE;
 }
 
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 /* The names in directory PATH of ROOT (files and subdirectories), sorted;
  * empty when PATH is missing. */
 static GPtrArray *
@@ -82,7 +76,7 @@ dir_names (OstreeMutableTree *root, const char *path, gboolean dirs, GError **er
   g_hash_table_iter_init (&it, table);
   while (g_hash_table_iter_next (&it, &key, NULL))
     g_ptr_array_add (names, g_strdup (key));
-  g_ptr_array_sort (names, compare_strings);
+  g_ptr_array_sort (names, util_compare_strings);
   return names;
 }
 

@@ -240,12 +240,6 @@ top_level_links (GFile *root, GCancellable *cancellable)
   return links;
 }
 
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 /* Path in the tree -> the dpkg name of the package whose .list has it (the
  * first in name order when several list it). */
 static GHashTable *
@@ -269,7 +263,7 @@ owners_of (GFile *root, GCancellable *cancellable, GError **error)
         g_ptr_array_add (lists, g_strdup (g_file_info_get_name (info)));
       g_object_unref (info);
     }
-  g_ptr_array_sort (lists, compare_strings);
+  g_ptr_array_sort (lists, util_compare_strings);
   g_autoptr(GHashTable) top_links = top_level_links (root, cancellable);
   for (guint i = 0; i < lists->len; i++)
     {

@@ -140,12 +140,6 @@ line_expression (const char *line, GHashTable *used)
   return g_string_free (expr, terms == 0);
 }
 
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 char *
 sbom_copyright_license (const char *copyright, GHashTable *texts)
 {
@@ -172,7 +166,7 @@ sbom_copyright_license (const char *copyright, GHashTable *texts)
     }
   if (terms->len == 0)
     return NULL;
-  g_ptr_array_sort (terms, compare_strings);
+  g_ptr_array_sort (terms, util_compare_strings);
 
   /* The texts of the names SPDX does not know: their stand-alone stanza, or
    * the Files stanza's own body. */

@@ -317,12 +317,6 @@ archive_add (struct archive *a, const char *layout, const char *name, gint64 mti
   return TRUE;
 }
 
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 /* LAYOUT as an uncompressed tar at DEST (through a temporary file): the
  * entries in a fixed order, dated MTIME, owned by root. */
 static gboolean
@@ -338,7 +332,7 @@ archive_layout (const char *layout, const char *dest, gint64 mtime, GError **err
   g_autoptr(GPtrArray) blob_names = g_ptr_array_new_with_free_func (g_free);
   for (const char *n; dir != NULL && (n = g_dir_read_name (dir)) != NULL;)
     g_ptr_array_add (blob_names, g_strconcat ("blobs/sha256/", n, NULL));
-  g_ptr_array_sort (blob_names, compare_strings);
+  g_ptr_array_sort (blob_names, util_compare_strings);
   for (guint i = 0; i < blob_names->len; i++)
     g_ptr_array_add (names, g_strdup (blob_names->pdata[i]));
 

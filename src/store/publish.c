@@ -36,45 +36,32 @@ open_destination (const char *dest, GCancellable *cancellable, GError **error)
   return g_steal_pointer (&repo);
 }
 
-/* SRC's refs, sorted, when REFS names none; else REFS, each checked. */
+/* REFS, each checked, or all of SRC's refs when REFS names none; sorted. */
 static GPtrArray *
 refs_to_publish (OstreeRepo *src, const char *const *refs, GCancellable *cancellable,
                  GError **error)
 {
-  GPtrArray *out = g_ptr_array_new_with_free_func (g_free);
-  if (refs != NULL && refs[0] != NULL)
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  for (const char *const *r = refs; r != NULL && *r != NULL; r++)
     {
-      for (const char *const *r = refs; *r != NULL; r++)
-        {
-          g_autofree char *commit = repo_read_ref (src, *r);
-          if (commit == NULL)
-            {
-              g_ptr_array_unref (out);
-              return util_fail (error, "no ref \"%s\" in the repository", *r), NULL;
-            }
-          g_ptr_array_add (out, g_strdup (*r));
-        }
-      return out;
+      g_autofree char *commit = repo_read_ref (src, *r);
+      if (commit == NULL)
+        return util_fail (error, "no ref \"%s\" in the repository", *r), NULL;
+      g_ptr_array_add (out, g_strdup (*r));
     }
-  g_autoptr(GHashTable) all = NULL;
-  if (!ostree_repo_list_refs (src, NULL, &all, cancellable, error))
+  if (out->len == 0)
     {
-      g_ptr_array_unref (out);
-      return NULL;
+      g_autoptr(GHashTable) all = NULL;
+      if (!ostree_repo_list_refs (src, NULL, &all, cancellable, error))
+        return NULL;
+      GHashTableIter it;
+      gpointer key;
+      g_hash_table_iter_init (&it, all);
+      while (g_hash_table_iter_next (&it, &key, NULL))
+        g_ptr_array_add (out, g_strdup (key));
     }
-  GHashTableIter it;
-  gpointer key;
-  g_hash_table_iter_init (&it, all);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    g_ptr_array_add (out, g_strdup (key));
-  g_ptr_array_sort (out, (GCompareFunc) g_strcmp0);
-  return out;
-}
-
-static gint
-compare_strings (gconstpointer a, gconstpointer b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
+  g_ptr_array_sort (out, util_compare_strings);
+  return g_steal_pointer (&out);
 }
 
 /* Pull REFS from SRC into DEST: objects first, then the refs. */
@@ -124,7 +111,6 @@ publish_refs (OstreeRepo *src, const char *const *refs, const char *dest,
   g_autoptr(GPtrArray) names = refs_to_publish (src, refs, cancellable, error);
   if (names == NULL)
     return FALSE;
-  g_ptr_array_sort (names, compare_strings);
   if (names->len == 0)
     return util_fail (error, "the repository has no refs to publish");
   g_autoptr(OstreeRepo) repo = open_destination (dest, cancellable, error);
