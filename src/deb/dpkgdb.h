@@ -1,4 +1,5 @@
-/* dpkgdb.h — stage 1's dpkg database.
+/* dpkgdb.h — the dpkg database: stage 1 assembles it, and a built image's
+ * is read back (dpkgdb_read_status, for sbom and diff).
  *
  * A union of package trees (see deb.h) holds every package's files, its
  * var/lib/dpkg/info files and its status stanza under DEB_STATUS_DIR.  This
@@ -34,5 +35,15 @@ gboolean dpkgdb_set_aside (OstreeRepo *repo, OstreeMutableTree *root, GPtrArray 
 
 gboolean dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const DpkgdbOptions *options,
                           GCancellable *cancellable, GError **error);
+
+/* The stanzas of the dpkg database of a built image: ROOT's
+ * var/lib/dpkg/status (a tree from ostree_repo_read_commit()), as deb822.h
+ * tables.  NAME names the image in errors. */
+GPtrArray *dpkgdb_read_status (GFile *root, const char *name, GCancellable *cancellable,
+                               GError **error);
+
+/* A stanza of a package the caller keeps must have Package, Version and
+ * Architecture; else an error naming the image NAME. */
+gboolean dpkgdb_check_stanza (GHashTable *stanza, const char *name, GError **error);
 
 G_END_DECLS

@@ -6,6 +6,7 @@
 #include "base/deb822.h"
 #include "base/debpolicy.h"
 #include "base/util.h"
+#include "deb/dpkgdb.h"
 #include "deb/imagediff.h"
 #include "store/repo.h"
 #include "store/treeread.h"
@@ -82,28 +83,22 @@ image_side_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellabl
   if (rev == NULL
       || !ostree_repo_read_commit (repo, rev->commit, &side->root, NULL, cancellable, error))
     return NULL;
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *status = treeread_text (side->root, "var/lib/dpkg/status", cancellable,
-                                           &local_error);
-  if (status == NULL)
-    return util_fail (error, "\"%s\" has no var/lib/dpkg/status%s%s: not a Debian image", ref,
-                      local_error != NULL ? ": " : "",
-                      local_error != NULL ? local_error->message : ""), NULL;
-  g_autoptr(GPtrArray) stanzas = deb822_parse (status);
+  g_autoptr(GPtrArray) stanzas = dpkgdb_read_status (side->root, ref, cancellable, error);
+  if (stanzas == NULL)
+    return NULL;
   for (guint i = 0; i < stanzas->len; i++)
     {
       g_autofree char *state = deb822_first_line (stanzas->pdata[i], "status");
       if (state == NULL || g_str_has_suffix (state, " not-installed")
           || g_str_has_suffix (state, " config-files"))
         continue;
+      if (!dpkgdb_check_stanza (stanzas->pdata[i], ref, error))
+        return NULL;
       ImagePackage *p = g_new0 (ImagePackage, 1);
       g_ptr_array_add (side->packages, p);
       p->name = deb822_first_line (stanzas->pdata[i], "package");
       p->architecture = deb822_first_line (stanzas->pdata[i], "architecture");
       p->version = deb822_first_line (stanzas->pdata[i], "version");
-      if (p->name == NULL || p->architecture == NULL || p->version == NULL)
-        return util_fail (error, "\"%s\": var/lib/dpkg/status has a stanza without Package, "
-                          "Architecture or Version", ref), NULL;
     }
   g_ptr_array_sort (side->packages, compare_packages);
   return g_steal_pointer (&side);

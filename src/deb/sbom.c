@@ -8,6 +8,7 @@
 #include "base/deb822.h"
 #include "base/util.h"
 #include "deb/deb.h"
+#include "deb/dpkgdb.h"
 #include "deb/sbom.h"
 #include "store/repo.h"
 #include "store/treeread.h"
@@ -294,28 +295,23 @@ sbom_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellable, GEr
     return NULL;
   sbom->created = (gint64) ostree_commit_get_timestamp (commit);
 
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *status = treeread_text (root, "var/lib/dpkg/status", cancellable, &local_error);
-  if (status == NULL)
-    return util_fail (error, "\"%s\" has no var/lib/dpkg/status%s%s: not a Debian image", ref,
-                      local_error != NULL ? ": " : "",
-                      local_error != NULL ? local_error->message : ""), NULL;
+  g_autoptr(GPtrArray) stanzas = dpkgdb_read_status (root, ref, cancellable, error);
+  if (stanzas == NULL)
+    return NULL;
   g_autofree char *distro = os_release_distro (root, cancellable);
-  g_autoptr(GPtrArray) stanzas = deb822_parse (status);
   for (guint i = 0; i < stanzas->len; i++)
     {
       GHashTable *stanza = stanzas->pdata[i];
       g_autofree char *state = deb822_first_line (stanza, "status");
       if (state == NULL || !g_str_has_suffix (state, " installed"))
         continue;
+      if (!dpkgdb_check_stanza (stanza, ref, error))
+        return NULL;
       SbomPackage *p = g_new0 (SbomPackage, 1);
       g_ptr_array_add (sbom->packages, p);
       p->name = deb822_first_line (stanza, "package");
       p->version = deb822_first_line (stanza, "version");
       p->architecture = deb822_first_line (stanza, "architecture");
-      if (p->name == NULL || p->version == NULL || p->architecture == NULL)
-        return util_fail (error, "\"%s\": var/lib/dpkg/status has a stanza without Package, "
-                          "Version or Architecture", ref), NULL;
       p->distro = g_strdup (distro);
       p->sha256 = deb_sha256_in_repo (repo, p->name, p->version, p->architecture, cancellable, error);
       if (p->sha256 == NULL && error != NULL && *error != NULL)
