@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/scratch.h"
 #include "base/util.h"
 #include "store/fsimage.h"
 
@@ -239,15 +240,6 @@ make_ext4 (const char *dir, const char *out, const char *commit, gint64 timestam
   return fix_inode_times (out, frozen, timestamp, env, error);
 }
 
-static gboolean
-remove_entry (const char *path, const struct stat *st, gpointer data)
-{
-  if (S_ISDIR (st->st_mode))
-    (void) chmod (path, 0700);
-  (void) remove (path);
-  return TRUE;
-}
-
 gboolean
 fsimage_write_commit (OstreeRepo *repo, const char *commit, FsimageKind kind, const char *dest,
                       guint64 size, GCancellable *cancellable, GError **error)
@@ -270,6 +262,6 @@ fsimage_write_commit (OstreeRepo *repo, const char *commit, FsimageKind kind, co
     ok = make_ext4 (root, tmp, commit, timestamp, size, error);
   if (ok && rename (tmp, dest) != 0)
     ok = util_fail (error, "%s: %s", dest, g_strerror (errno));
-  (void) walk_tree (work, remove_entry, NULL);
+  (void) scratch_rm_rf (work, NULL);
   return ok;
 }

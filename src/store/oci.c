@@ -1,12 +1,10 @@
 /* oci.c — a tree as an OCI image layout or archive; see oci.h. */
-#define _GNU_SOURCE  /* nftw */
 #include "config.h"
 
 #include <archive.h>
 #include <archive_entry.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <json-glib/json-glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,6 +12,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/scratch.h"
 #include "base/sha256.h"
 #include "base/util.h"
 #include "store/oci.h"
@@ -353,19 +352,6 @@ archive_layout (const char *layout, const char *dest, gint64 mtime, GError **err
   return ok;
 }
 
-static int
-remove_entry (const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-  (void) remove (path);
-  return 0;
-}
-
-static void
-remove_tree (const char *dir)
-{
-  (void) nftw (dir, remove_entry, 16, FTW_PHYS | FTW_DEPTH);
-}
-
 /* DEST may be a new or an empty directory; an empty one is replaced. */
 static gboolean
 dest_dir_usable (const char *dest, GError **error)
@@ -412,6 +398,6 @@ oci_write_commit (OstreeRepo *repo, const char *commit, const char *dest, gboole
           return TRUE;
         }
     }
-  remove_tree (work);
+  (void) scratch_rm_rf (work, NULL);
   return ok;
 }
