@@ -194,7 +194,8 @@ fix_inode_times (const char *image, const char *frozen, gint64 timestamp, const 
   g_autoptr(GError) local_error = NULL;
   if (!g_file_set_contents (script_path, script->str, script->len, &local_error))
     return util_fail (error, "%s: %s", script_path, local_error->message);
-  const char *debugfs[] = { "faketime", frozen, "debugfs", "-w", "-f", script_path, image, NULL };
+  const char *debugfs[] = { "faketime", "-f", frozen, "debugfs", "-w", "-f", script_path, image,
+                            NULL };
   gboolean ok = run_tool (debugfs, env, "faketime", NULL, error);
   (void) unlink (script_path);
   return ok;
@@ -226,14 +227,16 @@ make_ext4 (const char *dir, const char *out, const char *commit, gint64 timestam
   g_autofree char *extended = g_strdup_printf ("hash_seed=%s,root_owner=0:0,lazy_itable_init=0,"
                                                "nodiscard", hash_seed);
   /* e2fsprogs before 1.47.1 reads the clock for the superblock and the
-   * inodes it makes: faketime stops it at the commit's time.  The times it
+   * inodes it makes: faketime stops it at the commit's time (-f: an
+   * absolute date in that format is a stopped clock; without -f the
+   * wrapper starts a running clock there).  The times it
    * copies from the checkout (whose ctime and atime are now) are set after,
    * inode by inode, by debugfs under the same clock. */
   g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc (timestamp);
   g_autofree char *frozen = g_date_time_format (t, "%Y-%m-%d %H:%M:%S");
   g_autofree char *epoch = g_strdup_printf ("SOURCE_DATE_EPOCH=%" G_GINT64_FORMAT, timestamp);
   const char *env[] = { "TZ=UTC", epoch, NULL };
-  const char *mkfs[] = { "faketime", frozen, "mkfs.ext4", "-q", "-F", "-b", "4096", "-I", "256",
+  const char *mkfs[] = { "faketime", "-f", frozen, "mkfs.ext4", "-q", "-F", "-b", "4096", "-I", "256",
                          "-U", uuid, "-E", extended, "-d", dir, out, NULL };
   if (!run_tool (mkfs, env, "faketime", NULL, error))
     return FALSE;
