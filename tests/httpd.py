@@ -16,6 +16,8 @@ with a path prefix:
                               requests, then serve
     /fault/hang/PATH          announce PATH's length, send nothing, hold the
                               connection open for a minute
+    /fault/die-N/PATH         serve the first N requests, then the whole
+                              server exits (a server dying mid-transfer)
 """
 import http.server
 import os
@@ -85,6 +87,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
                                            struct.pack("ii", 1, 0))
                 self.close_connection = True
                 return
+            self.path = rest
+            return super().do_GET()
+        if kind == "die":
+            with lock:
+                seen = flaky_counts.get("die", 0)
+                flaky_counts["die"] = seen + 1
+            if seen >= int(num):
+                os._exit(0)
             self.path = rest
             return super().do_GET()
         if kind == "hang":

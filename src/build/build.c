@@ -39,6 +39,7 @@ build_args_clear (BuildArgs *args)
   g_clear_pointer (&args->sbom, g_free);
   g_clear_pointer (&args->after_configure, g_strfreev);
   g_clear_pointer (&args->configure_hooks, g_strfreev);
+  buildcache_clear (&args->cache);
 }
 
 /* OPTION's VALUE (NULL: not given) by debpolicy's CHECK. */
@@ -59,7 +60,13 @@ check_options (BuildArgs *args, GError **error)
   if (!check_option ("--builddir", args->builddir, debpolicy_text_problem (args->builddir), error)
       || !check_option ("--repo", args->repo, debpolicy_text_problem (args->repo), error)
       || !check_option ("--sources", args->sources, debpolicy_text_problem (args->sources), error)
-      || !check_option ("--sbom", args->sbom, debpolicy_text_problem (args->sbom), error))
+      || !check_option ("--sbom", args->sbom, debpolicy_text_problem (args->sbom), error)
+      || !check_option ("--cache-url", args->cache.url, debpolicy_text_problem (args->cache.url),
+                        error)
+      || !check_option ("--cache-key", args->cache.key_path,
+                        debpolicy_text_problem (args->cache.key_path), error))
+    return FALSE;
+  if (!buildcache_check (&args->cache, error))
     return FALSE;
   for (char **m = args->mirrors; m != NULL && *m != NULL; m++)
     if (!check_option ("--mirror", *m, debpolicy_text_problem (*m), error))
@@ -296,6 +303,8 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .deployable = args->deployable,
     .sbom = args->sbom,
     .apt_sources = args->apt_sources,
+    .cache_url = args->cache.url,
+    .cache_key = args->cache.key_path,
   };
   return ninja_generate ((NinjaImage *) images->data, images->len, &options, error);
 }

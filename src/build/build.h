@@ -8,6 +8,7 @@
 #include "apt/lockfile.h"
 #include "apt/sources.h"
 #include "base/cmdline.h"
+#include "build/buildcache.h"
 
 G_BEGIN_DECLS
 
@@ -33,6 +34,7 @@ typedef struct {
   gboolean deployable;     /* --deployable */
   char *sbom;              /* --sbom FILE (one lockfile only) */
   gboolean apt_sources;    /* --apt-sources */
+  BuildCache cache;        /* --cache-url, --cache-key */
 } BuildArgs;
 
 /* download_jobs not given: told apart from a given 0, which is an error. */
@@ -63,7 +65,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
   { "sbom", 0, 0, G_OPTION_ARG_FILENAME, &(args).sbom,                                      \
     "Write the image's SPDX bill of materials to FILE (one LOCKFILE)", "FILE" },             \
   { "apt-sources", 0, 0, G_OPTION_ARG_NONE, &(args).apt_sources,                             \
-    "Write the sources and keys the image was built from into its /etc/apt", NULL }
+    "Write the sources and keys the image was built from into its /etc/apt", NULL },        \
+  BUILDCACHE_OPTION_ENTRIES (&(args).cache)
 
 /* The images of OPERANDS (LOCKFILE or LOCKFILE=REF, at least one), the
  * defaults (image names, build directory), and their checks.  Two images

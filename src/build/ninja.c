@@ -324,6 +324,17 @@ append_header (NinjaOut *out, const NinjaImage *images, guint n_images, PackageG
   g_autofree char *cache = g_build_filename (options->builddir, "cache", "debs", NULL);
   append_text (out, "\ncache_arg = ");
   append_word (out, cache);
+  if (options->cache_url != NULL)
+    {
+      /* --cache-url: each step first asks the shared cache. */
+      append_text (out, "\nbuild_cache = --cache-url ");
+      append_word (out, options->cache_url);
+      if (options->cache_key != NULL)
+        {
+          append_text (out, " --cache-key ");
+          append_word (out, options->cache_key);
+        }
+    }
   append_text (out, "\n\n");
 }
 
@@ -400,6 +411,8 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
       append_text (out, " --sbom ");
       append_word (out, options->sbom);
     }
+  if (options->cache_url != NULL)
+    append_text (out, " $build_cache");
 }
 
 static void
@@ -409,24 +422,29 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
   /* The commands print the commit they wrote; ninja's own progress line
    * says the same, so their standard output goes away (errors stay). */
   append_printf (out, "pool %s\n  depth = %d\n\n", pool, options->download_jobs);
+  /* With a cache, a package's tree is pulled from it when it has it (then
+   * unpack-deb finds its ref holding the package and does nothing). */
+  const char *pull = options->cache_url == NULL ? ""
+                     : "$a2o --repo $repo_arg cache-pull $build_cache $ref > /dev/null && ";
+  const char *step_cache = options->cache_url == NULL ? "" : " $build_cache";
   append_printf (out,
       "rule a2o_init\n"
       "  command = $a2o --repo $repo_arg init\n"
       "  description = init $repo\n"
       "  restat = 1\n\n"
       "rule a2o_unpack\n"
-      "  command = $a2o --repo $repo_arg unpack-deb --ref $ref --sha256 $sha256 --size $size "
+      "  command = %s$a2o --repo $repo_arg unpack-deb --ref $ref --sha256 $sha256 --size $size "
       "--cache $cache_arg $merged_usr $url > /dev/null\n"
       "  description = fetch+unpack $package $version\n"
       "  pool = %s\n"
       "  restat = 1\n\n"
       "rule a2o_stage1\n"
-      "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch $packages > /dev/null\n"
+      "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch%s $packages > /dev/null\n"
       "  description = stage1 $ref\n"
       "  restat = 1\n\n"
       "rule a2o_configure\n"
       "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
-      "$a2o --repo $repo_arg configure --ref $ref $hooks $stage1 > /dev/null\n"
+      "$a2o --repo $repo_arg configure --ref $ref%s $hooks $stage1 > /dev/null\n"
       "  description = configure $ref (dpkg --configure -a)\n"
       "  restat = 1\n\n"
       "rule a2o_import\n"
@@ -451,7 +469,7 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  restat = 1\n\n"
       "rule a2o_regen\n"
       "  command = ",
-      pool);
+      pull, pool, step_cache, step_cache);
   append_regen_command (out, images, n_images, options);
   /* restat: an unchanged file is not rewritten, so without it a touched
    * lockfile would leave the manifest older than its input for ever

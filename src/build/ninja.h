@@ -44,6 +44,8 @@ typedef struct {
   gboolean deployable;                  /* --deployable: "deployable" after stage 2 */
   const char *sbom;                     /* --sbom FILE: the (one) image's SPDX, or NULL */
   gboolean apt_sources;                 /* --apt-sources (for the regeneration command) */
+  const char *cache_url;                /* --cache-url: trees pulled from there first, or NULL */
+  const char *cache_key;                /* --cache-key FILE, or NULL */
 } NinjaOptions;
 
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,

@@ -50,6 +50,24 @@ unneeded_build_ref (const char *ref, GHashTable *needed, GHashTable *images, GHa
   return unneeded;
 }
 
+/* A cache/ ref (see buildcache.h) names a stage's result by its inputs:
+ * it goes when no ref that stays holds its commit. */
+static void
+doom_orphan_cache_refs (GHashTable *refs, GHashTable *doomed)
+{
+  g_autoptr(GHashTable) kept = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer ref, commit;
+  g_hash_table_iter_init (&iter, refs);
+  while (g_hash_table_iter_next (&iter, &ref, &commit))
+    if (!g_str_has_prefix (ref, "cache/") && !g_hash_table_contains (doomed, ref))
+      g_hash_table_add (kept, commit);
+  g_hash_table_iter_init (&iter, refs);
+  while (g_hash_table_iter_next (&iter, &ref, &commit))
+    if (g_str_has_prefix (ref, "cache/") && !g_hash_table_contains (kept, commit))
+      g_hash_table_add (doomed, ref);
+}
+
 GPtrArray *
 prune_plan (OstreeRepo *repo, GPtrArray *specs, GError **error)
 {
@@ -79,6 +97,8 @@ prune_plan (OstreeRepo *repo, GPtrArray *specs, GError **error)
   while (g_hash_table_iter_next (&iter, &ref, NULL))
     if (g_hash_table_contains (made, ref) && !g_hash_table_contains (images, ref))
       g_hash_table_add (doomed, ref);
+
+  doom_orphan_cache_refs (refs, doomed);
 
   g_autoptr(GPtrArray) sorted = util_sorted_keys (doomed);
   g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);

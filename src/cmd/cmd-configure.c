@@ -3,9 +3,35 @@
 
 #include <stdio.h>
 
+#include "base/util.h"
+#include "build/buildcache.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "sandbox/stage2.h"
+
+/* Stage 2 of IN from CACHE: its key (*OUT_CACHE_REF) is what the result
+ * depends on: IN's commit, the hooks, SOURCE_DATE_EPOCH.  *OUT_COMMIT is
+ * the pulled result, or NULL on a miss. */
+static gboolean
+configure_from_cache (OstreeRepo *repo, const BuildCache *cache, const RepoRev *in,
+                      const char *const *hooks, const char *out_ref, char **out_cache_ref,
+                      char **out_commit, GCancellable *cancellable, GError **error)
+{
+  guint64 epoch;
+  if (!util_source_date_epoch (&epoch, error))
+    return FALSE;
+  g_autofree char *epoch_text = g_strdup_printf ("%" G_GUINT64_FORMAT, epoch);
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
+  g_ptr_array_add (inputs, in->commit);
+  g_ptr_array_add (inputs, epoch_text);
+  for (const char *const *h = hooks; h != NULL && *h != NULL; h++)
+    g_ptr_array_add (inputs, (char *) *h);
+  g_ptr_array_add (inputs, NULL);
+  *out_cache_ref = buildcache_ref ("configured", (const char *const *) inputs->pdata);
+  g_autofree char *what = g_strconcat ("stage 2 (", out_ref, ")", NULL);
+  return buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what, out_commit,
+                                  cancellable, error);
+}
 
 gboolean
 cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
@@ -14,11 +40,13 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
   g_autofree char *out_ref = NULL;
   g_auto(GStrv) hooks = NULL;
   gboolean verbose = FALSE;
+  g_auto(BuildCache) cache = { NULL };
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the configured image to this ref", "OUT" },
     { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &hooks,
       "A shell command run in the image just before dpkg --configure -a", "COMMAND" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Show dpkg's output as it runs", NULL },
+    BUILDCACHE_OPTION_ENTRIES (&cache),
     { NULL }
   };
   if (!cmd_parse (inv, "--ref OUT IN",
@@ -31,7 +59,7 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     return cmd_usage_error (inv, error, "expected one IN");
   if (out_ref == NULL)
     return cmd_usage_error (inv, error, "--ref OUT is required");
-  if (!repo_check_ref_name (out_ref, error))
+  if (!repo_check_ref_name (out_ref, error) || !buildcache_check (&cache, error))
     return FALSE;
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
@@ -41,6 +69,20 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
   if (in == NULL)
     return FALSE;
 
+  g_autofree char *cache_ref = NULL;
+  if (cache.url != NULL)
+    {
+      g_autofree char *commit = NULL;
+      if (!configure_from_cache (repo, &cache, in, (const char *const *) hooks, out_ref, &cache_ref,
+                                 &commit, cancellable, error))
+        return FALSE;
+      if (commit != NULL)
+        {
+          printf ("%s\n", commit);
+          return TRUE;
+        }
+    }
+
   Stage2Options options = {
     .in = argv[1],
     .out_ref = out_ref,
@@ -49,6 +91,8 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
   };
   g_autofree char *commit = NULL;
   if (!stage2_configure (repo, &options, &commit, cancellable, error))
+    return FALSE;
+  if (cache_ref != NULL && !buildcache_record_result (repo, out_ref, cache_ref, cancellable, error))
     return FALSE;
   printf ("%s\n", commit);
   return TRUE;

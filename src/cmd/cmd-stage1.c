@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 
+#include "build/buildcache.h"
 #include "cmd/cmd.h"
 #include "deb/deb.h"
 #include "base/debpolicy.h"
@@ -75,15 +76,56 @@ inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
   return TRUE;
 }
 
+/* The cache's name for stage 1 of the package trees REVS (in order) for
+ * ARCH: their commits say everything stage 1 reads. */
+static char *
+stage1_cache_ref (const char *arch, GPtrArray *revs)
+{
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
+  g_ptr_array_add (inputs, (char *) arch);
+  for (guint i = 0; i < revs->len; i++)
+    g_ptr_array_add (inputs, ((RepoRev *) revs->pdata[i])->commit);
+  g_ptr_array_add (inputs, NULL);
+  return buildcache_ref ("stage1", (const char *const *) inputs->pdata);
+}
+
+/* Stage 1 of the package trees NAMES (N of them) from CACHE: *OUT_HIT
+ * when it had it (OUT_REF set, its commit printed); *OUT_CACHE_REF is the
+ * key either way. */
+static gboolean
+stage1_from_cache (CmdInvocation *inv, const BuildCache *cache, const char *arch,
+                   const char *out_ref, const char *const *names, int n, char **out_cache_ref,
+                   gboolean *out_hit, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
+  if (repo == NULL)
+    return FALSE;
+  g_autoptr(GPtrArray) revs = repo_resolve_all (repo, names, n, error);
+  if (revs == NULL)
+    return FALSE;
+  *out_cache_ref = stage1_cache_ref (arch, revs);
+  g_autofree char *what = g_strconcat ("stage 1 (", out_ref, ")", NULL);
+  g_autofree char *commit = NULL;
+  if (!buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what, &commit, cancellable,
+                                error))
+    return FALSE;
+  *out_hit = commit != NULL;
+  if (commit != NULL)
+    printf ("%s\n", commit);
+  return TRUE;
+}
+
 gboolean
 cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
             GError **error)
 {
   g_autofree char *out_ref = NULL;
   g_autofree char *arch = NULL;
+  g_auto(BuildCache) cache = { NULL };
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the result to this ref", "OUT" },
     { "arch", 0, 0, G_OPTION_ARG_STRING, &arch, "The image's dpkg architecture (required)", "ARCH" },
+    BUILDCACHE_OPTION_ENTRIES (&cache),
     { NULL }
   };
   if (!cmd_parse (inv, "--ref OUT --arch ARCH PACKAGE-TREE...",
@@ -95,6 +137,23 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     return cmd_usage_error (inv, error, "--arch ARCH is required");
   if (argc < 2)
     return cmd_usage_error (inv, error, "expected at least one PACKAGE-TREE");
+  if (cache.url != NULL && out_ref == NULL)
+    return cmd_usage_error (inv, error, "--cache-url needs --ref OUT");
+  if (!buildcache_check (&cache, error))
+    return FALSE;
+
+  /* The cache is asked before the transaction begins: a pull is a
+   * transaction of its own. */
+  g_autofree char *cache_ref = NULL;
+  if (cache.url != NULL)
+    {
+      gboolean hit = FALSE;
+      if (!stage1_from_cache (inv, &cache, arch, out_ref, (const char *const *) argv + 1, argc - 1,
+                              &cache_ref, &hit, cancellable, error))
+        return FALSE;
+      if (hit)
+        return TRUE;
+    }
 
   g_auto(CmdEdit) edit = { NULL };
   g_autoptr(GPtrArray) revs = cmd_edit_begin_with_trees (inv, out_ref, (const char *const *) argv + 1,
@@ -123,5 +182,8 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_variant_builder_init (&metadata, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&metadata, "{sv}", STAGE1_META_PACKAGES,
                          g_variant_new_strv ((const char *const *) dpkg_names->pdata, dpkg_names->len));
-  return cmd_edit_finish (inv, &edit, out_ref, g_variant_builder_end (&metadata), cancellable, error);
+  if (!cmd_edit_finish (inv, &edit, out_ref, g_variant_builder_end (&metadata), cancellable, error))
+    return FALSE;
+  return cache_ref == NULL
+         || buildcache_record_result (edit.repo, out_ref, cache_ref, cancellable, error);
 }

@@ -83,6 +83,8 @@ gboolean cmd_deployable (int argc, char **argv, CmdInvocation *inv, GCancellable
                          GError **error);
 gboolean cmd_publish (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                       GError **error);
+gboolean cmd_cache_pull (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                         GError **error);
 gboolean cmd_diff (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                    GError **error);
 gboolean cmd_sbom (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

@@ -24,6 +24,7 @@ static const CmdEntry commands[] = {
   { "export", cmd_export, "copy a tree out: a directory, a tar, an OCI image, squashfs or ext4" },
   { "deployable", cmd_deployable, "make a configured image an OSTree deployment (kernel, /usr/etc, /var)" },
   { "publish", cmd_publish, "copy refs into an archive repository a web server can serve" },
+  { "cache-pull", cmd_cache_pull, "pull refs from a published build cache when it has them" },
   { "diff", cmd_diff, "what changed between two images (lockfiles or refs), package by package" },
   { "sbom", cmd_sbom, "the bill of materials of an image or a lockfile (SPDX, CycloneDX)" },
   { "combine", cmd_combine, "union of trees, later trees on top (metadata only)" },

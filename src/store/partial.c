@@ -150,8 +150,12 @@ partial_marks_add (PartialMarks *marks, const char *checksum, GError **error)
   int fd = openat (marks->repo_dfd, path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   if (fd >= 0)
     {
-      /* Ours, left by a run that was killed: this transaction finishes it. */
-      if (is_ours (fd) && lock_marker (fd) && same_file (fd, marks->repo_dfd, path))
+      /* Left by a run of ours that was killed, or by another program (a
+       * libostree pull that failed part-way): this transaction writes the
+       * commit in full, so once its objects are durable the commit is
+       * complete, whoever marked it, and the marker goes.  A marker whose
+       * lock another live transaction holds stays its own. */
+      if (lock_marker (fd) && same_file (fd, marks->repo_dfd, path))
         hold (marks, checksum, fd);
       else
         close (fd);
@@ -166,8 +170,16 @@ partial_marks_add (PartialMarks *marks, const char *checksum, GError **error)
   fd = openat (marks->repo_dfd, path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0 && errno == EEXIST)
     return TRUE; /* another transaction writing the same commit marked it */
+  gboolean locked = fd >= 0 && lock_marker (fd);
+  if (fd >= 0 && !locked && (errno == EAGAIN || errno == EACCES))
+    {
+      /* Another transaction writing the same commit took the new marker
+       * over (above) before it was locked: it removes it when done. */
+      close (fd);
+      return TRUE;
+    }
   size_t len = strlen (MARKER_CONTENT);
-  if (fd < 0 || !lock_marker (fd) || write (fd, MARKER_CONTENT, len) != (ssize_t) len)
+  if (!locked || write (fd, MARKER_CONTENT, len) != (ssize_t) len)
     {
       int errsv = errno;
       if (fd >= 0)

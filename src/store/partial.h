@@ -18,9 +18,11 @@ void partial_marks_free (PartialMarks *marks);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (PartialMarks, partial_marks_free)
 
 /* Mark the commit CHECKSUM partial before it can appear in objects/: a new
- * marker, or one of ours that a killed run left (taken over).  Nothing is
- * done for a commit that objects/ holds unmarked (it is complete), nor for
- * a marker another live transaction or another program holds. */
+ * marker, or one left by a killed run of ours or by another program (a
+ * libostree pull that failed), taken over: this transaction writes the
+ * commit in full, so the marker goes when its objects are durable.
+ * Nothing is done for a commit that objects/ holds unmarked (it is
+ * complete), nor for a marker another live transaction of ours holds. */
 gboolean partial_marks_add (PartialMarks *marks, const char *checksum, GError **error);
 
 /* Every object of the marked commits is on disk (the file system was

@@ -1,0 +1,105 @@
+/* buildcache.c — a build's trees from a shared cache; see buildcache.h. */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "build/buildcache.h"
+#include "store/cachepull.h"
+#include "store/repo.h"
+
+void
+buildcache_clear (BuildCache *cache)
+{
+  g_clear_pointer (&cache->url, g_free);
+  g_clear_pointer (&cache->key_path, g_free);
+}
+
+gboolean
+buildcache_check (BuildCache *cache, GError **error)
+{
+  if (cache->url != NULL && !g_str_has_prefix (cache->url, "http://")
+      && !g_str_has_prefix (cache->url, "https://") && !g_str_has_prefix (cache->url, "file:///"))
+    return util_fail (error, "--cache-url \"%s\" is not an http://, https:// or file:/// URL",
+                      cache->url);
+  if (cache->key_path == NULL)
+    return TRUE;
+  if (cache->url == NULL)
+    return util_fail (error, "--cache-key goes with --cache-url");
+  if (access (cache->key_path, R_OK) != 0)
+    return util_fail (error, "--cache-key %s: cannot read it", cache->key_path);
+  char *absolute = g_canonicalize_filename (cache->key_path, NULL);
+  g_free (cache->key_path);
+  cache->key_path = absolute;
+  return TRUE;
+}
+
+char *
+buildcache_ref (const char *kind, const char *const *inputs)
+{
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  /* Each part ends in a NUL, so no two lists of parts hash alike. */
+  const char *head[] = { "apt2ostree", PACKAGE_VERSION, kind };
+  for (guint i = 0; i < G_N_ELEMENTS (head); i++)
+    g_checksum_update (sum, (const guchar *) head[i], strlen (head[i]) + 1);
+  for (const char *const *in = inputs; *in != NULL; in++)
+    g_checksum_update (sum, (const guchar *) *in, strlen (*in) + 1);
+  return g_strconcat ("cache/", kind, "/", g_checksum_get_string (sum), NULL);
+}
+
+char *
+buildcache_lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                   const char *what, GCancellable *cancellable)
+{
+  CachePullSource source = { cache->url, cache->key_path };
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *commit = cachepull_pull (repo, &source, cache_ref, cancellable, &local_error);
+  if (commit != NULL)
+    return g_steal_pointer (&commit);
+  /* (libostree says a ref is missing in words, not by an error code.) */
+  g_strdelimit (local_error->message, "\n", ' ');
+  fprintf (stderr, "apt2ostree: %s: not from the cache %s (%s); building it\n", what, cache->url,
+           local_error->message);
+  return NULL;
+}
+
+gboolean
+buildcache_set_refs (OstreeRepo *repo, const char *const *refs, const char *commit,
+                     GCancellable *cancellable, GError **error)
+{
+  g_autoptr(RepoTxn) txn = repo_txn_begin (repo, cancellable, error);
+  if (txn == NULL)
+    return FALSE;
+  for (const char *const *r = refs; *r != NULL; r++)
+    repo_txn_set_ref (txn, *r, commit);
+  return repo_txn_finish (txn, cancellable, error);
+}
+
+gboolean
+buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                         const char *out_ref, const char *what, char **out_commit,
+                         GCancellable *cancellable, GError **error)
+{
+  *out_commit = NULL;
+  g_autofree char *commit = buildcache_lookup (repo, cache, cache_ref, what, cancellable);
+  if (commit == NULL)
+    return TRUE;
+  const char *refs[] = { out_ref, cache_ref, NULL };
+  if (!buildcache_set_refs (repo, refs, commit, cancellable, error))
+    return FALSE;
+  *out_commit = g_steal_pointer (&commit);
+  return TRUE;
+}
+
+gboolean
+buildcache_record_result (OstreeRepo *repo, const char *out_ref, const char *cache_ref,
+                          GCancellable *cancellable, GError **error)
+{
+  g_autofree char *commit = repo_read_ref (repo, out_ref);
+  if (commit == NULL)
+    return util_fail (error, "ref \"%s\" vanished", out_ref);
+  const char *refs[] = { cache_ref, NULL };
+  return buildcache_set_refs (repo, refs, commit, cancellable, error);
+}

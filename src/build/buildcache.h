@@ -1,0 +1,63 @@
+/* buildcache.h — a build's trees from a shared cache (--cache-url): the
+ * package trees by their refs, which name the .deb's sha256, and the
+ * stage-1 and stage-2 results by a key of their inputs, under
+ * cache/stage1/KEY and cache/configured/KEY.  A build given --cache-url
+ * writes those keyed refs beside its own, so that publishing its
+ * repository (publish.h) fills the cache for the next machine. */
+#pragma once
+
+#include <ostree.h>
+
+G_BEGIN_DECLS
+
+typedef struct {
+  char *url;       /* --cache-url, or NULL: no cache */
+  char *key_path;  /* --cache-key: the GPG public key file the cache's
+                    * commits must be signed with, absolute, or NULL */
+} BuildCache;
+
+void buildcache_clear (BuildCache *cache);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildCache, buildcache_clear)
+
+/* The GOptionEntry lines of --cache-url and --cache-key, filling CACHE. */
+#define BUILDCACHE_OPTION_ENTRIES(cache)                                                    \
+  { "cache-url", 0, 0, G_OPTION_ARG_STRING, &(cache)->url,                                  \
+    "Pull the result from this OSTree archive repository (see publish) when it has it",    \
+    "URL" },                                                                                \
+  { "cache-key", 0, 0, G_OPTION_ARG_FILENAME, &(cache)->key_path,                           \
+    "With --cache-url: accept only commits signed with the GPG public key in FILE",         \
+    "FILE" }
+
+/* Check the options as given: --cache-key needs --cache-url and a
+ * readable file (made absolute). */
+gboolean buildcache_check (BuildCache *cache, GError **error);
+
+/* cache/KIND/KEY, KEY the SHA-256 of KIND, the program's version and
+ * INPUTS (NULL-terminated, in order). */
+char *buildcache_ref (const char *kind, const char *const *inputs);
+
+/* CACHE_REF's commit pulled from CACHE, or NULL: a miss (the cache lacks
+ * it, does not answer, or sent something that failed verification), said
+ * in one line on standard error naming WHAT, the tree built instead, and
+ * libostree's reason. */
+char *buildcache_lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                         const char *what, GCancellable *cancellable);
+
+/* Point each of REFS (NULL-terminated) at COMMIT, in one transaction. */
+gboolean buildcache_set_refs (OstreeRepo *repo, const char *const *refs, const char *commit,
+                              GCancellable *cancellable, GError **error);
+
+/* A step's result from CACHE: on a hit OUT_REF and CACHE_REF point at the
+ * pulled commit, returned in *OUT_COMMIT; on a miss (one line naming WHAT,
+ * see buildcache_lookup) *OUT_COMMIT is NULL.  FALSE only when the refs
+ * cannot be written. */
+gboolean buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                                  const char *out_ref, const char *what, char **out_commit,
+                                  GCancellable *cancellable, GError **error);
+
+/* After the step ran: CACHE_REF points at what OUT_REF holds, so that
+ * publishing the repository offers it to the next machine. */
+gboolean buildcache_record_result (OstreeRepo *repo, const char *out_ref, const char *cache_ref,
+                                   GCancellable *cancellable, GError **error);
+
+G_END_DECLS

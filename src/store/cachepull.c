@@ -1,0 +1,69 @@
+/* cachepull.c — commits pulled from a build cache; see cachepull.h. */
+#include "config.h"
+
+#include "base/util.h"
+#include "store/cachepull.h"
+
+/* The remote the repository knows CACHE by: one per URL and key file, so
+ * two caches (or one cache checked against two keys) never share one. */
+static char *
+remote_name (const CachePullSource *cache)
+{
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  g_checksum_update (sum, (const guchar *) cache->url, -1);
+  g_checksum_update (sum, (const guchar *) "\n", 1);
+  if (cache->key_path != NULL)
+    g_checksum_update (sum, (const guchar *) cache->key_path, -1);
+  return g_strdup_printf ("apt2ostree-cache-%.16s", g_checksum_get_string (sum));
+}
+
+/* NAME as a remote of REPO, added the first time: several builds at once
+ * add the same remote with the same options, so a lost race changes
+ * nothing. */
+static gboolean
+ensure_remote (OstreeRepo *repo, const char *name, const CachePullSource *cache,
+               GCancellable *cancellable, GError **error)
+{
+  GVariantBuilder options;
+  g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&options, "{sv}", "gpg-verify",
+                         g_variant_new_boolean (cache->key_path != NULL));
+  /* A static server's summary may lag behind its refs (publish writes
+   * refs, then the summary); the commits carry the signatures. */
+  g_variant_builder_add (&options, "{sv}", "gpg-verify-summary", g_variant_new_boolean (FALSE));
+  if (cache->key_path != NULL)
+    g_variant_builder_add (&options, "{sv}", "gpgkeypath",
+                           g_variant_new_string (cache->key_path));
+  g_autoptr(GVariant) opts = g_variant_ref_sink (g_variant_builder_end (&options));
+  return ostree_repo_remote_change (repo, NULL, OSTREE_REPO_REMOTE_CHANGE_ADD_IF_NOT_EXISTS, name,
+                                    cache->url, opts, cancellable, error);
+}
+
+char *
+cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
+                GCancellable *cancellable, GError **error)
+{
+  g_autofree char *name = remote_name (cache);
+  if (!ensure_remote (repo, name, cache, cancellable, error))
+    return NULL;
+
+  GVariantBuilder options;
+  g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
+  const char *refs[] = { ref, NULL };
+  g_variant_builder_add (&options, "{sv}", "refs", g_variant_new_strv (refs, -1));
+  /* A cache that does not answer is a miss now, not after retries. */
+  g_variant_builder_add (&options, "{sv}", "n-network-retries", g_variant_new_uint32 (0));
+  g_autoptr(GVariant) opts = g_variant_ref_sink (g_variant_builder_end (&options));
+  if (!ostree_repo_pull_with_options (repo, name, opts, NULL, cancellable, error))
+    return NULL;
+
+  /* The pull wrote the remote's ref; the caller writes its own, so the
+   * remote's goes again (it would show among the repository's refs). */
+  g_autofree char *remote_ref = g_strconcat (name, ":", ref, NULL);
+  g_autofree char *commit = NULL;
+  if (!ostree_repo_resolve_rev (repo, remote_ref, FALSE, &commit, error))
+    return NULL;
+  if (!ostree_repo_set_ref_immediate (repo, name, ref, NULL, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&commit);
+}
