@@ -212,31 +212,40 @@ test_expect_success 'a commit of ours that misses an object keeps its marker, is
     fsck_final repo
 '
 
-test_expect_success 'markers that are not ours (a pull'"'"'s, fsck'"'"'s) and ours that a live transaction holds are left alone' '
+test_expect_success 'markers of commits a run does not write are left alone, whoever made them; a marker a live transaction holds stays' '
     cd "$(mktemp -d "$FAST/trial.XXXXXX")"
     cp -al "$FAST/with-inputs" repo
     big=$(ref_commit repo big) small=$(ref_commit repo small)
     mark repo "$big" ""
-    mark repo "$small" f
     a2o --repo repo unpack-deb --ref other "$SCRATCH/small.deb" > /dev/null
-    assert_has_file "repo/state/$big.commitpartial"
-    assert_streq "$(cat "repo/state/$small.commitpartial")" f
+    assert_streq "$(cat "repo/state/$big.commitpartial")" ""
     rm repo/state/*
-    mark repo "$big"
+    mark repo "$small"
     python3 -c "
 import fcntl, os, sys, time
 fd = os.open(sys.argv[1], os.O_RDWR)
 fcntl.lockf(fd, fcntl.LOCK_EX)
 open(sys.argv[2], \"w\").close()
 time.sleep(60)
-" "repo/state/$big.commitpartial" locked &
+" "repo/state/$small.commitpartial" locked &
     holder=$!
     while [ ! -e locked ]; do sleep 0.05; done
     a2o --repo repo unpack-deb --ref other2 "$SCRATCH/small.deb" > /dev/null
-    assert_has_file "repo/state/$big.commitpartial"
+    assert_has_file "repo/state/$small.commitpartial"
     kill "$holder" && wait "$holder" || true
     a2o --repo repo unpack-deb --ref other3 "$SCRATCH/small.deb" > /dev/null
     assert_streq "$(ls repo/state)" ""
+'
+
+test_expect_success 'another program'"'"'s marker (a pull that failed part-way, fsck) on a commit a run writes in full is taken over and removed with its objects durable' '
+    cd "$(mktemp -d "$FAST/trial.XXXXXX")"
+    cp -al "$FAST/with-inputs" repo
+    small=$(ref_commit repo small)
+    mark repo "$small" f
+    a2o --repo repo unpack-deb --ref other4 "$SCRATCH/small.deb" > /dev/null
+    assert_streq "$(ref_commit repo other4)" "$small"
+    assert_streq "$(ls repo/state)" ""
+    fsck_final repo
 '
 
 [ ! -f "$SCRATCH/kills" ] || sed "s|^|# |; s|$SCRATCH/||g; s|$FAST/||g" "$SCRATCH/kills"
