@@ -51,13 +51,15 @@ test_expect_success 'machine A builds with --cache-url (the cache is empty: one 
     cd "$W"
     a2o build base.lock.json --builddir a --cache-url "$URL/cache" > a.out 2>&1 || { cat a.out; false; }
     assert_file_has_content a.out "^image base: commit [0-9a-f]\{64\}\$"
-    assert_streq "$(grep -c "building it\$" a.out)" $((npkg + 2))
+    assert_streq "$(grep -c "building it\$" a.out)" $((npkg + 3))
+    assert_file_has_content a.out "^apt2ostree: image base: not from the cache"
     assert_file_has_content a.out "^apt2ostree: stage 2 (base): not from the cache"
     a2o --repo a/ostree publish --to "$SRV/cache" > pub.out
     ostree --repo="$SRV/cache" refs > published
     assert_file_has_content published "^base\$"
     assert_streq "$(grep -c "^cache/stage1/" published)" 1
     assert_streq "$(grep -c "^cache/configured/" published)" 1
+    assert_streq "$(grep -c "^cache/image/" published)" 1
 '
 
 test_expect_success 'machine B (empty repository, dead mirror, no bubblewrap) gets the same image commit from the cache and runs no stage 2' '
@@ -66,6 +68,7 @@ test_expect_success 'machine B (empty repository, dead mirror, no bubblewrap) ge
         --mirror "$SOURCE=$DEAD" > b.out 2>&1 || { cat b.out; false; }
     assert_streq "$(cat b/ostree/refs/heads/base)" "$(cat a/ostree/refs/heads/base)"
     ! grep -q "building it" b.out
+    ! grep -q "^\[" b.out
     assert_streq "$(ls b/cache/debs | wc -l)" 0
     ostree fsck --repo=b/ostree > /dev/null
     ! ostree --repo=b/ostree refs | grep -q "apt2ostree-cache"
@@ -77,7 +80,8 @@ test_expect_success 'with one package more, B pulls every other tree and builds 
     : > "$LOG"
     a2o build more.lock.json --builddir b --cache-url "$URL/cache" > b2.out 2>&1
     assert_streq "$(cat b/ostree/refs/heads/more)" "$(cat a/ostree/refs/heads/more)"
-    assert_streq "$(grep -c "building it\$" b2.out)" 3
+    assert_streq "$(grep -c "building it\$" b2.out)" 4
+    assert_file_has_content b2.out "^apt2ostree: image more: not from the cache"
     assert_file_has_content b2.out "^apt2ostree: deb/extra/.*: not from the cache"
     assert_file_has_content b2.out "^apt2ostree: stage 1 (stage1/more): not from the cache"
     assert_file_has_content b2.out "^apt2ostree: stage 2 (more): not from the cache"
@@ -94,7 +98,8 @@ test_expect_success 'a flipped byte in a served object is refused: that tree is 
     size=$(stat -c %s "$f")
     printf "\\x5a" | dd of="$f" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
     a2o build base.lock.json --builddir c --cache-url "$URL/bad" > c.out 2>&1
-    assert_streq "$(grep -c "building it\$" c.out)" 1
+    assert_streq "$(grep -c "building it\$" c.out)" 2
+    assert_file_has_content c.out "^apt2ostree: image base: not from the cache $URL/bad (.*); building it\$"
     assert_file_has_content c.out "^apt2ostree: deb/dpkg/.*: not from the cache $URL/bad (.*); building it\$"
     ! grep -q "No such branch" c.out
     assert_streq "$(cat c/ostree/refs/heads/base)" "$(cat a/ostree/refs/heads/base)"
@@ -122,23 +127,36 @@ test_expect_success 'a signed cache: commits signed with the given key are used,
     assert_streq "$(cat e/ostree/refs/heads/base)" "$(cat a/ostree/refs/heads/base)"
     a2o build base.lock.json --builddir f --cache-url "$URL/signed" \
         --cache-key "$SCRATCH/keys/other.asc" > f.out 2>&1
-    assert_streq "$(grep -c "building it\$" f.out)" $((npkg + 2))
+    assert_streq "$(grep -c "building it\$" f.out)" $((npkg + 3))
     grep -i "gpg\|signature" f.out | head -n 1 | grep -q .
     assert_streq "$(cat f/ostree/refs/heads/base)" "$(cat a/ostree/refs/heads/base)"
     a2o build base.lock.json --builddir g --cache-url "$URL/cache" \
         --cache-key "$SCRATCH/keys/publisher.asc" > g.out 2>&1
-    assert_streq "$(grep -c "building it\$" g.out)" $((npkg + 2))
+    assert_streq "$(grep -c "building it\$" g.out)" $((npkg + 3))
+'
+
+test_expect_success 'an image built with other options (a configure hook) is not taken from the cache: its key differs' '
+    cd "$W"
+    a2o build base.lock.json --builddir h --cache-url "$URL/cache" --configure-hook "echo hook > /etc/hooked" \
+        > h.out 2>&1 || { cat h.out; false; }
+    assert_file_has_content h.out "^apt2ostree: image base: not from the cache"
+    assert_file_has_content h.out "^apt2ostree: stage 2 (base): not from the cache"
+    ! grep -q "^apt2ostree: stage 1 (stage1/base): not from" h.out
+    a2o --repo h/ostree export base --dir h-img
+    assert_streq "$(cat h-img/etc/hooked)" hook
 '
 
 test_expect_success 'prune deletes the cache refs of the stages it deletes, and keeps those of the image it keeps' '
     cd "$W"
     a2o --repo a/ostree prune --builddir a more.lock.json > prune.out
     assert_file_has_content prune.out "^stage1/base\$"
-    assert_streq "$(grep -c "^cache/" prune.out)" 2
-    assert_streq "$(ostree --repo=a/ostree refs | grep -c "^cache/")" 2
+    assert_streq "$(grep -c "^cache/" prune.out)" 3
+    assert_streq "$(ostree --repo=a/ostree refs | grep -c "^cache/")" 3
     ostree fsck --repo=a/ostree > /dev/null
+    before=$(cat a/ostree/refs/heads/more)
     a2o build more.lock.json --builddir a --cache-url "$URL/cache" > again.out 2>&1
-    assert_file_has_content again.out "no work to do"
+    assert_file_has_content again.out "^image more: commit $before\$"
+    ! grep -q "building it\|^\[" again.out
 '
 
 test_expect_success 'usage errors: --cache-key without --cache-url, an unreadable key, a URL that is not one' '

@@ -5,6 +5,8 @@
 
 #include "build/aptsources.h"
 #include "build/build.h"
+#include "build/buildcache.h"
+#include "deb/deb.h"
 #include "build/imagespec.h"
 #include "base/debpolicy.h"
 #include "apt/lockfile.h"
@@ -307,4 +309,53 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .cache_key = args->cache.key_path,
   };
   return ninja_generate ((NinjaImage *) images->data, images->len, &options, error);
+}
+
+/* Add each of ITEMS (trees put over the image) as its commit; FALSE when
+ * one is a directory or not a ref of REPO. */
+static gboolean
+add_tree_inputs (GPtrArray *inputs, const char *what, char **items, OstreeRepo *repo)
+{
+  for (char **i = items; i != NULL && *i != NULL; i++)
+    {
+      if (g_file_test (*i, G_FILE_TEST_IS_DIR))
+        return FALSE;
+      g_autofree char *commit = repo_read_ref (repo, *i);
+      if (commit == NULL)
+        return FALSE;
+      g_ptr_array_add (inputs, g_strconcat (what, commit, NULL));
+    }
+  return TRUE;
+}
+
+char *
+build_image_cache_ref (BuildArgs *args, BuildImage *image, OstreeRepo *repo)
+{
+  if (args->apt_sources || args->sbom != NULL)
+    return NULL;
+  Lockfile *lock = image->lock;
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (inputs, g_strdup (lock->request.architecture));
+  g_ptr_array_add (inputs, g_strdup (lock->merged_usr ? "merged-usr" : "split-usr"));
+  const char *env = g_getenv ("SOURCE_DATE_EPOCH");
+  g_ptr_array_add (inputs, env != NULL && *env != '\0'
+                               ? g_strconcat ("epoch=", env, NULL)
+                               : g_strdup_printf ("epoch=%" G_GINT64_FORMAT,
+                                                  ninja_lockfile_epoch (lock)));
+  for (guint i = 0; i < lock->packages->len; i++)
+    {
+      LockPackage *p = lock->packages->pdata[i];
+      g_ptr_array_add (inputs, deb_ref_name (p->name, p->version, p->architecture, p->sha256));
+    }
+  for (guint i = 0; i < lock->install_order->len; i++)
+    g_ptr_array_add (inputs, g_strconcat ("order=", lock->install_order->pdata[i], NULL));
+  for (char **h = args->configure_hooks; h != NULL && *h != NULL; h++)
+    g_ptr_array_add (inputs, g_strconcat ("hook=", *h, NULL));
+  if (!add_tree_inputs (inputs, "before=", args->before_configure, repo)
+      || !add_tree_inputs (inputs, "after=", args->after_configure, repo))
+    return NULL;
+  if (args->deployable)
+    g_ptr_array_add (inputs, g_strdup ("deployable"));
+  g_ptr_array_add (inputs, NULL);
+  return buildcache_ref ("image", (const char *const *) inputs->pdata);
 }

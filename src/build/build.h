@@ -86,4 +86,12 @@ char *build_generate_ninja (BuildArgs *args, const char *output_path, gboolean s
  * BUILDDIR/images.ninja for several. */
 char *build_ninja_path (BuildArgs *args);
 
+/* The cache's name for IMAGE as ARGS build it (see buildcache.h):
+ * cache/image/KEY, KEY over everything the image is made of (this
+ * program's version, the packages' trees by .deb sha256, the install
+ * order, architecture, merged /usr, the stage-2 date, hooks, trees put
+ * over it by ref, --deployable).  NULL when the key cannot hold an input:
+ * a directory put over the image, --apt-sources, --sbom. */
+char *build_image_cache_ref (BuildArgs *args, BuildImage *image, OstreeRepo *repo);
+
 G_END_DECLS

@@ -251,8 +251,8 @@ package_graph_build (PackageGraph *graph, const NinjaImage *images, guint n_imag
 /* The date stage 2 runs at: the newest Release date of the lockfile's
  * sources, so that the dates a postinst writes (/etc/shadow's) and the
  * image's commit time are the same wherever the lockfile is built. */
-static gint64
-lockfile_epoch (Lockfile *lock)
+gint64
+ninja_lockfile_epoch (Lockfile *lock)
 {
   gint64 newest = 0;
   for (guint i = 0; i < lock->sources->len; i++)
@@ -606,7 +606,7 @@ append_stage2 (NinjaOut *out, const NinjaImage *image, const NinjaOptions *optio
   append_text (out, "\n");
   append_variable (out, "ref", configured);
   append_variable (out, "stage1", configure_in);
-  g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, lockfile_epoch (image->lock));
+  g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, ninja_lockfile_epoch (image->lock));
   append_variable (out, "epoch", epoch);
   if (options->configure_hooks != NULL && options->configure_hooks[0] != NULL)
     {

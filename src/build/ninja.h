@@ -53,6 +53,10 @@ typedef struct {
 char *ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *options,
                       GError **error);
 
+/* The date stage 2 runs at for LOCK (unless $SOURCE_DATE_EPOCH says
+ * otherwise): the newest Release date of its sources. */
+gint64 ninja_lockfile_epoch (Lockfile *lock);
+
 /* Write TEXT to PATH unless it already holds exactly that (so the file's
  * mtime, which ninja watches, moves only when its content does). */
 gboolean ninja_write_if_changed (const char *path, const char *text, GError **error);

@@ -165,6 +165,52 @@ print_images (BuildArgs *args, GCancellable *cancellable, GError **error)
   return TRUE;
 }
 
+/* The build's repository, made when missing (as the Ninja file's first
+ * step would). */
+static OstreeRepo *
+open_build_repo (BuildArgs *args, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *default_repo = g_build_filename (args->builddir, "ostree", NULL);
+  return repo_ensure (args->repo != NULL ? args->repo : default_repo, NULL, cancellable, error);
+}
+
+/* --cache-url: each image the cache has whole, by its key (see
+ * build_image_cache_ref), is taken from it and ninja does not build it;
+ * one this repository took before (its key's ref holds it) is kept.  The
+ * others go into TODO.  KEYS gets each image's key, or NULL. */
+static gboolean
+images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPtrArray *keys,
+                   GCancellable *cancellable, GError **error)
+{
+  for (guint i = 0; i < args->images->len; i++)
+    {
+      BuildImage *image = args->images->pdata[i];
+      char *key = build_image_cache_ref (args, image, repo);
+      g_ptr_array_add (keys, key);
+      if (key == NULL)
+        {
+          g_ptr_array_add (todo, image);
+          continue;
+        }
+      g_autofree char *known = repo_read_ref (repo, key);
+      g_autofree char *commit = NULL;
+      if (known != NULL)
+        {
+          const char *refs[] = { image->image, NULL };
+          if (!buildcache_set_refs (repo, refs, known, cancellable, error))
+            return FALSE;
+          continue;
+        }
+      g_autofree char *what = g_strconcat ("image ", image->image, NULL);
+      if (!buildcache_fetch_result (repo, &args->cache, key, image->image, what, &commit,
+                                    cancellable, error))
+        return FALSE;
+      if (commit == NULL)
+        g_ptr_array_add (todo, image);
+    }
+  return TRUE;
+}
+
 gboolean
 cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
            GError **error)
@@ -207,7 +253,22 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (text == NULL || !ninja_write_if_changed (ninja_file, text, error))
     return FALSE;
 
-  if (!run_ninja (ninja != NULL ? ninja : "ninja", ninja_file, jobs, args.images, args.sbom, error))
+  g_autoptr(OstreeRepo) repo = NULL;
+  g_autoptr(GPtrArray) todo = g_ptr_array_new ();
+  g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
+  if (args.cache.url == NULL)
+    g_ptr_array_extend (todo, args.images, NULL, NULL);
+  else if ((repo = open_build_repo (&args, cancellable, error)) == NULL
+           || !images_from_cache (&args, repo, todo, keys, cancellable, error))
     return FALSE;
+
+  if (todo->len > 0 && !run_ninja (ninja != NULL ? ninja : "ninja", ninja_file, jobs, todo,
+                                   args.sbom, error))
+    return FALSE;
+  for (guint i = 0; i < keys->len; i++)
+    if (keys->pdata[i] != NULL
+        && !buildcache_record_result (repo, ((BuildImage *) args.images->pdata[i])->image,
+                                      keys->pdata[i], cancellable, error))
+      return FALSE;
   return print_images (&args, cancellable, error);
 }

@@ -1,0 +1,83 @@
+#!/bin/bash
+# bench/cache.sh — a build from a shared cache (build --cache-url) against a
+# cold build and against mmdebstrap, in the same run on the same machine:
+#
+#   1. machine A: lock Debian minbase ($SUITE, default bookworm) from the
+#      mirror the host's apt configuration names, build it cold with
+#      --cache-url (the cache is empty: every tree is built) and publish
+#      its repository into a directory served on 127.0.0.1;
+#   2. machine B: an empty build directory (no repository, no .deb cache)
+#      and a mirror that does not answer builds the same lockfile with
+#      --cache-url: every tree is pulled, no dpkg runs;
+#   3. mmdebstrap --variant=minbase of the same release;
+#   4. bytes: what B fetched from the cache server against the .debs' size.
+#
+# Run it as root from a build directory (it uses ./apt2ostree unless
+# $APT2OSTREE is set).  It needs the network; it writes under $TMPDIR
+# (default /var/tmp) and removes what it wrote.  Prints ratios: the
+# machines are shared and noisy, seconds alone say little.
+set -eu
+A2O=${APT2OSTREE:-$PWD/apt2ostree}
+TOP_SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
+[ "$(id -u)" = 0 ] || { echo "bench/cache.sh: run as root (stage 2 and mmdebstrap --mode=root)" >&2; exit 1; }
+command -v mmdebstrap > /dev/null || { echo "bench/cache.sh: mmdebstrap is not installed" >&2; exit 1; }
+SUITE=${SUITE:-bookworm}
+. "$TOP_SRCDIR/tests/libsources.sh"
+
+dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-cache.XXXXXX")
+server=
+trap '[ -z "$server" ] || kill "$server" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
+unset SOURCE_DATE_EPOCH
+cd "$dir"
+
+now () { date +%s.%N; }
+calc () { awk "BEGIN { printf \"%.2f\\n\", $1 }"; }
+timed () {
+    local name=$1; shift
+    local t0 t1
+    t0=$(now)
+    "$@" > "$name.log" 2>&1 || { tail -n 20 "$name.log" >&2; echo "bench/cache.sh: $* failed" >&2; exit 1; }
+    t1=$(now)
+    calc "$t1 - $t0" > "$name"
+}
+
+mkdir srv
+python3 "$TOP_SRCDIR/tests/httpd.py" srv port requests.log &
+server=$!
+for _ in $(seq 100); do [ -s port ] && break; sleep 0.05; done
+URL="http://127.0.0.1:$(cat port)/repo"
+
+host_sources_for "$SUITE" > mm.sources
+: > min.txt
+"$A2O" lock min.txt --suite "$SUITE" --variant minbase -o min.lock.json > lock.log
+n=$(grep -c '"sha256": ' min.lock.json)
+source=$(sed -n 's/.*"name": "\([^"]*\)".*/\1/p' min.lock.json | head -n 1)
+
+# 1. machine A
+timed a.build "$A2O" build min.lock.json --ref min --builddir a --cache-url "$URL"
+"$A2O" --repo a/ostree publish --to srv/repo > publish.log
+commit_a=$(cat a/ostree/refs/heads/min)
+
+# 2. machine B
+: > requests.log
+timed b.build "$A2O" build min.lock.json --ref min --builddir b --cache-url "$URL" \
+    --mirror "$source=http://127.0.0.1:1/"
+commit_b=$(cat b/ostree/refs/heads/min)
+[ "$commit_a" = "$commit_b" ] || { echo "bench/cache.sh: B's image $commit_b is not A's $commit_a" >&2; exit 1; }
+misses=$(grep -c "building it" b.build.log || true)
+
+# 3. mmdebstrap
+timed mm mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" mm.tar mm.sources
+
+# 4. bytes
+fetched=$(sed 's|^/||' requests.log | while read -r p; do
+    [ -f "srv/$p" ] && stat -c %s "srv/$p"; done | awk '{ s += $1 } END { print s + 0 }')
+debs=$(sed -n 's/.*"size": \([0-9]*\).*/\1/p' min.lock.json | awk '{ s += $1 } END { print s + 0 }')
+
+echo "bench/cache.sh: Debian $SUITE minbase, $n packages, image $commit_b"
+printf '  %-44s %8s s\n' "A: cold build (lock excluded)" "$(cat a.build)" \
+    "B: build from the cache" "$(cat b.build)" "mmdebstrap --variant=minbase" "$(cat mm)"
+echo "  B / A (cold):            $(calc "$(cat b.build) / $(cat a.build)")   (goal: at most 0.15)"
+echo "  B / mmdebstrap:          $(calc "$(cat b.build) / $(cat mm)")"
+echo "  trees B built itself:    $misses"
+echo "  bytes B fetched / .debs: $(calc "$fetched / $debs")   ($fetched / $debs)"
