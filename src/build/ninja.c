@@ -421,7 +421,8 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  pool = %s\n"
       "  restat = 1\n\n"
       "rule a2o_stage1\n"
-      "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch $packages > /dev/null\n"
+      "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch $path_filters "
+      "$packages > /dev/null\n"
       "  description = stage1 $ref\n"
       "  restat = 1\n\n"
       "rule a2o_configure\n"
@@ -505,6 +506,18 @@ append_stage1 (NinjaOut *out, const NinjaImage *image, GPtrArray *refs, const ch
   append_text (out, "\n");
   append_variable (out, "ref", stage1);
   append_variable (out, "arch", image->lock->request.architecture);
+  /* lock --path-exclude/--path-include, in order. */
+  char **filters = image->lock->request.path_filters;
+  if (filters != NULL && filters[0] != NULL)
+    {
+      append_text (out, "  path_filters =");
+      for (char **f = filters; *f != NULL; f++)
+        {
+          append_text (out, " --path-filter ");
+          append_word (out, *f);
+        }
+      append_text (out, "\n");
+    }
   append_text (out, "  packages =");
   for (guint i = 0; i < refs->len; i++)
     {
