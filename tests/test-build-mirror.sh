@@ -112,4 +112,66 @@ test_expect_success 'build --apt-sources: the sources it was built from are in /
     ls aptimg/var/lib/apt/lists/ | grep -q "_InRelease\$"
 '
 
+# Slim images (lock --path-exclude/--path-include): the package trees are
+# the ones above; stage 1 and 2 are the filtered image's own.
+SLIM_FILTERS=(--path-exclude='/usr/share/doc/*' --path-include='/usr/share/doc/*/copyright'
+              --path-exclude='/usr/share/man/*' --path-exclude='/usr/share/locale/*')
+# slim_filtered PATH: is PATH (relative to the image) one the rules leave out?
+slim_filtered () {
+    case "/$1" in
+        /usr/share/doc/*/copyright) return 1 ;;
+        /usr/share/doc/*|/usr/share/man/*|/usr/share/locale/*) return 0 ;;
+    esac
+    return 1
+}
+
+test_expect_success 'minbase without docs, man pages and locales is smaller by what those paths hold; dpkg --verify misses only them' '
+    cd "$W"
+    : > slim.txt
+    a2o lock slim.txt --variant minbase --arch amd64 $LOCK_SUITE "${SLIM_FILTERS[@]}" -o slim.lock.json
+    diff <(grep "\"filename\"" minbase.lock.json) <(grep "\"filename\"" slim.lock.json)
+    a2o build slim.lock.json --ref minbase-slim --builddir build --apt-sources > slim.out
+    a2o --repo build/ostree export minbase-slim --dir slimimg
+    a2o --repo build/ostree export minbase-apt --dir fullimg
+    (cd fullimg && find . -type f -printf "%P %s\n" | LC_ALL=C sort) > full.files
+    (cd slimimg && find . -type f -printf "%P %s\n" | LC_ALL=C sort) > slim.files
+    assert_streq "$(LC_ALL=C comm -13 full.files slim.files | cut -d" " -f1)" etc/dpkg/dpkg.cfg.d/apt2ostree-path-filters
+    LC_ALL=C comm -23 full.files slim.files > removed.files
+    while read -r path size; do slim_filtered "$path" || { echo "removed but not filtered: $path"; false; }; done < removed.files
+    while read -r path size; do ! slim_filtered "$path" || { echo "filtered but kept: $path"; false; }; done < slim.files
+    full=$(awk "{ s += \$2 } END { print s }" full.files)
+    saved=$(awk "{ s += \$2 } END { print s }" removed.files)
+    slim=$(awk "{ s += \$2 } END { print s }" slim.files)
+    say "minbase: $full bytes in files; slim: $slim; saved $saved ($((saved * 100 / full))%)"
+    assert_streq "$((full - saved + $(stat -c %s slimimg/etc/dpkg/dpkg.cfg.d/apt2ostree-path-filters)))" "$slim"
+    [ "$saved" -gt 0 ]
+    chroot slimimg dpkg --verify > slim.verify || true
+    awk "\$1 != \"missing\" || NF != 2 { print }" slim.verify > slim.other
+    [ ! -s slim.other ] || { cat slim.other; false; }
+    while read -r state path; do slim_filtered "${path#/}" || { echo "missing, not filtered: $path"; false; }; done < slim.verify
+'
+
+test_expect_success 'apt-get install inside the slim image honours the rules' '
+    cd "$W"
+    cp /etc/resolv.conf slimimg/etc/resolv.conf
+    mount --bind /dev slimimg/dev
+    mount -t proc proc slimimg/proc
+    rc=0
+    { chroot slimimg apt-get update && chroot slimimg apt-get install -y --no-install-recommends less; } \
+        > slim-install.out 2>&1 || rc=$?
+    umount slimimg/proc
+    umount slimimg/dev
+    cat slim-install.out
+    [ $rc = 0 ]
+    assert_has_file slimimg/usr/bin/less
+    assert_has_file slimimg/usr/share/doc/less/copyright
+    grep -q "^/usr/share/man/man1/less.1.gz\$" slimimg/var/lib/dpkg/info/less.list
+    assert_not_has_file slimimg/usr/share/man/man1/less.1.gz
+    [ -z "$(find slimimg/usr/share/doc/less -type f ! -name copyright)" ]
+    chroot slimimg dpkg --verify less > less.verify || true
+    awk "\$1 != \"missing\" || NF != 2 { print }" less.verify > less.other
+    [ ! -s less.other ] || { cat less.other; false; }
+    [ -s less.verify ]
+'
+
 test_done
