@@ -213,4 +213,31 @@ test_expect_success 'an excluded directory that still holds a kept file is an er
     assert_file_has_content dpkg.out "man1/docs.1.gz"
 '
 
+test_expect_success 'stage1 decides on the path a package ships (/bin/x under merged /usr), and sets no excluded file aside' '
+    cd "$W"
+    rm -rf alpha beta && mkdir -p alpha/bin alpha/usr/share/man/man1 beta/usr/share/man/man1
+    echo tool > alpha/bin/alpha-tool && chmod 755 alpha/bin/alpha-tool
+    echo one > alpha/usr/share/man/man1/same.1
+    echo two > beta/usr/share/man/man1/same.1
+    a2o --repo "$REPO" unpack-deb --merged-usr --ref try/alpha "$(make_deb alpha alpha 1.0 amd64)" > /dev/null
+    a2o --repo "$REPO" unpack-deb --merged-usr --ref try/beta "$(make_deb beta beta 1.0 amd64)" > /dev/null
+    a2o --repo "$REPO" stage1 --ref try/plain --arch amd64 try/alpha try/beta > /dev/null
+    ls_tree "$REPO" try/plain > plain.list
+    assert_file_has_content plain.list " /var/lib/apt2ostree/set-aside/beta/usr/share/man/man1/same.1\$"
+    a2o --repo "$REPO" stage1 --ref try/slim --arch amd64 --path-filter "path-exclude=/bin/alpha-*" \
+        --path-filter "path-exclude=/usr/share/man/*" try/alpha try/beta > /dev/null
+    ls_tree "$REPO" try/slim > slim.list
+    assert_not_file_has_content slim.list " /usr/bin/alpha-tool\$"
+    assert_not_file_has_content slim.list "same.1"
+    assert_not_file_has_content slim.list "/var/lib/apt2ostree"
+    ostree --repo="$REPO" cat "$(rev_commit "$REPO" try/slim)" /var/lib/dpkg/info/alpha.list > alpha.list
+    assert_file_has_content alpha.list "^/bin/alpha-tool\$"
+    a2o --repo "$REPO" stage1 --ref try/usr --arch amd64 --path-filter "path-exclude=/usr/bin/*" \
+        try/alpha > /dev/null
+    ls_tree "$REPO" try/usr > usr.list
+    assert_file_has_content usr.list " /usr/bin/alpha-tool\$"
+    expect_failure err a2o --repo "$REPO" stage1 --ref try/bad --arch amd64 --path-filter "exclude=/x" try/alpha
+    assert_file_has_content err "path-filter \"exclude=/x\" is not \"path-exclude=GLOB\" or \"path-include=GLOB\""
+'
+
 test_done
