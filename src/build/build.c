@@ -139,9 +139,9 @@ static gboolean
 parse_images (BuildArgs *args, CmdInvocation *inv, int n_operands, char **operands,
               GError **error)
 {
-  if (args->sbom != NULL && n_operands > 1)
-    return cmd_usage_error (inv, error, "--sbom FILE goes with one lockfile; for several, run "
-                            "\"apt2ostree sbom REF\" for each image");
+  if (args->sbom != NULL && !g_str_has_suffix (args->sbom, "/") && n_operands > 1)
+    return cmd_usage_error (inv, error, "--sbom FILE goes with one lockfile; for several, give a "
+                            "directory, --sbom DIR/, for DIR/IMAGE.spdx.json each");
   if (args->image != NULL && n_operands > 1)
     return cmd_usage_error (inv, error, "--ref names the image of one lockfile; with several, "
                             "write LOCKFILE=REF for each image to name");
@@ -349,6 +349,8 @@ build_image_cache_ref (BuildArgs *args, BuildImage *image, OstreeRepo *repo)
     }
   for (guint i = 0; i < lock->install_order->len; i++)
     g_ptr_array_add (inputs, g_strconcat ("order=", lock->install_order->pdata[i], NULL));
+  for (char **f = lock->request.path_filters; f != NULL && *f != NULL; f++)
+    g_ptr_array_add (inputs, g_strconcat ("filter=", *f, NULL));
   for (char **h = args->configure_hooks; h != NULL && *h != NULL; h++)
     g_ptr_array_add (inputs, g_strconcat ("hook=", *h, NULL));
   if (!add_tree_inputs (inputs, "before=", args->before_configure, repo)

@@ -32,7 +32,7 @@ typedef struct {
   char **after_configure;  /* --after-configure DIR|REF */
   char **configure_hooks;  /* --configure-hook COMMAND */
   gboolean deployable;     /* --deployable */
-  char *sbom;              /* --sbom FILE (one lockfile only) */
+  char *sbom;              /* --sbom FILE (one lockfile) or DIR/ (DIR/IMAGE.spdx.json) */
   gboolean apt_sources;    /* --apt-sources */
   BuildCache cache;        /* --cache-url, --cache-key */
 } BuildArgs;
@@ -63,7 +63,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
   { "deployable", 0, 0, G_OPTION_ARG_NONE, &(args).deployable,                               \
     "Make each image an OSTree deployment (see \"apt2ostree deployable\")", NULL },       \
   { "sbom", 0, 0, G_OPTION_ARG_FILENAME, &(args).sbom,                                      \
-    "Write the image's SPDX bill of materials to FILE (one LOCKFILE)", "FILE" },             \
+    "Write the image's SPDX bill of materials to FILE (one LOCKFILE), or each image's to "    \
+    "DIR/IMAGE.spdx.json", "FILE|DIR/" },             \
   { "apt-sources", 0, 0, G_OPTION_ARG_NONE, &(args).apt_sources,                             \
     "Write the sources and keys the image was built from into its /etc/apt", NULL },        \
   BUILDCACHE_OPTION_ENTRIES (&(args).cache)
@@ -89,7 +90,7 @@ char *build_ninja_path (BuildArgs *args);
 /* The cache's name for IMAGE as ARGS build it (see buildcache.h):
  * cache/image/KEY, KEY over everything the image is made of (this
  * program's version, the packages' trees by .deb sha256, the install
- * order, architecture, merged /usr, the stage-2 date, hooks, trees put
+ * order, path filters, architecture, merged /usr, the stage-2 date, hooks, trees put
  * over it by ref, --deployable).  NULL when the key cannot hold an input:
  * a directory put over the image, --apt-sources, --sbom. */
 char *build_image_cache_ref (BuildArgs *args, BuildImage *image, OstreeRepo *repo);

@@ -8,6 +8,7 @@
 #include "deb/deb.h"
 #include "base/debpolicy.h"
 #include "deb/dpkgdb.h"
+#include "base/pathfilter.h"
 #include "sandbox/stage2.h"
 #include "store/tree.h"
 #include "base/util.h"
@@ -77,14 +78,17 @@ inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
 }
 
 /* The cache's name for stage 1 of the package trees REVS (in order) for
- * ARCH: their commits say everything stage 1 reads. */
+ * ARCH with the path FILTERS: their commits say everything else stage 1
+ * reads. */
 static char *
-stage1_cache_ref (const char *arch, GPtrArray *revs)
+stage1_cache_ref (const char *arch, const char *const *filters, GPtrArray *revs)
 {
-  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
-  g_ptr_array_add (inputs, (char *) arch);
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (inputs, g_strdup (arch));
+  for (const char *const *f = filters; f != NULL && *f != NULL; f++)
+    g_ptr_array_add (inputs, g_strconcat ("filter=", *f, NULL));
   for (guint i = 0; i < revs->len; i++)
-    g_ptr_array_add (inputs, ((RepoRev *) revs->pdata[i])->commit);
+    g_ptr_array_add (inputs, g_strdup (((RepoRev *) revs->pdata[i])->commit));
   g_ptr_array_add (inputs, NULL);
   return buildcache_ref ("stage1", (const char *const *) inputs->pdata);
 }
@@ -94,7 +98,7 @@ stage1_cache_ref (const char *arch, GPtrArray *revs)
  * key either way. */
 static gboolean
 stage1_from_cache (CmdInvocation *inv, const BuildCache *cache, const char *arch,
-                   const char *out_ref, const char *const *names, int n, char **out_cache_ref,
+                   const char *const *filters, const char *out_ref, const char *const *names, int n, char **out_cache_ref,
                    gboolean *out_hit, GCancellable *cancellable, GError **error)
 {
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
@@ -103,7 +107,7 @@ stage1_from_cache (CmdInvocation *inv, const BuildCache *cache, const char *arch
   g_autoptr(GPtrArray) revs = repo_resolve_all (repo, names, n, error);
   if (revs == NULL)
     return FALSE;
-  *out_cache_ref = stage1_cache_ref (arch, revs);
+  *out_cache_ref = stage1_cache_ref (arch, filters, revs);
   g_autofree char *what = g_strconcat ("stage 1 (", out_ref, ")", NULL);
   g_autofree char *commit = NULL;
   if (!buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what, &commit, cancellable,
@@ -122,9 +126,13 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_autofree char *out_ref = NULL;
   g_autofree char *arch = NULL;
   g_auto(BuildCache) cache = { NULL };
+  g_auto(GStrv) path_filters = NULL;
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the result to this ref", "OUT" },
     { "arch", 0, 0, G_OPTION_ARG_STRING, &arch, "The image's dpkg architecture (required)", "ARCH" },
+    { "path-filter", 0, 0, G_OPTION_ARG_STRING_ARRAY, &path_filters,
+      "Leave out what dpkg would with this dpkg.cfg line (repeatable, in order)",
+      "path-exclude=GLOB|path-include=GLOB" },
     BUILDCACHE_OPTION_ENTRIES (&cache),
     { NULL }
   };
@@ -137,6 +145,13 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     return cmd_usage_error (inv, error, "--arch ARCH is required");
   if (argc < 2)
     return cmd_usage_error (inv, error, "expected at least one PACKAGE-TREE");
+  for (char **f = path_filters; f != NULL && *f != NULL; f++)
+    if (pathfilter_rule_problem (*f) != NULL)
+      {
+        g_autofree char *shown = g_strescape (*f, NULL);
+        return cmd_usage_error (inv, error, "--path-filter \"%s\" %s", shown,
+                                pathfilter_rule_problem (*f));
+      }
   if (cache.url != NULL && out_ref == NULL)
     return cmd_usage_error (inv, error, "--cache-url needs --ref OUT");
   if (!buildcache_check (&cache, error))
@@ -148,8 +163,9 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   if (cache.url != NULL)
     {
       gboolean hit = FALSE;
-      if (!stage1_from_cache (inv, &cache, arch, out_ref, (const char *const *) argv + 1, argc - 1,
-                              &cache_ref, &hit, cancellable, error))
+      if (!stage1_from_cache (inv, &cache, arch, (const char *const *) path_filters, out_ref,
+                              (const char *const *) argv + 1, argc - 1, &cache_ref, &hit,
+                              cancellable, error))
         return FALSE;
       if (hit)
         return TRUE;
@@ -173,9 +189,12 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   edit.tree = tree_combine (edit.repo, revs, TREE_COMBINE_SET_ASIDE, conflicts, cancellable, error);
   if (edit.tree == NULL)
     return FALSE;
-  if (!dpkgdb_set_aside (edit.repo, edit.tree, conflicts, dpkg_names, cancellable, error))
+  const char *const *rules = (const char *const *) path_filters;
+  if (!dpkgdb_filter_conflicts (edit.repo, conflicts, rules, cancellable, error)
+      || !dpkgdb_set_aside (edit.repo, edit.tree, conflicts, dpkg_names, cancellable, error))
     return FALSE;
-  if (!dpkgdb_assemble (edit.repo, edit.tree, &options, cancellable, error))
+  if (!dpkgdb_assemble (edit.repo, edit.tree, &options, cancellable, error)
+      || !dpkgdb_filter_paths (edit.repo, edit.tree, rules, options.merged_usr, cancellable, error))
     return FALSE;
   /* Stage 2 runs the preinst scripts in this order. */
   GVariantBuilder metadata;
