@@ -146,6 +146,17 @@ test_expect_success 'an image built with other options (a configure hook) is not
     assert_streq "$(cat h-img/etc/hooked)" hook
 '
 
+test_expect_success 'a lockfile with path filters over the same packages pulls the package trees, and builds its own stage 1 and image' '
+    cd "$W"
+    a2o lock base.txt --sources sources.list --variant custom --cache cache \
+        --path-exclude "/usr/share/doc/*" -o slim.lock.json > /dev/null
+    a2o build slim.lock.json --builddir s --cache-url "$URL/cache" > s.out 2>&1 || { cat s.out; false; }
+    assert_streq "$(grep -c "building it\$" s.out)" 3
+    assert_file_has_content s.out "^apt2ostree: stage 1 (stage1/slim): not from the cache"
+    a2o --repo s/ostree export slim --dir s-img
+    assert_streq "$(ls s-img/usr/share/doc | wc -l)" 0
+'
+
 test_expect_success 'prune deletes the cache refs of the stages it deletes, and keeps those of the image it keeps' '
     cd "$W"
     a2o --repo a/ostree prune --builddir a more.lock.json > prune.out
