@@ -4,6 +4,7 @@
 # on the same machine from the same mirror.  Skips, saying why, only when no
 # mirror answers.
 . "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/libpodman.sh"
 
 require_mirror
 [ "$(id -u)" = 0 ] || skip_all "mmdebstrap --mode=root and chroot need root"
@@ -58,6 +59,17 @@ test_expect_success 'setuid passwd and root:shadow chage are there, with dpkg'"'
     stat -c "%a %U %G" "$W/img/usr/bin/chage" > chage.stat
     assert_streq "$(cat chage.stat)" "2755 root shadow"
 '
+
+if ! podman_usable; then
+    test_skip 'minbase as an OCI archive: podman loads it and runs dpkg-query in it' "podman or runc is not installed (tools/setup installs them)"
+else
+    test_expect_success 'minbase as an OCI archive: podman loads it and runs dpkg-query in it, without a network' '
+        cd "$W"
+        a2o --repo build/ostree export minbase --oci minbase-oci.tar --tag minbase:latest
+        n=$(podman_run minbase-oci.tar localhost/minbase:latest sh -c "dpkg-query -W | wc -l")
+        assert_streq "$n" "$(grep -c "\"sha256\": " minbase.lock.json)"
+    '
+fi
 
 test_expect_success 'mmdebstrap --variant=minbase bookworm builds on the same machine' '
     cd "$W"

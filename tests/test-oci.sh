@@ -5,6 +5,7 @@
 # export --dir; the same ref gives the same bytes; an image built from a
 # lockfile runs its dpkg-query from the unpacked layer.
 . "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/libpodman.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
@@ -123,5 +124,15 @@ test_expect_success 'a built image, exported as OCI and unpacked by umoci, lists
     n=$(chroot base-bundle/rootfs /bin/sh -c "dpkg-query -W | wc -l")
     assert_streq "$n" "$(grep -c "\"sha256\": " base.lock.json)"
 '
+
+if ! podman_usable; then
+    test_skip 'podman loads the OCI archive and runs dpkg-query in it' "podman or runc is not installed (tools/setup installs them)"
+else
+    test_expect_success 'podman loads the OCI archive and runs dpkg-query in it, without a network' '
+        cd "$W"
+        n=$(podman_run base.tar localhost/base:latest sh -c "dpkg-query -W | wc -l")
+        assert_streq "$n" "$(grep -c "\"sha256\": " base.lock.json)"
+    '
+fi
 
 test_done
