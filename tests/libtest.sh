@@ -158,6 +158,23 @@ start_httpd () {
 # host_debian_mirror, host_sources_for: the host's own apt configuration.
 . "$TOP_SRCDIR/tests/libsources.sh"
 
+# assert_same_dpkg_database REF OURS: the dpkg database of the image at OURS
+# is the one at REF (made by mmdebstrap, dpkg's own --unpack and
+# --configure): the status file and every info file byte for byte, the
+# same diversions, statoverrides and file-trigger interests (whose order
+# follows the order packages were unpacked in).
+assert_same_dpkg_database () {
+    local ref=$1/var/lib/dpkg ours=$2/var/lib/dpkg f
+    diff -u "$ref/status" "$ours/status" || return 1
+    diff <(ls "$ref/info") <(ls "$ours/info") || return 1
+    for f in "$ref"/info/*; do
+        cmp "$f" "$ours/info/${f##*/}" || return 1
+    done
+    diff <(paste - - - < "$ref/diversions" | sort) <(paste - - - < "$ours/diversions" | sort) || return 1
+    diff <(cat "$ref/statoverride" 2>/dev/null) <(cat "$ours/statoverride" 2>/dev/null) || return 1
+    diff <(sort "$ref/triggers/File") <(sort "$ours/triggers/File")
+}
+
 # assert_dpkg_clean ROOT: in the image at ROOT every package is installed
 # and configured (ii), and dpkg --audit and dpkg --verify say nothing.
 assert_dpkg_clean () {

@@ -95,6 +95,10 @@ test_expect_success 'the same files, owners and modes as mmdebstrap'"'"'s, but f
     cat compare.out
 '
 
+test_expect_success 'the dpkg database is mmdebstrap'"'"'s: every status stanza, info file, diversion, statoverride and trigger interest' '
+    assert_same_dpkg_database "$W/mm" "$W/img"
+'
+
 test_expect_success 'building again does no work' '
     cd "$W"
     ninja -f build/minbase.ninja minbase > again.out

@@ -80,6 +80,11 @@ test_expect_success 'trixie minbase: the same files, owners, modes, symlinks and
     cat "$W/compare.out"
 '
 
+test_expect_success 'trixie minbase: the dpkg database is mmdebstrap'"'"'s (status, info files, diversions, statoverrides, trigger interests)' '
+    [ -d "$W/mm" ]
+    assert_same_dpkg_database "$W/mm" "$W/img"
+'
+
 test_expect_success 'the trixie server set builds in the same build directory, unpacking only the packages minbase lacks' '
     cd "$W"
     printf "%s\n" $SERVER > server.txt
@@ -105,6 +110,7 @@ test_expect_success 'trixie server set: the same packages, files, owners and mod
         --expected "$TOP_SRCDIR/tests/mmdebstrap-differences.txt" > "$W/compare-server.out" \
         || { cat "$W/compare-server.out"; false; }
     cat "$W/compare-server.out"
+    assert_same_dpkg_database "$W/mmserver" "$W/server"
 '
 
 test_expect_success 'the trixie minbase lockfile built in a fresh build directory gives the same image commit' '
