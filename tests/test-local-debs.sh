@@ -26,7 +26,7 @@ repo_key archive
 mkdir -p "$SCRATCH/stage/hello/usr/share/hello"
 echo "hello 1.0 (archive)" > "$SCRATCH/stage/hello/usr/share/hello/version"
 ( cd "$SRV/debian/pool/main" && make_deb "$SCRATCH/stage/hello" hello 1.0 amd64 "Priority: optional" ) > /dev/null
-repo_dists "$SRV/debian" bookworm amd64
+repo_dists "$SRV/debian" bookworm "amd64 arm64"
 repo_sign "$SRV/debian" bookworm archive
 repo_serve "$SRV"
 
@@ -115,6 +115,39 @@ nvidia-l4t-core 36.4.0-20240912 ii "
     find b1 -name "$sha" | grep -q cache/debs/
 '
 
+test_expect_success 'build --apt-sources writes the archive'"'"'s source only: local .debs are no apt source' '
+    cd "$W"
+    a2o build image/img.lock.json --ref img-apt --builddir b1 --apt-sources > /dev/null
+    a2o --repo b1/ostree export img-apt --dir aptimg
+    S=aptimg/etc/apt/sources.list.d/apt2ostree.sources
+    cat $S
+    assert_streq "$(grep -c "^Types: deb\$" $S)" 1
+    assert_not_file_has_content $S "l4t"
+    assert_not_file_has_content $S "file:"
+'
+
+test_expect_success 'a directory whose name has a space and a "$" locks and builds (the Ninja file escapes its URL)' '
+    cd "$W"
+    mkdir -p "odd \$dir"
+    cp "$BSP/hello_2.0_amd64.deb" "odd \$dir/"
+    printf "%s\n" $BASE_REQUEST hello > odd.txt
+    a2o lock odd.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
+        --debs "[name=odd] odd \$dir" > /dev/null
+    grep "\"path\": \"odd \$dir/hello_2.0_amd64.deb\"" odd.lock.json
+    a2o build odd.lock.json --ref odd --builddir b1 > odd.out 2>&1 || { cat odd.out; false; }
+    a2o --repo b1/ostree export odd --dir oddimg
+    assert_streq "$(cat oddimg/usr/share/hello/version)" "hello 2.0 (local)"
+'
+
+test_expect_success 'an arm64 image takes the directory'"'"'s arm64 .debs and leaves the amd64 ones' '
+    cd "$W"
+    echo nvidia-l4t-arm-only > arm.txt
+    a2o lock arm.txt --arch arm64 --sources sources.list --variant custom --merged-usr yes \
+        --cache cache --debs "$DEBS" > /dev/null
+    grep "\"name\": \"nvidia-l4t-arm-only\", \"version\": \"36.4.0-20240912\", \"architecture\": \"arm64\", \"source\": \"l4t\", .*\"path\": \"Linux_for_Tegra/nv_tegra/l4t_deb_packages/nvidia-l4t-arm-only_36.4.0-20240912_arm64.deb\"}" arm.lock.json
+    assert_not_file_has_content arm.lock.json "_amd64.deb"
+'
+
 test_expect_success 'a .deb changed since lock is a one-line error naming the file and both sums; no ref, nothing cached' '
     cd "$W"
     old=$(sha256sum < image/out/mypkg_1.0_amd64.deb | cut -d" " -f1)
@@ -167,6 +200,8 @@ test_expect_success 'errors name what is at fault: an empty directory, a bad opt
     assert_one_line err
     assert_file_has_content err "image/./out/missing_1.0_amd64.deb: No such file"
     test ! -e x.lock.json
+    expect_failure err a2o lock --update image/img.lock.json --debs "$BSP"
+    assert_file_has_content err "only -o, --sources, --cache and --mirror go with it"
 '
 
 test_expect_success '--help and the man page describe local .debs' '
