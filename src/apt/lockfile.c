@@ -534,9 +534,10 @@ check_package_source (Reader *r, LockPackage *p, LockSource *source, GError **er
 {
   if (source == NULL || source->local == (p->path != NULL))
     return TRUE;
-  return check_field (r, "path", p->path != NULL ? p->path : "(none)",
-                      source->local ? "is missing: its source is local .debs"
-                                    : "is only for a package of a local source", error);
+  if (p->path != NULL)
+    return check_field (r, "path", p->path, "is only for a package of a local source", error);
+  return util_fail (error, "lockfile %s: %s: \"path\" is missing, and its source \"%s\" is local "
+                    ".debs; %s", r->path, r->context, source->name, r->remedy);
 }
 
 /* Before writing: a lockfile lockfile_load() would refuse (a Filename
