@@ -126,14 +126,14 @@ test_expect_success 'build --apt-sources writes the archive'"'"'s source only: l
     assert_not_file_has_content $S "file:"
 '
 
-test_expect_success 'a directory whose name has a space and a "$" locks and builds (the Ninja file escapes its URL)' '
+test_expect_success 'a .deb whose path has a space and a "$" locks and builds (the Ninja file escapes its URL)' '
     cd "$W"
     mkdir -p "odd \$dir"
-    cp "$BSP/hello_2.0_amd64.deb" "odd \$dir/"
+    cp "$BSP/hello_2.0_amd64.deb" "odd \$dir/hello 2.0.deb"
     printf "%s\n" $BASE_REQUEST hello > odd.txt
     a2o lock odd.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
         --debs "[name=odd] odd \$dir" > /dev/null
-    grep "\"path\": \"odd \$dir/hello_2.0_amd64.deb\"" odd.lock.json
+    grep "\"filename\": \"hello_2.0_amd64.deb\", \"path\": \"odd \$dir/hello 2.0.deb\"" odd.lock.json
     a2o build odd.lock.json --ref odd --builddir b1 > odd.out 2>&1 || { cat odd.out; false; }
     a2o --repo b1/ostree export odd --dir oddimg
     assert_streq "$(cat oddimg/usr/share/hello/version)" "hello 2.0 (local)"
@@ -160,7 +160,7 @@ test_expect_success 'a .deb changed since lock is a one-line error naming the fi
     cat b2.out
     grep "changed since it was locked" b2.out > line
     assert_one_line line
-    assert_file_has_content line "$W/image/out/mypkg_1.0_amd64.deb: "
+    assert_file_has_content line "$W/image/out/mypkg_1.0_amd64.deb changed since it was locked"
     assert_file_has_content line "$old"
     assert_file_has_content line "$new"
     test ! -e b2/ostree/refs/heads/img

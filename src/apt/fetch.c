@@ -319,7 +319,8 @@ url_label (const char *url)
 
 /* A file:// URL that does not hold the bytes locked (a local .deb changed
  * since "lock" read it): ERROR, a mismatch, becomes one line naming the
- * file and both sha256s, which the user compares with the lockfile. */
+ * URL, the file and both sha256s, whatever the mismatch was (a size, a
+ * file that grew), and saying what to do. */
 static void
 explain_local_change (const char *url, const char *expected_sha256, GError **error)
 {
@@ -331,9 +332,9 @@ explain_local_change (const char *url, const char *expected_sha256, GError **err
   if (actual == NULL)
     return;
   g_clear_error (error);
-  g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH, "%s: the file changed since it was locked "
-               "(sha256 %s in the lockfile, %s now); put the locked file back or lock again",
-               path, expected_sha256, actual);
+  g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH, "%s: sha256 mismatch (expected %s, got %s): "
+               "%s changed since it was locked; put the locked file back or lock again", url,
+               expected_sha256, actual, path);
 }
 
 /* Download URL to a fresh temporary file in DIR and verify it.  On success

@@ -238,11 +238,13 @@ lock_package_from (DebPackage *p, LockSource *source)
   lp->version = g_strdup (p->version);
   lp->architecture = g_strdup (p->architecture);
   lp->source = g_strdup (p->source_name);
-  /* A local .deb's index names it by its path from the lockfile. */
+  /* A local .deb's index names it by its path from the lockfile; its
+   * filename is Debian's canonical one, which a pool path's rules always
+   * accept (the file's own name may hold a space). */
   if (source != NULL && source->local)
     {
       lp->path = g_strdup (p->filename);
-      lp->filename = g_path_get_basename (p->filename);
+      lp->filename = g_strdup_printf ("%s_%s_%s.deb", p->name, p->version, p->architecture);
     }
   else
     lp->filename = g_strdup (p->filename);
