@@ -3,6 +3,9 @@
 #
 #   base_repo "$SRV/debian"      # real bookworm .debs + Packages, Release, InRelease
 #
+# BASE_ARCH (set before sourcing; amd64 unless set) picks the architecture
+# of the base .debs: arm64's run under qemu-user (see libarm64.sh).
+#
 # The .debs are Debian bookworm's own (dpkg, dash, coreutils, libc6... the
 # least that "dpkg --configure -a" and stage 2 need), copied into a
 # repository made and signed at test time, so builds run the real maintainer
@@ -21,7 +24,8 @@ BASE_CACHE=/var/cache/apt2ostree-tests
 mkdir -p "$BASE_CACHE/debs" 2>/dev/null && [ -w "$BASE_CACHE/debs" ] \
     || BASE_CACHE="${TMPDIR:-/tmp}/apt2ostree-tests"
 mkdir -p "$BASE_CACHE/debs"
-BASE_MANIFEST="$BASE_CACHE/build-test-base-amd64.list"
+BASE_ARCH=${BASE_ARCH:-amd64}
+BASE_MANIFEST="$BASE_CACHE/build-test-base-$BASE_ARCH.list"
 
 # _base_manifest_ok: every package of BASE_PACKAGES is in the manifest
 # ("NAME SHA256 FILENAME" lines) and its file is in the cache.
@@ -41,7 +45,7 @@ _base_fetch () {
     mirror=$(host_debian_mirror)
     [ -n "$mirror" ] || skip_all "no cached base .debs ($BASE_MANIFEST) and the host's apt configuration names no Debian bookworm mirror"
     curl -fsS --max-time 120 -o "$SCRATCH/Packages.xz" \
-        "$mirror/dists/bookworm/main/binary-amd64/Packages.xz" \
+        "$mirror/dists/bookworm/main/binary-$BASE_ARCH/Packages.xz" \
         || skip_all "no cached base .debs ($BASE_MANIFEST) and the mirror $mirror (from the host's apt configuration) does not answer"
     xz -dc "$SCRATCH/Packages.xz" | awk -v want=" $(echo $BASE_PACKAGES) " '
         BEGIN { RS = ""; FS = "\n" }
@@ -55,7 +59,7 @@ _base_fetch () {
         > "$SCRATCH/base.list"
     local p sha file
     for p in $BASE_PACKAGES; do
-        grep -q "^$p " "$SCRATCH/base.list" || skip_all "$p is not in the mirror's bookworm main amd64 Packages"
+        grep -q "^$p " "$SCRATCH/base.list" || skip_all "$p is not in the mirror's bookworm main $BASE_ARCH Packages"
     done
     while read -r p sha file; do
         [ -f "$BASE_CACHE/debs/$sha" ] && continue
@@ -72,7 +76,8 @@ _base_fetch () {
 # names (add more with make_deb or repo_deb, then repo_dists and repo_sign).
 base_repo () {
     local root=$1
-    [ "$(dpkg --print-architecture)" = amd64 ] || skip_all "the real base .debs used here are amd64's"
+    [ "$BASE_ARCH" != amd64 ] || [ "$(dpkg --print-architecture)" = amd64 ] \
+        || skip_all "the real base .debs used here are amd64's"
     _base_manifest_ok || _base_fetch
     mkdir -p "$root/pool/main"
     local p sha file
@@ -83,13 +88,13 @@ base_repo () {
 }
 
 # base_image NAME PACKAGE...: lock the base plus PACKAGEs from sources.list
-# (in the current directory) into NAME.lock.json (merged /usr unless
+# (in the current directory) for BASE_ARCH into NAME.lock.json (merged /usr unless
 # MERGED=no) and build it into build/ (ref NAME); a failed build prints its
 # output and ends the test file.
 base_image () {
     local name=$1; shift
     printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
-    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr "${MERGED:-yes}" \
+    a2o lock "$name.txt" --sources sources.list --arch "$BASE_ARCH" --variant custom --merged-usr "${MERGED:-yes}" \
         --cache cache -o "$name.lock.json" > /dev/null
     a2o build "$name.lock.json" > "$name.build.out" 2>&1 || { cat "$name.build.out"; exit 1; }
 }

@@ -112,4 +112,107 @@ test_expect_success 'build --apt-sources: the sources it was built from are in /
     ls aptimg/var/lib/apt/lists/ | grep -q "_InRelease\$"
 '
 
+# Slim images (lock --path-exclude/--path-include): the package trees are
+# the ones above; stage 1 and 2 are the filtered image's own.
+SLIM_FILTERS=(--path-exclude='/usr/share/doc/*' --path-include='/usr/share/doc/*/copyright'
+              --path-exclude='/usr/share/man/*' --path-exclude='/usr/share/locale/*')
+SLIM_DPKGOPTS=(--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright'
+               --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/locale/*')
+# slim_filtered PATH: is PATH (relative to the image) one the rules leave out?
+slim_filtered () {
+    case "/$1" in
+        /usr/share/doc/*/copyright) return 1 ;;
+        /usr/share/doc/*|/usr/share/man/*|/usr/share/locale/*) return 0 ;;
+    esac
+    return 1
+}
+
+test_expect_success 'minbase with path filters is what mmdebstrap --dpkgopt=path-exclude makes: the same files left out, the same dpkg --verify' '
+    cd "$W"
+    : > slim.txt
+    a2o lock slim.txt --variant minbase --arch amd64 $LOCK_SUITE "${SLIM_FILTERS[@]}" -o slim.lock.json
+    diff <(grep "\"filename\"" minbase.lock.json) <(grep "\"filename\"" slim.lock.json)
+    a2o build slim.lock.json --ref minbase-slim --builddir build --apt-sources > slim.out
+    a2o --repo build/ostree export minbase-slim --dir slimimg
+    mmdebstrap --quiet --variant=minbase --mode=root --arch=amd64 "${SLIM_DPKGOPTS[@]}" \
+        bookworm mmslim.tar $MM_SOURCES
+    mkdir mmslim && tar -C mmslim --numeric-owner -xpf mmslim.tar
+    { cat "$TOP_SRCDIR/tests/mmdebstrap-differences.txt"
+      echo "only-reference /etc/dpkg/dpkg.cfg.d/99mmdebstrap"
+      echo "only-ours /etc/dpkg/dpkg.cfg.d/apt2ostree-path-filters"
+      echo "only-ours /etc/apt/sources.list.d/apt2ostree.sources"
+      echo "only-ours /etc/apt/keyrings/*"; } > slim-differences.txt
+    python3 "$TOP_SRCDIR/tests/compare-trees.py" mmslim slimimg --expected slim-differences.txt \
+        > slim-compare.out || { cat slim-compare.out; false; }
+    cat slim-compare.out
+    chroot mmslim dpkg --verify | LC_ALL=C sort > mmslim.verify || true
+    chroot slimimg dpkg --verify | LC_ALL=C sort > slim.verify || true
+    diff -u mmslim.verify slim.verify
+    awk "\$1 != \"missing\" || NF != 2 { print }" slim.verify > slim.other
+    [ ! -s slim.other ] || { cat slim.other; false; }
+    while read -r state path; do slim_filtered "${path#/}" || { echo "missing, not filtered: $path"; false; }; done < slim.verify
+    grep -v "^#" slimimg/etc/dpkg/dpkg.cfg.d/apt2ostree-path-filters > rules
+    grep -v "^#" mmslim/etc/dpkg/dpkg.cfg.d/99mmdebstrap | diff - rules
+'
+
+test_expect_success 'the slim image is smaller by what the filtered paths hold in minbase' '
+    cd "$W"
+    (cd img && find . -type f -printf "%P %s\n" | LC_ALL=C sort) > full.files
+    (cd slimimg && find . -type f ! -path ./etc/apt/sources.list.d/apt2ostree.sources \
+        ! -path "./etc/apt/keyrings/*" -printf "%P %s\n" | LC_ALL=C sort) > slim.files
+    while read -r path size; do ! slim_filtered "$path" || { echo "filtered but kept: $path"; false; }; done < slim.files
+    LC_ALL=C join -v 1 full.files slim.files > removed.files
+    # Besides the filtered paths, maintainer scripts leave out what they make
+    # only for a man page that is there: bash'"'"'s builtins.7.gz alternative.
+    : > filtered.files
+    : > scripts.files
+    while read -r path size; do
+        if slim_filtered "$path"; then
+            echo "$path $size" >> filtered.files
+        elif [ "${path#var/lib/dpkg/alternatives/}" != "$path" ] \
+             && slim_filtered "$(sed -n "2s|^/||p" "img/$path")"; then
+            echo "$path $size" >> scripts.files
+        else
+            echo "removed but not filtered: $path"; false
+        fi
+    done < removed.files
+    awk "{ print \$1 }" filtered.files > filtered.paths
+    awk "{ print \$1 }" full.files | while read -r path; do
+        ! slim_filtered "$path" || echo "$path"; done | diff - filtered.paths
+    full=$(awk "{ s += \$2 } END { print s }" full.files)
+    saved=$(awk "{ s += \$2 } END { print s + 0 }" filtered.files)
+    scripts=$(awk "{ s += \$2 } END { print s + 0 }" scripts.files)
+    slim=$(awk "{ s += \$2 } END { print s }" slim.files)
+    say "minbase: $full bytes in regular files; with the filters: $slim; the filtered paths held $saved ($((saved * 100 / full))%)"
+    # The rest: the rules file, and dash'"'"'s postinst diverts sh.1.gz only
+    # when /usr/share/man/man1 exists (so var/lib/dpkg/diversions is shorter).
+    rules=$(stat -c %s slimimg/etc/dpkg/dpkg.cfg.d/apt2ostree-path-filters)
+    diversions=$(( $(stat -c %s slimimg/var/lib/dpkg/diversions) - $(stat -c %s img/var/lib/dpkg/diversions) ))
+    assert_streq "$((full - saved - scripts + rules + diversions))" "$slim"
+    [ "$saved" -gt 0 ]
+'
+
+test_expect_success 'apt-get install inside the slim image honours the rules' '
+    cd "$W"
+    cp /etc/resolv.conf slimimg/etc/resolv.conf
+    mount --bind /dev slimimg/dev
+    mount -t proc proc slimimg/proc
+    rc=0
+    { chroot slimimg apt-get update && chroot slimimg apt-get install -y --no-install-recommends less; } \
+        > slim-install.out 2>&1 || rc=$?
+    umount slimimg/proc
+    umount slimimg/dev
+    cat slim-install.out
+    [ $rc = 0 ]
+    assert_has_file slimimg/usr/bin/less
+    assert_has_file slimimg/usr/share/doc/less/copyright
+    grep -q "^/usr/share/man/man1/less.1.gz\$" slimimg/var/lib/dpkg/info/less.list
+    assert_not_has_file slimimg/usr/share/man/man1/less.1.gz
+    [ -z "$(find slimimg/usr/share/doc/less -type f ! -name copyright)" ]
+    chroot slimimg dpkg --verify less > less.verify || true
+    awk "\$1 != \"missing\" || NF != 2 { print }" less.verify > less.other
+    [ ! -s less.other ] || { cat less.other; false; }
+    [ -s less.verify ]
+'
+
 test_done

@@ -30,7 +30,7 @@ test_expect_success 'lock and build minbase + linux-image-amd64 dracut ostree-bo
     assert_has_file img/usr/lib/ostree/ostree-prepare-root
 '
 
-test_expect_success 'ostree admin deploys it; a second image with one package more deploys as the upgrade' '
+test_expect_success 'ostree admin deploys it; a second image with one package more, built --deployable, deploys as the upgrade' '
     cd "$W"
     mkdir -p "$SYS"
     ostree admin init-fs "$SYS"
@@ -41,8 +41,9 @@ test_expect_success 'ostree admin deploys it; a second image with one package mo
     cmp "$SYS/ostree/deploy/debian/deploy/$c1.0/etc/passwd" img/usr/etc/passwd
     printf "linux-image-amd64\ndracut\nostree-boot\nsystemd-sysv\nless\n" > os2.txt
     a2o lock os2.txt --variant minbase --arch amd64 -o os2.lock.json > /dev/null
-    a2o build os2.lock.json > build2.out 2>&1 || { tail -30 build2.out; false; }
-    a2o --repo "$REPO" deployable --ref os2-deploy os2 > /dev/null
+    # The second one through "build --deployable" (the first used the tree command).
+    a2o build os2.lock.json --deployable --ref os2-deploy > build2.out 2>&1 || { tail -30 build2.out; false; }
+    test -f "$REPO/refs/heads/before-deployable/os2-deploy"
     ostree --repo="$SYS/ostree/repo" pull-local "$REPO" os2-deploy
     ostree admin deploy --sysroot="$SYS" --os=debian --karg=console=ttyS0 os2-deploy
     c2=$(cat "$REPO/refs/heads/os2-deploy")

@@ -4,6 +4,8 @@
 # /usr/etc, /var from a factory copy at boot, state directories as links
 # into /var), which "ostree admin deploy" accepts in a scratch sysroot; a
 # second image deploys as an upgrade with the first kept for rollback.
+# With BASE_ARCH=arm64 (tests/test-deployable-arm64.sh) the images are
+# arm64's, stage 2 runs under qemu-user, and deploying needs no emulation.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
@@ -12,6 +14,11 @@
 [ "$(id -u)" = 0 ] || skip_all "stage 2 and ostree admin need root"
 command -v ninja > /dev/null || skip_all "ninja is not installed"
 command -v ostree > /dev/null || skip_all "ostree is not installed"
+ARCH=${BASE_ARCH:-amd64}
+if [ "$ARCH" = arm64 ]; then
+    . "$TOP_SRCDIR/tests/libarm64.sh"
+    require_qemu_aarch64
+fi
 
 SRV="$SCRATCH/srv"
 D="$SRV/debian"
@@ -38,12 +45,12 @@ printf '#!/bin/sh\nexit 0\n' > "$S/dracut/usr/bin/dracut" && chmod 755 "$S/dracu
 echo extra > "$S/extra/usr/share/extra/file"
 (
     cd "$D/pool/main"
-    make_deb "$S/kernel" "linux-image-$KVER" 1.0 amd64 "Priority: optional"
-    make_deb "$S/ostree-boot" ostree-boot 2023.1 amd64 "Priority: optional"
-    make_deb "$S/dracut" dracut 059 amd64 "Priority: optional"
-    make_deb "$S/extra" extra 1.0 amd64 "Priority: optional"
+    make_deb "$S/kernel" "linux-image-$KVER" 1.0 "$ARCH" "Priority: optional"
+    make_deb "$S/ostree-boot" ostree-boot 2023.1 "$ARCH" "Priority: optional"
+    make_deb "$S/dracut" dracut 059 "$ARCH" "Priority: optional"
+    make_deb "$S/extra" extra 1.0 "$ARCH" "Priority: optional"
 ) > /dev/null
-repo_dists "$D" bookworm amd64
+repo_dists "$D" bookworm "$ARCH"
 repo_sign "$D" bookworm archive
 repo_serve "$SRV"
 
@@ -57,8 +64,10 @@ base_image noboot "linux-image-$KVER" dracut
 MERGED=no base_image split "linux-image-$KVER" ostree-boot dracut
 REPO="$W/build/ostree"
 
-test_expect_success 'deployable puts kernel, initramfs, config and device trees in /usr/lib/modules/KVER' '
+test_expect_success "deployable puts kernel, initramfs, config and device trees of the $ARCH image in /usr/lib/modules/KVER" '
     cd "$W"
+    a2o --repo "$REPO" export one --dir one-img
+    assert_streq "$(cat one-img/var/lib/dpkg/arch)" "$ARCH"
     a2o --repo "$REPO" deployable --ref one-deploy one > /dev/null
     a2o --repo "$REPO" export one-deploy --dir img
     M=img/usr/lib/modules/$KVER
@@ -101,6 +110,8 @@ test_expect_success 'ostree admin deploys it in a scratch sysroot: /etc holds th
     cat status
     assert_file_has_content status "debian $c1.0"
     cmp $SYS/ostree/deploy/debian/deploy/$c1.0/etc/passwd img/usr/etc/passwd
+    assert_streq "$(cat $SYS/ostree/deploy/debian/deploy/$c1.0/usr/lib/modules/$KVER/dtb/vendor/board.dtb)" board
+    [ "$ARCH" != arm64 ] || assert_streq "$(elf_machine $SYS/ostree/deploy/debian/deploy/$c1.0/usr/bin/dpkg)" aarch64
     grep -l "ostree=" $SYS/boot/loader/entries/*.conf
 '
 

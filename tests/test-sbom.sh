@@ -120,6 +120,17 @@ test_expect_success 'build --sbom FILE writes the image'"'"'s SPDX document with
     assert_file_has_content err "sbom FILE goes with one lockfile"
 '
 
+test_expect_success 'build --sbom DIR/ writes one document per image, DIR/IMAGE.spdx.json' '
+    cd "$W"
+    a2o build image.lock.json image.lock.json=more/other --sbom boms/ > several.out
+    cmp boms/image.spdx.json image.spdx.json
+    a2o --repo "$REPO" sbom more/other -o other.spdx.json
+    cmp boms/more/other.spdx.json other.spdx.json
+    assert_file_has_content boms/more/other.spdx.json "$(cat "$REPO/refs/heads/more/other")"
+    a2o build image.lock.json image.lock.json=more/other --sbom boms/ > several-again.out
+    assert_file_has_content several-again.out "no work to do"
+'
+
 NPM_CACHE=/var/cache/apt2ostree-tests/npm
 mkdir -p "$NPM_CACHE" 2>/dev/null && [ -w "$NPM_CACHE" ] || NPM_CACHE="${TMPDIR:-/tmp}/apt2ostree-tests/npm"
 validator_ready () {

@@ -293,6 +293,7 @@ lock_record_request (Lockfile *lock, const LockRequest *req, SourcesList *source
   lock->request.merged_usr = g_strdup (req->merged_usr);
   lock->request.suite = g_strdup (req->suite);
   lock->request.record_uris = req->record_uris;
+  lock->request.path_filters = g_strdupv (req->path_filters);
   g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
   for (guint i = 0; i < sources->sources->len; i++)
     g_strv_builder_add (names, ((Source *) sources->sources->pdata[i])->name);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/debpolicy.h"
+#include "base/pathfilter.h"
 #include "apt/lockfile.h"
 #include "base/util.h"
 
@@ -70,6 +71,7 @@ lockfile_free (Lockfile *lock)
   g_free (lock->request.sources_file);
   g_free (lock->request.merged_usr);
   g_free (lock->request.suite);
+  g_strfreev (lock->request.path_filters);
   g_ptr_array_unref (lock->sources);
   g_ptr_array_unref (lock->packages);
   g_ptr_array_unref (lock->install_order);
@@ -248,6 +250,11 @@ lockfile_to_string (Lockfile *lock)
     }
   if (r->record_uris)
     g_string_append (out, ",\n    \"record-uris\": true");
+  if (r->path_filters != NULL && r->path_filters[0] != NULL)
+    {
+      g_string_append (out, ",\n    \"path-filters\": ");
+      append_strv (out, r->path_filters);
+    }
   g_string_append (out, "\n  },\n");
 
   g_string_append_printf (out, "  \"merged-usr\": %s,\n", lock->merged_usr ? "true" : "false");
@@ -473,7 +480,8 @@ check_request (Reader *r, LockRequest *req, GError **error)
          && check_field (r, "merged-usr", req->merged_usr,
                          g_strv_contains (merged_usr_values, req->merged_usr) ? NULL
                          : "is not \"auto\", \"yes\" or \"no\"", error)
-         && check_field (r, "suite", req->suite, debpolicy_release_problem (req->suite), error);
+         && check_field (r, "suite", req->suite, debpolicy_release_problem (req->suite), error)
+         && check_list (r, "path-filters", req->path_filters, pathfilter_rule_problem, error);
 }
 
 /* The same for a source, whose pin priority is PIN (as read, before it
@@ -588,6 +596,8 @@ read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
                     || get_string (r, o, "suite", FALSE, &req->suite, error))
                 && (!json_object_has_member (o, "record-uris")
                     || get_bool (r, o, "record-uris", &req->record_uris, error))
+                && (!json_object_has_member (o, "path-filters")
+                    || get_strv (r, o, "path-filters", &req->path_filters, error))
            && check_request (r, req, error);
   r->context = NULL;
   return ok;

@@ -74,6 +74,9 @@ typedef struct {
   char *merged_usr;      /* "auto", "yes" or "no" */
   char *suite;           /* --suite: the release the sources were moved to, or NULL */
   gboolean record_uris;  /* write each source's URI (off by default) */
+  char **path_filters;   /* dpkg's "path-exclude=GLOB" / "path-include=GLOB", in
+                          * order (lock --path-exclude/--path-include), or NULL;
+                          * written only when there are some */
 } LockRequest;
 
 typedef struct {

@@ -130,9 +130,9 @@ static gboolean
 parse_images (BuildArgs *args, CmdInvocation *inv, int n_operands, char **operands,
               GError **error)
 {
-  if (args->sbom != NULL && n_operands > 1)
-    return cmd_usage_error (inv, error, "--sbom FILE goes with one lockfile; for several, run "
-                            "\"apt2ostree sbom REF\" for each image");
+  if (args->sbom != NULL && !g_str_has_suffix (args->sbom, "/") && n_operands > 1)
+    return cmd_usage_error (inv, error, "--sbom FILE goes with one lockfile; for several, give a "
+                            "directory, --sbom DIR/, for DIR/IMAGE.spdx.json each");
   if (args->image != NULL && n_operands > 1)
     return cmd_usage_error (inv, error, "--ref names the image of one lockfile; with several, "
                             "write LOCKFILE=REF for each image to name");

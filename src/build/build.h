@@ -31,7 +31,7 @@ typedef struct {
   char **after_configure;  /* --after-configure DIR|REF */
   char **configure_hooks;  /* --configure-hook COMMAND */
   gboolean deployable;     /* --deployable */
-  char *sbom;              /* --sbom FILE (one lockfile only) */
+  char *sbom;              /* --sbom FILE (one lockfile) or DIR/ (DIR/IMAGE.spdx.json) */
   gboolean apt_sources;    /* --apt-sources */
 } BuildArgs;
 
@@ -61,7 +61,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
   { "deployable", 0, 0, G_OPTION_ARG_NONE, &(args).deployable,                               \
     "Make each image an OSTree deployment (see \"apt2ostree deployable\")", NULL },       \
   { "sbom", 0, 0, G_OPTION_ARG_FILENAME, &(args).sbom,                                      \
-    "Write the image's SPDX bill of materials to FILE (one LOCKFILE)", "FILE" },             \
+    "Write the image's SPDX bill of materials to FILE (one LOCKFILE), or each image's to "    \
+    "DIR/IMAGE.spdx.json", "FILE|DIR/" },             \
   { "apt-sources", 0, 0, G_OPTION_ARG_NONE, &(args).apt_sources,                             \
     "Write the sources and keys the image was built from into its /etc/apt", NULL }
 

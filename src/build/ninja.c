@@ -423,7 +423,8 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  pool = %s\n"
       "  restat = 1\n\n"
       "rule a2o_stage1\n"
-      "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch $packages > /dev/null\n"
+      "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch $path_filters "
+      "$packages > /dev/null\n"
       "  description = stage1 $ref\n"
       "  restat = 1\n\n"
       "rule a2o_configure\n"
@@ -507,6 +508,18 @@ append_stage1 (NinjaOut *out, const NinjaImage *image, GPtrArray *refs, const ch
   append_text (out, "\n");
   append_variable (out, "ref", stage1);
   append_variable (out, "arch", image->lock->request.architecture);
+  /* lock --path-exclude/--path-include, in order. */
+  char **filters = image->lock->request.path_filters;
+  if (filters != NULL && filters[0] != NULL)
+    {
+      append_text (out, "  path_filters =");
+      for (char **f = filters; *f != NULL; f++)
+        {
+          append_text (out, " --path-filter ");
+          append_word (out, *f);
+        }
+      append_text (out, "\n");
+    }
   append_text (out, "  packages =");
   for (guint i = 0; i < refs->len; i++)
     {
@@ -711,14 +724,15 @@ static void
 append_footer (NinjaOut *out, const NinjaImage *images, guint n_images,
                const NinjaOptions *options)
 {
-  if (options->sbom != NULL)
+  for (guint i = 0; options->sbom != NULL && i < n_images; i++)
     {
+      g_autofree char *sbom = ninja_sbom_path (options->sbom, images[i].image);
       append_text (out, "\n# The image's bill of materials.\nbuild ");
-      append_path (out, options->sbom);
+      append_path (out, sbom);
       append_text (out, ": a2o_sbom ");
-      append_ref_path (out, images[0].image);
+      append_ref_path (out, images[i].image);
       append_text (out, "\n");
-      append_variable (out, "image", images[0].image);
+      append_variable (out, "image", images[i].image);
     }
   append_text (out, "\ndefault");
   for (guint i = 0; i < n_images; i++)
@@ -726,10 +740,11 @@ append_footer (NinjaOut *out, const NinjaImage *images, guint n_images,
       append_text (out, " ");
       append_path (out, images[i].image);
     }
-  if (options->sbom != NULL)
+  for (guint i = 0; options->sbom != NULL && i < n_images; i++)
     {
+      g_autofree char *sbom = ninja_sbom_path (options->sbom, images[i].image);
       append_text (out, " ");
-      append_path (out, options->sbom);
+      append_path (out, sbom);
     }
   append_text (out, "\n\n# The lockfiles: re-resolve them, and rewrite this file when one changes.\n");
   if (!options->subninja)
@@ -808,6 +823,16 @@ ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *op
                         out->why), NULL;
     }
   return g_string_free (g_steal_pointer (&out->text), FALSE);
+}
+
+char *
+ninja_sbom_path (const char *sbom, const char *image)
+{
+  if (sbom == NULL)
+    return NULL;
+  if (g_str_has_suffix (sbom, "/"))
+    return g_strconcat (sbom, image, ".spdx.json", NULL);
+  return g_strdup (sbom);
 }
 
 gboolean

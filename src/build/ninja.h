@@ -42,7 +42,8 @@ typedef struct {
   const char *const *after_configure;   /* --after-configure DIR|REF, or NULL */
   const char *const *configure_hooks;   /* --configure-hook COMMAND, or NULL */
   gboolean deployable;                  /* --deployable: "deployable" after stage 2 */
-  const char *sbom;                     /* --sbom FILE: the (one) image's SPDX, or NULL */
+  const char *sbom;                     /* --sbom FILE (one image) or DIR/ (any number):
+                                         * see ninja_sbom_path(); or NULL */
   gboolean apt_sources;                 /* --apt-sources (for the regeneration command) */
 } NinjaOptions;
 
@@ -50,6 +51,11 @@ typedef struct {
  * with different names). */
 char *ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *options,
                       GError **error);
+
+/* Where --sbom SBOM puts IMAGE's SPDX document: SBOM itself, or with a
+ * trailing "/", SBOM/IMAGE.spdx.json (a ref's "/" making subdirectories).
+ * NULL when SBOM is. */
+char *ninja_sbom_path (const char *sbom, const char *image);
 
 /* Write TEXT to PATH unless it already holds exactly that (so the file's
  * mtime, which ninja watches, moves only when its content does). */

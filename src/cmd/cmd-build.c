@@ -85,8 +85,8 @@ run_ninja (const char *ninja, const char *file, int jobs, GPtrArray *images, con
     g_ptr_array_add (argv, g_strdup_printf ("-j%d", jobs));
   for (guint i = 0; i < images->len; i++)
     g_ptr_array_add (argv, g_strdup (((BuildImage *) images->pdata[i])->image));
-  if (sbom != NULL)
-    g_ptr_array_add (argv, g_strdup (sbom));
+  for (guint i = 0; sbom != NULL && i < images->len; i++)
+    g_ptr_array_add (argv, ninja_sbom_path (sbom, ((BuildImage *) images->pdata[i])->image));
   g_ptr_array_add (argv, NULL);
 
   g_autoptr(GMainContext) context = g_main_context_new ();

@@ -11,6 +11,7 @@
 #include "deb/imagediff.h"
 #include "deb/localdebs.h"
 #include "base/debpolicy.h"
+#include "base/pathfilter.h"
 #include "apt/lockfile.h"
 #include "apt/lock.h"
 #include "apt/sources.h"
@@ -123,6 +124,9 @@ typedef struct {
   char *suite;
   char **mirrors;
   char **debs;
+  char **path_exclude;
+  char **path_include;
+  char **path_filters;      /* both, in the order given, as dpkg.cfg lines */
   gboolean recommends;
   gboolean update;
   gboolean record_uris;
@@ -140,12 +144,68 @@ lock_options_clear (LockOptions *o)
   g_free (o->suite);
   g_strfreev (o->mirrors);
   g_strfreev (o->debs);
+  g_strfreev (o->path_exclude);
+  g_strfreev (o->path_include);
+  g_strfreev (o->path_filters);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LockOptions, lock_options_clear)
+
+/* The next value of --path-exclude (INCLUDE false) or --path-include, as
+ * GLib parsed them, counted by *N_EXCLUDE and *N_INCLUDE. */
+static const char *
+next_glob (LockOptions *o, gboolean include, guint *n_exclude, guint *n_include)
+{
+  char **globs = include ? o->path_include : o->path_exclude;
+  guint *n = include ? n_include : n_exclude;
+  if (globs == NULL || *n >= g_strv_length (globs))
+    return NULL;
+  return globs[(*n)++];
+}
+
+/* --path-exclude and --path-include keep their order, as dpkg's last
+ * matching rule decides: ARGV (before parsing) says how the values GLib
+ * collected, kind by kind, interleave.  Each glob is checked. */
+static gboolean
+order_path_filters (CmdInvocation *inv, LockOptions *o, char **argv, GError **error)
+{
+  static const char *const names[] = { "--path-exclude", "--path-include" };
+  g_autoptr(GStrvBuilder) rules = g_strv_builder_new ();
+  guint n_exclude = 0, n_include = 0;
+  for (guint i = 1; argv[i] != NULL && strcmp (argv[i], "--") != 0; i++)
+    for (gboolean include = FALSE; include <= TRUE; include++)
+      {
+        gsize len = strlen (names[include]);
+        if (strncmp (argv[i], names[include], len) != 0
+            || (argv[i][len] != '\0' && argv[i][len] != '='))
+          continue;
+        const char *glob = next_glob (o, include, &n_exclude, &n_include);
+        if (glob == NULL)
+          break;
+        if (argv[i][len] == '\0')
+          i++;
+        const char *problem = pathfilter_glob_problem (glob);
+        g_autofree char *shown = g_strescape (glob, NULL);
+        if (problem != NULL)
+          return cmd_usage_error (inv, error, "%s \"%s\" %s", names[include], shown, problem);
+        g_autofree char *rule = g_strconcat (include ? PATHFILTER_INCLUDE : PATHFILTER_EXCLUDE,
+                                             glob, NULL);
+        g_strv_builder_add (rules, rule);
+        break;
+      }
+  if (n_exclude != (o->path_exclude ? g_strv_length (o->path_exclude) : 0)
+      || n_include != (o->path_include ? g_strv_length (o->path_include) : 0))
+    return cmd_usage_error (inv, error, "cannot tell the order of --path-exclude and "
+                            "--path-include; write each as --path-exclude=GLOB");
+  o->path_filters = g_strv_builder_end (rules);
+  return TRUE;
+}
 
 static gboolean
 parse_options (CmdInvocation *inv, LockOptions *o, int *argc, char ***argv, GError **error)
 {
+  g_auto(GStrv) given = g_new0 (char *, *argc + 1);
+  for (int i = 0; i < *argc; i++)
+    given[i] = g_strdup ((*argv)[i]);
   const GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &o->output,
       "the lockfile to write (default: PACKAGES.txt with .lock.json)", "LOCKFILE" },
@@ -175,11 +235,19 @@ parse_options (CmdInvocation *inv, LockOptions *o, int *argc, char ***argv, GErr
       "that must not name hosts)", NULL },
     { "update", 0, 0, G_OPTION_ARG_NONE, &o->update,
       "re-resolve LOCKFILE from the request it records", NULL },
+    { "path-exclude", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->path_exclude,
+      "leave matching paths out of the image, as dpkg's path-exclude does (repeatable; "
+      "recorded, and written to the image's /etc/dpkg/dpkg.cfg.d)", "GLOB" },
+    { "path-include", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->path_include,
+      "keep matching paths an earlier --path-exclude left out (repeatable; the last "
+      "matching rule decides)", "GLOB" },
     { NULL }
   };
   if (!cmd_parse (inv, "PACKAGES.txt | --update LOCKFILE",
                   "Resolve a package list against signed apt sources into a lockfile.",
                   entries, argc, argv, error))
+    return FALSE;
+  if (!order_path_filters (inv, o, given, error))
     return FALSE;
   if (*argc != 2)
     return cmd_usage_error (inv, error, *argc < 2 ? "expected %s" : "unexpected argument \"%s\"",
@@ -213,7 +281,7 @@ input_from_lockfile (CmdInvocation *inv, LockOptions *o, const char *path, LockI
                      GError **error)
 {
   if (o->arch != NULL || o->variant != NULL || o->recommends || o->merged_usr != NULL
-      || o->record_uris || o->suite != NULL || o->debs != NULL)
+      || o->record_uris || o->suite != NULL || o->debs != NULL || o->path_filters[0] != NULL)
     return cmd_usage_error (inv, error, "--update takes the request from the lockfile; "
                             "only -o, --sources, --cache and --mirror go with it");
   in->previous = lockfile_load (path, error);
@@ -253,6 +321,7 @@ input_from_package_list (CmdInvocation *inv, LockOptions *o, const char *path, L
   in->req.merged_usr = o->merged_usr != NULL ? o->merged_usr : "auto";
   in->req.record_uris = o->record_uris;
   in->req.suite = o->suite;
+  in->req.path_filters = o->path_filters;
   in->sources_path = g_strdup (o->sources_path);
   return TRUE;
 }

@@ -7,6 +7,7 @@
 #include "deb/deb.h"
 #include "base/debpolicy.h"
 #include "deb/dpkgdb.h"
+#include "base/pathfilter.h"
 #include "sandbox/stage2.h"
 #include "store/tree.h"
 #include "base/util.h"
@@ -81,9 +82,13 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
 {
   g_autofree char *out_ref = NULL;
   g_autofree char *arch = NULL;
+  g_auto(GStrv) path_filters = NULL;
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the result to this ref", "OUT" },
     { "arch", 0, 0, G_OPTION_ARG_STRING, &arch, "The image's dpkg architecture (required)", "ARCH" },
+    { "path-filter", 0, 0, G_OPTION_ARG_STRING_ARRAY, &path_filters,
+      "Leave out what dpkg would with this dpkg.cfg line (repeatable, in order)",
+      "path-exclude=GLOB|path-include=GLOB" },
     { NULL }
   };
   if (!cmd_parse (inv, "--ref OUT --arch ARCH PACKAGE-TREE...",
@@ -95,6 +100,13 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     return cmd_usage_error (inv, error, "--arch ARCH is required");
   if (argc < 2)
     return cmd_usage_error (inv, error, "expected at least one PACKAGE-TREE");
+  for (char **f = path_filters; f != NULL && *f != NULL; f++)
+    if (pathfilter_rule_problem (*f) != NULL)
+      {
+        g_autofree char *shown = g_strescape (*f, NULL);
+        return cmd_usage_error (inv, error, "--path-filter \"%s\" %s", shown,
+                                pathfilter_rule_problem (*f));
+      }
 
   g_auto(CmdEdit) edit = { NULL };
   g_autoptr(GPtrArray) revs = cmd_edit_begin_with_trees (inv, out_ref, (const char *const *) argv + 1,
@@ -114,9 +126,12 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   edit.tree = tree_combine (edit.repo, revs, TREE_COMBINE_SET_ASIDE, conflicts, cancellable, error);
   if (edit.tree == NULL)
     return FALSE;
-  if (!dpkgdb_set_aside (edit.repo, edit.tree, conflicts, dpkg_names, cancellable, error))
+  const char *const *rules = (const char *const *) path_filters;
+  if (!dpkgdb_filter_conflicts (edit.repo, conflicts, rules, cancellable, error)
+      || !dpkgdb_set_aside (edit.repo, edit.tree, conflicts, dpkg_names, cancellable, error))
     return FALSE;
-  if (!dpkgdb_assemble (edit.repo, edit.tree, &options, cancellable, error))
+  if (!dpkgdb_assemble (edit.repo, edit.tree, &options, cancellable, error)
+      || !dpkgdb_filter_paths (edit.repo, edit.tree, rules, options.merged_usr, cancellable, error))
     return FALSE;
   /* Stage 2 runs the preinst scripts in this order. */
   GVariantBuilder metadata;

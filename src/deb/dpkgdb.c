@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "base/deb822.h"
+#include "base/pathfilter.h"
 #include "deb/deb.h"
 #include "deb/dpkgdb.h"
 #include "store/repo.h"
@@ -214,5 +215,183 @@ dpkgdb_check_stanza (GHashTable *stanza, const char *name, GError **error)
       || g_hash_table_lookup (stanza, "architecture") == NULL)
     return util_fail (error, "\"%s\": var/lib/dpkg/status has a stanza without Package, "
                       "Version or Architecture", name);
+  return TRUE;
+}
+
+/* Path filters (pathfilter.h) over a stage-1 tree.  dpkg decides on the
+ * path a package ships ("/bin/sh"), so the tree path is found the way
+ * deb.c's merged-/usr rewrite made it ("usr/bin/sh"). */
+static char *
+filter_tree_path (const char *shipped, gboolean merged_usr)
+{
+  static const char *const merged[] = { "bin", "sbin", "lib", "lib32", "lib64", "libx32", NULL };
+  const char *rel = shipped + strspn (shipped, "/");
+  g_autofree char *first = g_strndup (rel, strcspn (rel, "/"));
+  if (merged_usr && g_strv_contains (merged, first))
+    return g_strconcat ("usr/", rel, NULL);
+  return g_strdup (rel);
+}
+
+/* Is the file object CHECKSUM a symlink?  (Read only when an include rule
+ * could keep it.) */
+static gboolean
+filter_is_symlink (OstreeRepo *repo, const char *checksum, gboolean *out_symlink,
+                   GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GFileInfo) info = NULL;
+  if (!ostree_repo_load_file (repo, checksum, NULL, &info, NULL, cancellable, error))
+    return FALSE;
+  *out_symlink = g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK;
+  return TRUE;
+}
+
+/* Does dpkg leave the shipped PATH, at TREE_PATH in ROOT, out?  An entry
+ * the tree does not have (a device node OSTree cannot store) is left alone. */
+static gboolean
+filter_excludes_entry (OstreeRepo *repo, OstreeMutableTree *root, const char *const *rules,
+                       const char *path, const char *tree_path, gboolean *out_excluded,
+                       GCancellable *cancellable, GError **error)
+{
+  *out_excluded = pathfilter_excludes (rules, path, FALSE);
+  if (!*out_excluded || !pathfilter_may_reinclude (rules, path))
+    return TRUE;
+  g_autofree char *checksum = NULL;
+  g_autoptr(OstreeMutableTree) dir = NULL;
+  g_autoptr(GError) lookup_error = NULL;
+  if (!tree_lookup (root, tree_path, &checksum, &dir, &lookup_error) || (checksum == NULL && dir == NULL))
+    {
+      *out_excluded = FALSE;
+      return TRUE;
+    }
+  gboolean symlink = FALSE;
+  if (checksum != NULL && !filter_is_symlink (repo, checksum, &symlink, cancellable, error))
+    return FALSE;
+  *out_excluded = pathfilter_excludes (rules, path, dir != NULL || symlink);
+  return TRUE;
+}
+
+/* Every path of every info/PKG.list: into EXCLUDED when dpkg leaves it out
+ * for that package, into KEPT (tree path -> package) when it unpacks it. */
+static gboolean
+filter_classify (OstreeRepo *repo, OstreeMutableTree *root, const char *const *rules,
+                 gboolean merged_usr, GHashTable *excluded, GHashTable *kept,
+                 GCancellable *cancellable, GError **error)
+{
+  g_autoptr(OstreeMutableTree) info = NULL;
+  if (!tree_lookup (root, DPKG_DIR "/info", NULL, &info, error))
+    return FALSE;
+  GHashTable *files = info != NULL ? ostree_mutable_tree_get_files (info) : NULL;
+  g_autoptr(GPtrArray) names = files != NULL ? util_sorted_keys (files) : g_ptr_array_new ();
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = names->pdata[i];
+      if (!g_str_has_suffix (name, ".list"))
+        continue;
+      g_autoptr(GBytes) list = repo_read_file (repo, g_hash_table_lookup (files, name), cancellable,
+                                               error);
+      if (list == NULL)
+        return FALSE;
+      g_autofree char *text = g_strndup (g_bytes_get_data (list, NULL), g_bytes_get_size (list));
+      g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+      for (char **line = lines; *line != NULL; line++)
+        {
+          if (**line != '/' || strcmp (*line, "/.") == 0)
+            continue;
+          g_autofree char *tree_path = filter_tree_path (*line, merged_usr);
+          gboolean out;
+          if (!filter_excludes_entry (repo, root, rules, *line, tree_path, &out, cancellable, error))
+            return FALSE;
+          if (out)
+            g_hash_table_add (excluded, g_steal_pointer (&tree_path));
+          else
+            g_hash_table_insert (kept, g_steal_pointer (&tree_path),
+                                 g_strndup (name, strlen (name) - strlen (".list")));
+        }
+    }
+  return TRUE;
+}
+
+static int
+compare_reversed (gconstpointer a, gconstpointer b)
+{
+  return -strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* Remove PATH, excluded for every package that ships it.  Deepest first,
+ * so a directory is empty unless something kept is left in it: then dpkg,
+ * which never made the directory, could not have unpacked that. */
+static gboolean
+filter_remove (OstreeMutableTree *root, const char *path, GHashTable *kept, GError **error)
+{
+  g_autofree char *checksum = NULL;
+  g_autoptr(OstreeMutableTree) dir = NULL;
+  g_autoptr(GError) lookup_error = NULL;
+  if (!tree_lookup (root, path, &checksum, &dir, &lookup_error) || (checksum == NULL && dir == NULL))
+    return TRUE;
+  if (dir != NULL)
+    {
+      g_autoptr(GPtrArray) left = util_sorted_keys (ostree_mutable_tree_get_files (dir));
+      g_autoptr(GPtrArray) subdirs = util_sorted_keys (ostree_mutable_tree_get_subdirs (dir));
+      const char *child = left->len > 0 ? left->pdata[0] : subdirs->len > 0 ? subdirs->pdata[0] : NULL;
+      if (child != NULL)
+        {
+          g_autofree char *child_path = g_strconcat (path, "/", child, NULL);
+          const char *owner = g_hash_table_lookup (kept, child_path);
+          g_autofree char *whose = owner != NULL ? g_strdup_printf ("package %s", owner)
+                                                 : g_strdup ("from no package");
+          return util_fail (error, "path filters: /%s is excluded but /%s (%s) is not: dpkg "
+                            "would fail to unpack it; exclude /%s/* too, or include /%s",
+                            path, child_path, whose, path, path);
+        }
+    }
+  return tree_remove (root, path, TRUE, FALSE, error);
+}
+
+gboolean
+dpkgdb_filter_paths (OstreeRepo *repo, OstreeMutableTree *root, const char *const *rules,
+                     gboolean merged_usr, GCancellable *cancellable, GError **error)
+{
+  if (rules == NULL || rules[0] == NULL)
+    return TRUE;
+  g_autoptr(GHashTable) excluded = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  if (!filter_classify (repo, root, rules, merged_usr, excluded, kept, cancellable, error))
+    return FALSE;
+
+  g_autoptr(GPtrArray) paths = g_ptr_array_new ();
+  GHashTableIter iter;
+  gpointer path;
+  g_hash_table_iter_init (&iter, excluded);
+  while (g_hash_table_iter_next (&iter, &path, NULL))
+    if (!g_hash_table_contains (kept, path))
+      g_ptr_array_add (paths, path);
+  g_ptr_array_sort (paths, compare_reversed);
+  for (guint i = 0; i < paths->len; i++)
+    if (!filter_remove (root, paths->pdata[i], kept, error))
+      return FALSE;
+
+  /* The same rules for dpkg in the image, so what apt installs there later
+   * is filtered too. */
+  TreeMkdirOptions dir_options = { 0, 0, 0755, TRUE };
+  g_autofree char *cfg = pathfilter_dpkg_cfg (rules);
+  g_autofree char *cfg_dir = g_path_get_dirname (DPKGDB_PATH_FILTERS_CFG);
+  return tree_mkdir (repo, root, cfg_dir, &dir_options, cancellable, error)
+         && put_file (repo, root, DPKGDB_PATH_FILTERS_CFG, cfg, FALSE, cancellable, error);
+}
+
+gboolean
+dpkgdb_filter_conflicts (OstreeRepo *repo, GPtrArray *conflicts, const char *const *rules,
+                         GCancellable *cancellable, GError **error)
+{
+  for (guint i = conflicts->len; rules != NULL && rules[0] != NULL && i > 0; i--)
+    {
+      const TreeConflict *conflict = conflicts->pdata[i - 1];
+      gboolean symlink = FALSE;
+      if (pathfilter_may_reinclude (rules, conflict->path)
+          && !filter_is_symlink (repo, conflict->checksum, &symlink, cancellable, error))
+        return FALSE;
+      if (pathfilter_excludes (rules, conflict->path, symlink))
+        g_ptr_array_remove_index (conflicts, i - 1);
+    }
   return TRUE;
 }

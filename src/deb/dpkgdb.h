@@ -36,6 +36,24 @@ gboolean dpkgdb_set_aside (OstreeRepo *repo, OstreeMutableTree *root, GPtrArray 
 gboolean dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const DpkgdbOptions *options,
                           GCancellable *cancellable, GError **error);
 
+/* dpkg's path filters (pathfilter.h's RULES; nothing when NULL or empty)
+ * over ROOT, a combined and assembled stage-1 tree: every path a
+ * package's info/PKG.list names and dpkg would not unpack for that package
+ * leaves the tree, unless another package unpacks it.  The dpkg database
+ * stays as dpkg writes it with the same rules (every path in the .list
+ * files, md5sums as shipped), and the rules go to DPKGDB_PATH_FILTERS_CFG
+ * for the dpkg in the image.  An excluded directory that still holds
+ * something dpkg would unpack is an error (dpkg fails there too).
+ * MERGED_USR: paths were rewritten into usr/ (deb.h). */
+#define DPKGDB_PATH_FILTERS_CFG "etc/dpkg/dpkg.cfg.d/apt2ostree-path-filters"
+gboolean dpkgdb_filter_paths (OstreeRepo *repo, OstreeMutableTree *root, const char *const *rules,
+                              gboolean merged_usr, GCancellable *cancellable, GError **error);
+
+/* Drop from CONFLICTS (TreeConflict*, before dpkgdb_set_aside()) the files
+ * RULES exclude: dpkg does not unpack the later package's file either. */
+gboolean dpkgdb_filter_conflicts (OstreeRepo *repo, GPtrArray *conflicts, const char *const *rules,
+                                  GCancellable *cancellable, GError **error);
+
 /* The stanzas of the dpkg database of a built image: ROOT's
  * var/lib/dpkg/status (a tree from ostree_repo_read_commit()), as deb822.h
  * tables.  NAME names the image in errors. */
