@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apt/cache.h"
 #include "apt/fetch.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -316,6 +317,26 @@ url_label (const char *url)
   return g_strdup (slash != NULL && slash[1] != '\0' ? slash + 1 : url);
 }
 
+/* A file:// URL that does not hold the bytes locked (a local .deb changed
+ * since "lock" read it): ERROR, a mismatch, becomes one line naming the
+ * URL, the file and both sha256s, whatever the mismatch was (a size, a
+ * file that grew), and saying what to do. */
+static void
+explain_local_change (const char *url, const char *expected_sha256, GError **error)
+{
+  if (error == NULL || !g_error_matches (*error, UTIL_ERROR, UTIL_ERROR_MISMATCH)
+      || expected_sha256 == NULL || !g_str_has_prefix (url, "file://"))
+    return;
+  g_autofree char *path = g_filename_from_uri (url, NULL, NULL);
+  g_autofree char *actual = path != NULL ? cache_sha256_file (path, NULL) : NULL;
+  if (actual == NULL)
+    return;
+  g_clear_error (error);
+  g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH, "%s: sha256 mismatch (expected %s, got %s): "
+               "%s changed since it was locked; put the locked file back or lock again", url,
+               expected_sha256, actual, path);
+}
+
 /* Download URL to a fresh temporary file in DIR and verify it.  On success
  * the caller owns *out_tmp_path (and must rename or unlink it); on failure no
  * temporary file is left. */
@@ -363,6 +384,7 @@ fetch_to_temp (const char *url, const char *dir, const FetchOptions *opts, char 
   if (!ok)
     {
       (void) unlink (tmp_path);
+      explain_local_change (url, opts->expected_sha256, error);
       return FALSE;
     }
   *out_tmp_path = g_steal_pointer (&tmp_path);

@@ -9,6 +9,25 @@
 #include "apt/resolve.h"
 #include "base/util.h"
 
+void
+lock_local_source_free (LockLocalSource *source)
+{
+  if (source == NULL)
+    return;
+  g_free (source->name);
+  g_free (source->dir);
+  g_free (source->index_path);
+  g_free (source->index_sha256);
+  g_free (source);
+}
+
+void
+lock_local_clear (LockLocal *local)
+{
+  g_clear_pointer (&local->sources, g_ptr_array_unref);
+  g_clear_pointer (&local->resolve_packages, g_strfreev);
+}
+
 /* merged /usr is the layout of Debian 12 (bookworm) and Ubuntu 20.10 and
  * later: decided by the first Debian or Ubuntu source. */
 static gboolean
@@ -181,15 +200,54 @@ lock_sources (Lockfile *lock, const LockRequest *req, SourcesList *sources, cons
   return TRUE;
 }
 
+/* The local sources: to the resolver's and the lockfile's sources, after
+ * the archives; a name an archive has is an error. */
+static gboolean
+lock_local_sources (Lockfile *lock, const LockRequest *req, const LockLocal *local,
+                    GPtrArray *resolve_sources, GError **error)
+{
+  for (guint i = 0; local != NULL && i < local->sources->len; i++)
+    {
+      LockLocalSource *l = local->sources->pdata[i];
+      if (lockfile_lookup_source (lock, l->name) != NULL)
+        return util_fail (error, "local .debs \"%s\": a source of that name is already locked; "
+                          "give the .debs another name ([name=NAME])", l->name);
+      ResolveSource *rs = resolve_source_new (l->name, l->pin_priority);
+      g_ptr_array_add (rs->index_paths, g_strdup (l->index_path));
+      g_ptr_array_add (resolve_sources, rs);
+      LockSource *ls = g_new0 (LockSource, 1);
+      ls->name = g_strdup (l->name);
+      ls->suite = g_strdup ("./");
+      ls->components = g_new0 (char *, 1);
+      const char *archs[] = { req->architecture, NULL };
+      ls->architectures = g_strdupv ((char **) archs);
+      ls->pin_priority = l->pin_priority;
+      ls->inrelease_sha256 = g_strdup (l->index_sha256);
+      ls->local = TRUE;
+      ls->dir = g_strdup (l->dir);
+      g_ptr_array_add (lock->sources, ls);
+    }
+  return TRUE;
+}
+
 static LockPackage *
-lock_package_from (DebPackage *p)
+lock_package_from (DebPackage *p, LockSource *source)
 {
   LockPackage *lp = g_new0 (LockPackage, 1);
   lp->name = g_strdup (p->name);
   lp->version = g_strdup (p->version);
   lp->architecture = g_strdup (p->architecture);
   lp->source = g_strdup (p->source_name);
-  lp->filename = g_strdup (p->filename);
+  /* A local .deb's index names it by its path from the lockfile; its
+   * filename is Debian's canonical one, which a pool path's rules always
+   * accept (the file's own name may hold a space). */
+  if (source != NULL && source->local)
+    {
+      lp->path = g_strdup (p->filename);
+      lp->filename = g_strdup_printf ("%s_%s_%s.deb", p->name, p->version, p->architecture);
+    }
+  else
+    lp->filename = g_strdup (p->filename);
   lp->size = (gint64) p->size;
   lp->sha256 = g_strdup (p->sha256);
   lp->essential = p->essential;
@@ -214,7 +272,8 @@ lock_packages (Lockfile *lock, GPtrArray *packages)
   for (guint i = 0; i < packages->len; i++)
     {
       DebPackage *p = packages->pdata[i];
-      g_ptr_array_add (lock->packages, lock_package_from (p));
+      g_ptr_array_add (lock->packages,
+                       lock_package_from (p, lockfile_lookup_source (lock, p->source_name)));
       if (GPOINTER_TO_UINT (g_hash_table_lookup (name_count, p->name)) > 1)
         g_ptr_array_add (lock->install_order, g_strdup_printf ("%s:%s", p->name, p->architecture));
       else
@@ -238,12 +297,15 @@ lock_record_request (Lockfile *lock, const LockRequest *req, SourcesList *source
   g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
   for (guint i = 0; i < sources->sources->len; i++)
     g_strv_builder_add (names, ((Source *) sources->sources->pdata[i])->name);
+  for (guint i = 0; i < lock->sources->len; i++)
+    if (((LockSource *) lock->sources->pdata[i])->local)
+      g_strv_builder_add (names, ((LockSource *) lock->sources->pdata[i])->name);
   lock->request.sources = g_strv_builder_end (names);
 }
 
 Lockfile *
-lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
-              Lockfile *previous, GCancellable *cancellable, GError **error)
+lock_resolve (const LockRequest *req, SourcesList *sources, const LockLocal *local,
+              const char *cache, Lockfile *previous, GCancellable *cancellable, GError **error)
 {
   g_autoptr(Lockfile) lock = lockfile_new ();
   g_autoptr(GPtrArray) resolve_sources = g_ptr_array_new_with_free_func ((GDestroyNotify) resolve_source_free);
@@ -253,13 +315,16 @@ lock_resolve (const LockRequest *req, SourcesList *sources, const char *cache,
     if (!source_check_uri (sources->sources->pdata[i], error))
       return NULL;
   if (!lock_sources (lock, req, sources, cache, previous, resolve_sources, &merged_usr,
-                     cancellable, error))
+                     cancellable, error)
+      || !lock_local_sources (lock, req, local, resolve_sources, error))
     return NULL;
 
   /* Parsed indices are kept beside the downloaded ones: a warm lock reads
    * them back instead of decompressing and parsing the whole archive. */
   g_autofree char *parsed_cache = cache != NULL ? g_build_filename (cache, "parsed", NULL) : NULL;
-  ResolveRequest request = { req->packages, req->variant, req->architecture, req->recommends,
+  char **wanted = local != NULL && local->resolve_packages != NULL ? local->resolve_packages
+                                                                     : req->packages;
+  ResolveRequest request = { wanted, req->variant, req->architecture, req->recommends,
                              parsed_cache };
   g_autoptr(GPtrArray) packages = resolve_request (resolve_sources, &request, error);
   if (packages == NULL)

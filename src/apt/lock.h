@@ -9,6 +9,34 @@
 
 G_BEGIN_DECLS
 
+/* A source of local .debs with no index of their own (lock --debs DIR;
+ * the .debs a package list names): a Packages index made from the .debs'
+ * control files (deb/localdebs.h), each Filename the .deb's path relative
+ * to the lockfile's directory.  It competes with the archives by version
+ * and pin priority as any source does. */
+typedef struct {
+  char *name;
+  int pin_priority;
+  char *dir;            /* the directory, relative to the lockfile's; NULL
+                         * for the .debs a package list names */
+  char *index_path;     /* the Packages index made for it */
+  char *index_sha256;
+} LockLocalSource;
+
+void lock_local_source_free (LockLocalSource *source);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (LockLocalSource, lock_local_source_free)
+
+/* What lock_resolve() takes besides the archives. */
+typedef struct {
+  GPtrArray *sources;        /* LockLocalSource*, after the archives */
+  char **resolve_packages;   /* the request's packages as the resolver is
+                              * asked for them (a .deb path as NAME=VERSION),
+                              * or NULL: the request's own */
+} LockLocal;
+
+void lock_local_clear (LockLocal *local);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (LockLocal, lock_local_clear)
+
 /* Fetch and verify the Release and Packages indices of every source in
  * SOURCES (in that order: the order is the request's), resolve REQUEST with
  * them and describe the result as a Lockfile whose request is REQUEST with
@@ -16,9 +44,12 @@ G_BEGIN_DECLS
  *
  * PREVIOUS (or NULL) is the lockfile being updated: a source whose Release
  * is dated before the one PREVIOUS was made from is refused, as apt refuses
- * to go back to an older Release (a stale mirror, or a replayed file). */
-Lockfile *lock_resolve (const LockRequest *request, SourcesList *sources, const char *cache_dir,
-                        Lockfile *previous, GCancellable *cancellable, GError **error);
+ * to go back to an older Release (a stale mirror, or a replayed file).
+ *
+ * LOCAL (or NULL): sources of local .debs, resolved with the archives. */
+Lockfile *lock_resolve (const LockRequest *request, SourcesList *sources, const LockLocal *local,
+                        const char *cache_dir, Lockfile *previous, GCancellable *cancellable,
+                        GError **error);
 
 /* The variants --variant accepts (the resolver's), NULL-terminated. */
 const char *const *lock_variants (void);

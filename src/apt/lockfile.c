@@ -27,6 +27,7 @@ lock_source_free (LockSource *source)
   g_free (source->inrelease_sha256);
   g_free (source->date);
   g_free (source->uri);
+  g_free (source->dir);
   g_free (source);
 }
 
@@ -43,6 +44,7 @@ lock_package_free (LockPackage *package)
   g_free (package->sha256);
   g_free (package->priority);
   g_free (package->multi_arch);
+  g_free (package->path);
   g_free (package);
 }
 
@@ -176,6 +178,16 @@ append_source (GString *out, LockSource *s)
       append_key (out, "uri", FALSE);
       append_string (out, s->uri);
     }
+  if (s->local)
+    {
+      append_key (out, "local", FALSE);
+      g_string_append (out, "true");
+    }
+  if (s->dir != NULL)
+    {
+      append_key (out, "dir", FALSE);
+      append_string (out, s->dir);
+    }
   g_string_append (out, "}");
 }
 
@@ -203,6 +215,11 @@ append_package (GString *out, LockPackage *p)
   append_string (out, p->sha256);
   append_key (out, "filename", FALSE);
   append_string (out, p->filename);
+  if (p->path != NULL)
+    {
+      append_key (out, "path", FALSE);
+      append_string (out, p->path);
+    }
   g_string_append (out, "}");
 }
 
@@ -424,11 +441,36 @@ sources_file_problem (const char *path)
 
 static const char *const merged_usr_values[] = { "auto", "yes", "no", NULL };
 
+gboolean
+lockfile_is_local_deb (const char *entry)
+{
+  return strchr (entry, '/') != NULL && g_str_has_suffix (entry, ".deb");
+}
+
+const char *
+lockfile_local_path_problem (const char *path)
+{
+  if (path == NULL || *path == '\0')
+    return "is empty";
+  if (g_path_is_absolute (path))
+    return "is an absolute path (a lockfile names local files relative to its own directory)";
+  return debpolicy_text_problem (path);
+}
+
+/* A request's package: a package ("name=version"...) or a local .deb. */
+static const char *
+request_package_problem (const char *entry)
+{
+  if (entry != NULL && lockfile_is_local_deb (entry))
+    return lockfile_local_path_problem (entry);
+  return debpolicy_request_problem (entry);
+}
+
 /* Every value of REQ (R's context set) is one the field may hold. */
 static gboolean
 check_request (Reader *r, LockRequest *req, GError **error)
 {
-  return check_list (r, "packages", req->packages, debpolicy_request_problem, error)
+  return check_list (r, "packages", req->packages, request_package_problem, error)
          && check_field (r, "variant", req->variant, debpolicy_name_problem (req->variant), error)
          && check_field (r, "architecture", req->architecture,
                          debpolicy_arch_problem (req->architecture), error)
@@ -463,7 +505,10 @@ check_source (Reader *r, LockSource *s, gint64 pin, GError **error)
          && check_field (r, "inrelease-sha256", s->inrelease_sha256,
                          debpolicy_sha256_problem (s->inrelease_sha256), error)
          && check_field (r, "date", s->date, debpolicy_text_problem (s->date), error)
-         && check_field (r, "uri", s->uri, uri_problem, error);
+         && check_field (r, "uri", s->uri, uri_problem, error)
+         && check_field (r, "dir", s->dir, s->dir == NULL ? NULL : !s->local
+                         ? "is only for a local source (\"local\": true)"
+                         : lockfile_local_path_problem (s->dir), error);
 }
 
 /* The same for a package (R's context naming it). */
@@ -485,7 +530,22 @@ check_package (Reader *r, LockPackage *p, GError **error)
          && check_field (r, "size", size, p->size < 0 ? "is not a number of bytes (0 or more)" : NULL,
                          error)
          && check_field (r, "sha256", p->sha256, debpolicy_sha256_problem (p->sha256), error)
-         && check_field (r, "filename", p->filename, debpolicy_archive_path_problem (p->filename), error);
+         && check_field (r, "filename", p->filename, debpolicy_archive_path_problem (p->filename), error)
+         && check_field (r, "path", p->path, p->path == NULL ? NULL
+                         : !g_str_has_suffix (p->path, ".deb") ? "does not end in \".deb\""
+                         : lockfile_local_path_problem (p->path), error);
+}
+
+/* A local source's packages have a path, and only theirs. */
+static gboolean
+check_package_source (Reader *r, LockPackage *p, LockSource *source, GError **error)
+{
+  if (source == NULL || source->local == (p->path != NULL))
+    return TRUE;
+  if (p->path != NULL)
+    return check_field (r, "path", p->path, "is only for a package of a local source", error);
+  return util_fail (error, "lockfile %s: %s: \"path\" is missing, and its source \"%s\" is local "
+                    ".debs; %s", r->path, r->context, source->name, r->remedy);
 }
 
 /* Before writing: a lockfile lockfile_load() would refuse (a Filename
@@ -511,7 +571,8 @@ check_lockfile (Lockfile *lock, const char *path, GError **error)
       g_autofree char *name = g_strescape (p->name, NULL);
       g_autofree char *context = g_strdup_printf ("package \"%s\"", name);
       r.context = context;
-      if (!check_package (&r, p, error))
+      if (!check_package (&r, p, error)
+          || !check_package_source (&r, p, lockfile_lookup_source (lock, p->source), error))
         return FALSE;
     }
   return TRUE;
@@ -561,7 +622,9 @@ read_source (Reader *r, JsonNode *node, guint index, GError **error)
       || !get_strv (r, o, "architectures", &s->architectures, error)
       || !get_int (r, o, "pin-priority", &pin, error)
       || (json_object_has_member (o, "trusted") && !get_bool (r, o, "trusted", &s->trusted, error))
-      || !get_string (r, o, "fingerprint", s->trusted, &s->fingerprint, error)
+      || (json_object_has_member (o, "local") && !get_bool (r, o, "local", &s->local, error))
+      || (json_object_has_member (o, "dir") && !get_string (r, o, "dir", FALSE, &s->dir, error))
+      || !get_string (r, o, "fingerprint", s->trusted || s->local, &s->fingerprint, error)
       || !get_string (r, o, "inrelease-sha256", FALSE, &s->inrelease_sha256, error)
       || !get_string (r, o, "date", TRUE, &s->date, error)
       || (json_object_has_member (o, "uri") && !get_string (r, o, "uri", FALSE, &s->uri, error)))
@@ -596,7 +659,8 @@ read_package (Reader *r, JsonNode *node, guint index, GError **error)
       || !get_string (r, o, "multi-arch", TRUE, &p->multi_arch, error)
       || !get_int (r, o, "size", &p->size, error)
       || !get_string (r, o, "sha256", FALSE, &p->sha256, error)
-      || !get_string (r, o, "filename", FALSE, &p->filename, error))
+      || !get_string (r, o, "filename", FALSE, &p->filename, error)
+      || (json_object_has_member (o, "path") && !get_string (r, o, "path", FALSE, &p->path, error)))
     return NULL;
   if (!check_package (r, p, error))
     return NULL;
@@ -647,9 +711,15 @@ lockfile_load (const char *path, GError **error)
       g_autoptr(LockPackage) p = read_package (&r, json_array_get_element (packages, i), i, error);
       if (p == NULL)
         return NULL;
-      if (lockfile_lookup_source (lock, p->source) == NULL)
+      LockSource *source = lockfile_lookup_source (lock, p->source);
+      if (source == NULL)
         return util_fail (error, "lockfile %s: package \"%s\" names source \"%s\", which the "
                           "lockfile does not list", path, p->name, p->source), NULL;
+      g_autofree char *context = g_strdup_printf ("package \"%s\"", p->name);
+      r.context = context;
+      if (!check_package_source (&r, p, source, error))
+        return NULL;
+      r.context = NULL;
       g_ptr_array_add (lock->packages, g_steal_pointer (&p));
     }
 
@@ -703,8 +773,25 @@ lockfile_lookup_package (Lockfile *lock, const char *name, const char *arch)
 }
 
 char **
+lockfile_local_package_urls (const char *lock_path, LockPackage *package)
+{
+  g_autofree char *lock_dir = g_path_get_dirname (lock_path);
+  g_autofree char *joined = g_build_filename (lock_dir, package->path, NULL);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *abs = g_canonicalize_filename (joined, cwd);
+  /* An absolute path always has a URL; it escapes what a URL cannot
+   * hold (spaces, control characters, "%"). */
+  char **urls = g_new0 (char *, 2);
+  urls[0] = g_filename_to_uri (abs, NULL, NULL);
+  return urls;
+}
+
+char **
 lockfile_package_urls (Lockfile *lock, LockPackage *package, SourcesList *sources, GError **error)
 {
+  if (package->path != NULL)
+    return util_fail (error, "package \"%s\" is a local .deb (%s): it has no source URI",
+                      package->name, package->path), NULL;
   Source *source = sources != NULL ? sources_list_lookup (sources, package->source) : NULL;
   LockSource *recorded = lockfile_lookup_source (lock, package->source);
   g_autoptr(GStrvBuilder) urls = g_strv_builder_new ();

@@ -6,7 +6,12 @@
  * architecture, the install order one name per line.  Writing the same
  * Lockfile gives the same bytes.  It never holds a mirror's URI: packages
  * name their source, and the source's URI comes from the sources
- * configuration (or --mirror NAME=URI) when the packages are fetched. */
+ * configuration (or --mirror NAME=URI) when the packages are fetched.
+ *
+ * Local .debs (lock --debs DIR, a .deb path in the package list) come from
+ * a "local" source, which has no URI at all: each of its packages records
+ * its file's path relative to the lockfile's directory ("path"), never an
+ * absolute one; build takes the file from there, by its sha256. */
 #pragma once
 
 #include <gio/gio.h>
@@ -32,6 +37,13 @@ typedef struct {
   char *inrelease_sha256;
   char *date;            /* Date: of the Release */
   char *uri;             /* only with --record-uris, else NULL (and not written) */
+  gboolean local;        /* local .debs, not an archive (written only when
+                          * true): no signature, no Release; the
+                          * inrelease-sha256 is that of the index lock made
+                          * from the .debs */
+  char *dir;             /* a local source's directory (lock --debs),
+                          * relative to the lockfile's, or NULL (the .debs a
+                          * package list names) */
 } LockSource;
 
 typedef struct {
@@ -45,10 +57,15 @@ typedef struct {
   gboolean essential;
   char *priority;        /* or NULL */
   char *multi_arch;      /* "same", "foreign", "allowed", or NULL */
+  char *path;            /* a local source's .deb, relative to the lockfile's
+                          * directory (may lead out of it: "../bsp/x.deb"),
+                          * else NULL (and not written) */
 } LockPackage;
 
 typedef struct {
-  char **packages;       /* as listed: "name", "name=version", "name:arch" */
+  char **packages;       /* as listed: "name", "name=version", "name:arch", or a
+                          * local .deb's path (lockfile_is_local_deb()),
+                          * relative to the lockfile's directory */
   char *variant;
   char *architecture;
   gboolean recommends;
@@ -103,6 +120,19 @@ LockPackage *lockfile_lookup_package (Lockfile *lock, const char *name, const ch
  * source and says how to supply it. */
 char **lockfile_package_urls (Lockfile *lock, LockPackage *package, SourcesList *sources,
                             GError **error);
+
+/* A package list's or a request's ENTRY names a local .deb file, not a
+ * package: it holds a "/" and ends in ".deb" ("./out/x_1.0_arm64.deb"). */
+gboolean lockfile_is_local_deb (const char *entry);
+
+/* NULL when PATH may be recorded as a local .deb's or directory's path
+ * (relative, "../" allowed, no control character), else what is wrong. */
+const char *lockfile_local_path_problem (const char *path);
+
+/* Where to take a local PACKAGE (one with a path) from, LOCK_PATH being
+ * the lockfile's path: the file:// URL of its path from the lockfile's
+ * directory. */
+char **lockfile_local_package_urls (const char *lock_path, LockPackage *package);
 
 /* The sources file of LOCK's request as a path usable from the current
  * directory (it is stored relative to the lockfile at LOCK_PATH), or NULL

@@ -653,9 +653,15 @@ decompress_file (const char *src, const char *dest, char **out_sha256, gint64 *o
   struct archive *a = archive_read_new ();
   archive_read_support_filter_all (a);
   archive_read_support_format_raw (a);
+  /* An empty index (a component with no package for this architecture)
+   * decompresses to nothing, which only the "empty" format reads: it has
+   * no entry at all. */
+  archive_read_support_format_empty (a);
   struct archive_entry *entry;
-  if (archive_read_open_filename (a, src, 64 * 1024) != ARCHIVE_OK
-      || archive_read_next_header (a, &entry) != ARCHIVE_OK)
+  int r = archive_read_open_filename (a, src, 64 * 1024);
+  if (r == ARCHIVE_OK)
+    r = archive_read_next_header (a, &entry);
+  if (r != ARCHIVE_OK && r != ARCHIVE_EOF)
     {
       util_fail (error, "%s: cannot decompress: %s", src, archive_error_string (a));
       archive_read_free (a);
@@ -673,9 +679,9 @@ decompress_file (const char *src, const char *dest, char **out_sha256, gint64 *o
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
   gint64 total = 0;
   char buf[64 * 1024];
-  la_ssize_t n;
+  la_ssize_t n = 0;
   gboolean ok = TRUE;
-  while ((n = archive_read_data (a, buf, sizeof buf)) > 0)
+  while (r == ARCHIVE_OK && (n = archive_read_data (a, buf, sizeof buf)) > 0)
     {
       g_checksum_update (checksum, (guchar *) buf, n);
       total += n;

@@ -81,6 +81,8 @@ aptsources_write (Lockfile *lock, SourcesList *sources, const char *dir, GError 
   for (guint i = 0; i < lock->sources->len; i++)
     {
       LockSource *ls = lock->sources->pdata[i];
+      if (ls->local)
+        continue;  /* local .debs: files on the build machine, no apt source */
       Source *source = sources != NULL ? sources_list_lookup (sources, ls->name) : NULL;
       if (source == NULL || source->uri == NULL)
         return util_fail (error, "--apt-sources: source \"%s\" has no URI in the sources "

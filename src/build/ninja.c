@@ -209,7 +209,9 @@ package_graph_add (PackageGraph *graph, const NinjaImage *image, LockPackage *pa
                         edge->image->lockfile_path, image->lockfile_path, package->name,
                         package->version), NULL;
     }
-  g_auto(GStrv) urls = lockfile_package_urls (image->lock, package, image->sources, error);
+  g_auto(GStrv) urls = package->path != NULL
+                       ? lockfile_local_package_urls (image->lockfile_path, package)
+                       : lockfile_package_urls (image->lock, package, image->sources, error);
   if (urls == NULL)
     return NULL;
   edge = g_new0 (PackageEdge, 1);

@@ -9,6 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "deb/imagediff.h"
+#include "deb/localdebs.h"
 #include "base/debpolicy.h"
 #include "base/pathfilter.h"
 #include "apt/lockfile.h"
@@ -17,7 +18,9 @@
 #include "base/util.h"
 
 /* The package list: one package a line ("name", "name=version",
- * "name:arch"), "#" comments and blank lines. */
+ * "name:arch", or a local .deb's path: a line with a "/" that ends in
+ * ".deb", relative to the list's directory), "#" comments and blank
+ * lines. */
 static char **
 read_package_list (const char *path, GError **error)
 {
@@ -39,11 +42,12 @@ read_package_list (const char *path, GError **error)
       if (strpbrk (lines[i], " \t") != NULL)
         return util_fail (error, "package list %s:%u: \"%s\": one package a line", path, i + 1,
                           lines[i]), NULL;
-      const char *problem = debpolicy_request_problem (lines[i]);
+      const char *problem = lockfile_is_local_deb (lines[i]) ? debpolicy_text_problem (lines[i])
+                                                             : debpolicy_request_problem (lines[i]);
       g_autofree char *shown = g_strescape (lines[i], NULL);
       if (problem != NULL)
         return util_fail (error, "package list %s:%u: \"%s\" %s; write NAME, NAME=VERSION or "
-                          "NAME:ARCH", path, i + 1, shown, problem), NULL;
+                          "NAME:ARCH or a .deb's path", path, i + 1, shown, problem), NULL;
       g_strv_builder_add (b, lines[i]);
     }
   return g_strv_builder_end (b);
@@ -119,6 +123,7 @@ typedef struct {
   char *merged_usr;
   char *suite;
   char **mirrors;
+  char **debs;
   char **path_exclude;
   char **path_include;
   char **path_filters;      /* both, in the order given, as dpkg.cfg lines */
@@ -138,6 +143,7 @@ lock_options_clear (LockOptions *o)
   g_free (o->merged_usr);
   g_free (o->suite);
   g_strfreev (o->mirrors);
+  g_strfreev (o->debs);
   g_strfreev (o->path_exclude);
   g_strfreev (o->path_include);
   g_strfreev (o->path_filters);
@@ -220,6 +226,10 @@ parse_options (CmdInvocation *inv, LockOptions *o, int *argc, char ***argv, GErr
       "auto (Debian 12+, Ubuntu 20.10+), yes or no", "auto|yes|no" },
     { "mirror", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->mirrors,
       "fetch source NAME from URI instead (repeatable; recorded only with --record-uris)", "NAME=URI" },
+    { "debs", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o->debs,
+      "a directory of .debs with no index, resolved with the sources (repeatable); its name is "
+      "the directory's, its pin priority 500, unless given as in a sources line: "
+      "--debs '[name=l4t pin-priority=600] DIR'", "[[OPTIONS]] DIR" },
     { "record-uris", 0, 0, G_OPTION_ARG_NONE, &o->record_uris,
       "write each source's URI into the lockfile (never do this for a committed lockfile "
       "that must not name hosts)", NULL },
@@ -271,13 +281,15 @@ input_from_lockfile (CmdInvocation *inv, LockOptions *o, const char *path, LockI
                      GError **error)
 {
   if (o->arch != NULL || o->variant != NULL || o->recommends || o->merged_usr != NULL
-      || o->record_uris || o->suite != NULL || o->path_filters[0] != NULL)
+      || o->record_uris || o->suite != NULL || o->debs != NULL || o->path_filters[0] != NULL)
     return cmd_usage_error (inv, error, "--update takes the request from the lockfile; "
                             "only -o, --sources, --cache and --mirror go with it");
   in->previous = lockfile_load (path, error);
   if (in->previous == NULL)
     return FALSE;
   in->req = in->previous->request;
+  in->packages = g_strdupv (in->req.packages);
+  in->req.packages = in->packages;
   if (o->output == NULL)
     o->output = g_strdup (path);
   /* --sources replaces the recorded sources file (the same source
@@ -314,6 +326,20 @@ input_from_package_list (CmdInvocation *inv, LockOptions *o, const char *path, L
   return TRUE;
 }
 
+/* The sources LOCK's request names that are archives, not local .debs. */
+static GStrv
+archive_source_names (Lockfile *lock)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  for (char **n = lock->request.sources; *n != NULL; n++)
+    {
+      LockSource *s = lockfile_lookup_source (lock, *n);
+      if (s == NULL || !s->local)
+        g_strv_builder_add (b, *n);
+    }
+  return g_strv_builder_end (b);
+}
+
 /* The sources to lock: the ones the lockfile names (--update), else every
  * source of the image's architecture; moved to --suite, --mirror applied. */
 static SourcesList *
@@ -326,7 +352,8 @@ sources_to_lock (LockOptions *o, LockInput *in, GError **error)
     return NULL;
   if (o->update)
     {
-      if (!sources_list_select (sources, (const char *const *) in->req.sources, error))
+      g_auto(GStrv) archives = archive_source_names (in->previous);
+      if (!sources_list_select (sources, (const char *const *) archives, error))
         return NULL;
     }
   else
@@ -352,6 +379,148 @@ request_sources_file (LockOptions *o, LockInput *in)
     return NULL;
   return g_path_is_absolute (given) ? g_strdup (given)
                                     : lockfile_relative_path (in->sources_path, o->output);
+}
+
+/* --- local .debs --- */
+
+/* The source of the .debs a package list names: named "local"; its pin
+ * priority makes the named file the one installed, as "apt install
+ * ./FILE" does, even when an archive has the same version. */
+#define LIST_DEBS_SOURCE "local"
+#define LIST_DEBS_PIN_PRIORITY 1000
+
+/* One --debs: "[name=NAME pin-priority=N] DIR", the options as a sources
+ * line has them (each optional), or "DIR"; the name defaults to DIR's. */
+static gboolean
+parse_debs_option (CmdInvocation *inv, const char *spec, char **out_name, int *out_pin,
+                   const char **out_dir, GError **error)
+{
+  g_autofree char *name = NULL;
+  gint64 pin = SOURCE_DEFAULT_PIN_PRIORITY;
+  const char *dir = spec;
+  if (*spec == '[')
+    {
+      const char *end = strchr (spec, ']');
+      if (end == NULL)
+        return cmd_usage_error (inv, error, "--debs \"%s\": \"[\" without \"]\"", spec);
+      g_autofree char *inside = g_strndup (spec + 1, end - spec - 1);
+      g_auto(GStrv) words = g_strsplit_set (inside, " \t", -1);
+      for (char **w = words; *w != NULL; w++)
+        if (g_str_has_prefix (*w, "name="))
+          g_free (name), name = g_strdup (*w + 5);
+        else if (**w != '\0' && (!g_str_has_prefix (*w, "pin-priority=")
+                 || !g_ascii_string_to_signed (*w + 13, 10, -10000, 10000, &pin, NULL)))
+          return cmd_usage_error (inv, error, "--debs \"%s\": \"%s\" is not name=NAME or "
+                                  "pin-priority=N (-10000 to 10000)", spec, *w);
+      for (dir = end + 1; g_ascii_isspace (*dir); dir++)
+        ;
+    }
+  if (*dir == '\0')
+    return cmd_usage_error (inv, error, "--debs \"%s\": no directory", spec);
+  if (name == NULL)
+    {
+      g_autofree char *trimmed = g_strdup (dir);
+      for (gsize n = strlen (trimmed); n > 1 && trimmed[n - 1] == '/'; n--)
+        trimmed[n - 1] = '\0';
+      name = g_path_get_basename (trimmed);
+    }
+  const char *problem = debpolicy_name_problem (name);
+  if (problem != NULL)
+    {
+      g_autofree char *shown = g_strescape (name, NULL);
+      return cmd_usage_error (inv, error, "--debs \"%s\": the source name \"%s\" %s; give one: "
+                              "--debs '[name=NAME] %s'", spec, shown, problem, dir);
+    }
+  *out_name = g_steal_pointer (&name);
+  *out_pin = (int) pin;
+  *out_dir = dir;
+  return TRUE;
+}
+
+/* The .debs of DIR as the local source NAME. */
+static gboolean
+add_local_dir (LockLocal *local, const char *name, int pin, const char *dir, const char *output,
+               const char *index_dir, GError **error)
+{
+  g_autoptr(GPtrArray) debs = local_debs_read_dir (dir, error);
+  if (debs == NULL)
+    return FALSE;
+  g_autofree char *recorded = lockfile_relative_path (dir, output);
+  LockLocalSource *source = local_debs_source (name, pin, *recorded != '\0' ? recorded : ".",
+                                               debs, output, index_dir, error);
+  if (source == NULL)
+    return FALSE;
+  g_ptr_array_add (local->sources, source);
+  return TRUE;
+}
+
+/* The request's local .debs (the ENTRIES that name one, relative to
+ * BASE_DIR): read into the source "local", each entry rewritten relative
+ * to the lockfile, and asked of the resolver as NAME=VERSION. */
+static gboolean
+add_local_entries (LockLocal *local, char **entries, const char *base_dir, const char *arch,
+                   const char *output, const char *index_dir, GError **error)
+{
+  g_autoptr(GPtrArray) debs = g_ptr_array_new_with_free_func ((GDestroyNotify) local_deb_free);
+  g_autoptr(GStrvBuilder) resolve = g_strv_builder_new ();
+  for (char **e = entries; *e != NULL; e++)
+    {
+      if (!lockfile_is_local_deb (*e))
+        {
+          g_strv_builder_add (resolve, *e);
+          continue;
+        }
+      g_autofree char *path = g_path_is_absolute (*e) ? g_strdup (*e)
+                                                      : g_build_filename (base_dir, *e, NULL);
+      LocalDeb *deb = local_deb_read (path, error);
+      if (deb == NULL)
+        return FALSE;
+      g_ptr_array_add (debs, deb);
+      g_autofree char *request = local_deb_request (deb, arch);
+      g_strv_builder_add (resolve, request);
+      g_free (*e);
+      *e = lockfile_relative_path (path, output);
+    }
+  local->resolve_packages = g_strv_builder_end (resolve);
+  if (debs->len == 0)
+    return TRUE;
+  LockLocalSource *source = local_debs_source (LIST_DEBS_SOURCE, LIST_DEBS_PIN_PRIORITY, NULL, debs,
+                                               output, index_dir, error);
+  if (source == NULL)
+    return FALSE;
+  g_ptr_array_add (local->sources, source);
+  return TRUE;
+}
+
+/* The local .debs to lock: the --debs directories, or with --update the
+ * ones the lockfile records (relative to it); then the .debs the request
+ * names (relative to INPUT_PATH, the package list or the lockfile). */
+static gboolean
+local_to_lock (CmdInvocation *inv, LockOptions *o, LockInput *in, const char *input_path,
+               const char *cache, LockLocal *local, GError **error)
+{
+  local->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) lock_local_source_free);
+  g_autofree char *base_dir = g_path_get_dirname (input_path);
+  g_autofree char *index_dir = g_build_filename (cache, "local", NULL);
+  for (guint i = 0; o->update && i < in->previous->sources->len; i++)
+    {
+      LockSource *s = in->previous->sources->pdata[i];
+      g_autofree char *dir = s->dir != NULL ? g_build_filename (base_dir, s->dir, NULL) : NULL;
+      if (s->local && dir != NULL
+          && !add_local_dir (local, s->name, s->pin_priority, dir, o->output, index_dir, error))
+        return FALSE;
+    }
+  for (char **spec = o->debs; spec != NULL && *spec != NULL; spec++)
+    {
+      g_autofree char *name = NULL;
+      const char *dir = NULL;
+      int pin = SOURCE_DEFAULT_PIN_PRIORITY;
+      if (!parse_debs_option (inv, *spec, &name, &pin, &dir, error)
+          || !add_local_dir (local, name, pin, dir, o->output, index_dir, error))
+        return FALSE;
+    }
+  return add_local_entries (local, in->packages, base_dir, in->req.architecture, o->output,
+                            index_dir, error);
 }
 
 /* One line for each source read without a signature check. */
@@ -382,12 +551,16 @@ cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (sources == NULL)
     return FALSE;
 
+  const char *cache = o.cache != NULL ? o.cache : "build/cache/lists";
+  g_auto(LockLocal) local = { NULL };
+  if (!local_to_lock (inv, &o, &in, argv[1], cache, &local, error))
+    return FALSE;
+
   g_autofree char *sources_file = request_sources_file (&o, &in);
   LockRequest effective = in.req;
   effective.sources_file = sources_file;
-  g_autoptr(Lockfile) lock = lock_resolve (&effective, sources,
-                                           o.cache != NULL ? o.cache : "build/cache/lists",
-                                           in.previous, cancellable, error);
+  g_autoptr(Lockfile) lock = lock_resolve (&effective, sources, &local, cache, in.previous,
+                                           cancellable, error);
   if (lock == NULL)
     return FALSE;
   warn_trusted (lock);

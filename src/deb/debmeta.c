@@ -224,6 +224,22 @@ debmeta_field_word (DebMeta *meta, const char *name)
   return control_get_word (meta->fields, name);
 }
 
+char *
+debmeta_control_stanza (DebMeta *meta, const char *const *leave_out)
+{
+  GString *out = g_string_new ("");
+  for (guint i = 0; i < meta->fields->len; i++)
+    {
+      ControlField *f = meta->fields->pdata[i];
+      gboolean left_out = FALSE;
+      for (const char *const *l = leave_out; l != NULL && *l != NULL; l++)
+        left_out = left_out || g_ascii_strcasecmp (f->name, *l) == 0;
+      if (!left_out)
+        append_field (out, f->name, f->value);
+    }
+  return g_string_free (out, FALSE);
+}
+
 /* ------------------------------------------------------------------------ */
 /* control.tar. */
 

@@ -49,6 +49,11 @@ gboolean debmeta_load (DebMeta *meta, GError **error);
  * NULL when absent or empty; after debmeta_load(). */
 char *debmeta_field_word (DebMeta *meta, const char *name);
 
+/* The control file's fields as one stanza, in its order and verbatim,
+ * each line ending in a newline, without the fields LEAVE_OUT names
+ * (NULL-terminated, or NULL); after debmeta_load(). */
+char *debmeta_control_stanza (DebMeta *meta, const char *const *leave_out);
+
 /* data.tar's side: each entry's shipped path, as components, for the .list
  * file (the root is "/."). */
 void debmeta_list_append (DebMeta *meta, GPtrArray *shipped);
