@@ -8,10 +8,10 @@
 # them into the download cache by sha256; a .deb changed since lock is a
 # one-line error naming the file and both sums.
 #
-# The .debs are of the host's architecture (amd64), not arm64 as NVIDIA's:
-# the hermetic base the image is built on is amd64 (arm64 images are
-# tests/test-l4t.sh's, against the real mirror); an arm64 .deb in the
-# directory shows the architecture is honoured.
+# The .debs here are of the host's architecture (amd64), on the amd64
+# hermetic base; an arm64 .deb in the directory shows the architecture is
+# honoured.  An arm64 BSP locked and built with an arm64 archive (stage 2
+# under qemu) is tests/test-local-debs-arm64.sh's.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
