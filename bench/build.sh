@@ -39,19 +39,7 @@ dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-build.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 unset SOURCE_DATE_EPOCH
 
-now () { date +%s.%N; }
-calc () { awk "BEGIN { printf \"%.2f\\n\", $1 }"; }
-# timed NAME CMD...: run CMD, its output in NAME.log, its wall time in NAME.
-timed () {
-    local name=$1; shift
-    local t0 t1
-    t0=$(now)
-    "$@" > "$name.log" 2>&1 || { tail -n 20 "$name.log" >&2; echo "bench/build.sh: $* failed" >&2; exit 1; }
-    t1=$(now)
-    calc "$t1 - $t0" > "$name"
-}
-# kib PATH...: disk used, in KiB.
-kib () { du -sk "$@" | awk '{ s += $1 } END { print s }'; }
+. "$TOP_SRCDIR/bench/libbench.sh"
 # edge_seconds LOG OUTPUT-REGEX: total time ninja's log gives the edges
 # whose output matches (the last run of each).
 edge_seconds () {

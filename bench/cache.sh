@@ -30,16 +30,7 @@ trap '[ -z "$server" ] || kill "$server" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -
 unset SOURCE_DATE_EPOCH
 cd "$dir"
 
-now () { date +%s.%N; }
-calc () { awk "BEGIN { printf \"%.2f\\n\", $1 }"; }
-timed () {
-    local name=$1; shift
-    local t0 t1
-    t0=$(now)
-    "$@" > "$name.log" 2>&1 || { tail -n 20 "$name.log" >&2; echo "bench/cache.sh: $* failed" >&2; exit 1; }
-    t1=$(now)
-    calc "$t1 - $t0" > "$name"
-}
+. "$TOP_SRCDIR/bench/libbench.sh"
 
 mkdir srv
 python3 "$TOP_SRCDIR/tests/httpd.py" srv port requests.log &

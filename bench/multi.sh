@@ -30,17 +30,9 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 unset SOURCE_DATE_EPOCH
 
-now () { date +%s.%N; }
-calc () { awk "BEGIN { printf \"%.2f\\n\", $1 }"; }
-# timed CMD...: run CMD (output in last.log), print its wall time.
-timed () {
-    local t0 t1
-    t0=$(now)
-    "$@" > last.log 2>&1 || { tail -n 20 last.log >&2; echo "bench/multi.sh: $* failed" >&2; exit 1; }
-    t1=$(now)
-    calc "$t1 - $t0"
-}
-kib () { du -sk "$@" | awk '{ s += $1 } END { print s }'; }
+. "$TOP_SRCDIR/bench/libbench.sh"
+# mtimed CMD...: timed, printing the wall time (output in last.log).
+mtimed () { timed last "$@" && cat last; }
 # warm BUILDDIR: its download cache is the shared one.
 warm () { mkdir -p "$1/cache" && ln -s "$dir/debs" "$1/cache/debs"; }
 
@@ -67,13 +59,13 @@ for n in 1 2 4; do
     [ "$n" -le "${#images[@]}" ] || break
     set -- "${images[@]:0:$n}"
     warm "graph$n"
-    t_graph=$(timed "$A2O" build "${@/%/.lock.json}" --builddir "graph$n")
+    t_graph=$(mtimed "$A2O" build "${@/%/.lock.json}" --builddir "graph$n")
     k_graph=$(kib "graph$n/ostree")
     t_alone=0
     k_alone=0
     for image in "$@"; do
         warm "alone$n-$image"
-        t=$(timed "$A2O" build "$image.lock.json" --builddir "alone$n-$image")
+        t=$(mtimed "$A2O" build "$image.lock.json" --builddir "alone$n-$image")
         t_alone=$(calc "$t_alone + $t")
         k_alone=$((k_alone + $(kib "alone$n-$image/ostree")))
     done
@@ -89,7 +81,7 @@ if [ "${MMDEBSTRAP:-0}" = 1 ]; then
     t_mm=0
     for image in "${images[@]}"; do
         include=$(cat "$image.txt")
-        t=$(timed mmdebstrap --quiet --variant=minbase --mode=root ${include:+--include="$include"} \
+        t=$(mtimed mmdebstrap --quiet --variant=minbase --mode=root ${include:+--include="$include"} \
             "$SUITE" "mm-$image.tar" mm.sources)
         t_mm=$(calc "$t_mm + $t")
     done
