@@ -74,6 +74,22 @@ test_expect_success 'the commands module opens no libostree transaction in bare 
     diff -u bare.commits bare-user.commits
 '
 
+test_expect_success 'what the commands module writes there are the objects libostree writes itself (with core.per-object-fsync, libostree'"'"'s transaction)' '
+    for mode in bare bare-user; do
+        new_repo own.$mode $mode
+        new_repo lib.$mode $mode
+        ostree --repo=lib.$mode config set core.per-object-fsync true
+        write_all own.$mode > own.$mode.commits
+        write_all lib.$mode > lib.$mode.commits
+        [ "$(cat lib.$mode.unpack)" -ge 1 ] || fail "lib.$mode: no libostree transaction"
+        diff -u lib.$mode.commits own.$mode.commits
+        objects_stat own.$mode > stat.own
+        objects_stat lib.$mode > stat.lib
+        test -s stat.own
+        diff -u stat.lib stat.own
+    done
+'
+
 # listing REPO REV PATH: mode, owner, group, path and target of PATH and
 # everything under it.
 listing () {
