@@ -7,10 +7,10 @@
  * binding them costs about 10 ms of CPU per process, whatever the program
  * then does (bench/unpack.sh; the numbers are in the commit that made this
  * one program).  So this program links GLib, libarchive and Nettle only,
- * and runs unpack-deb itself (unpack.c over leanrepo.c, the store's own
- * writer and transaction) when the repository is a bare or bare-user one
- * whose config it knows and every .deb is a local file or already in the
- * download cache.  Everything else (every other command, --help, a usage
+ * and runs unpack-deb itself (unpack.c over leanrepo.c and the store's
+ * own transaction, store/txn.c, which the commands module runs too) when
+ * the repository is a bare or bare-user one whose config it knows and
+ * every .deb is a local file or already in the download cache.  Everything else (every other command, --help, a usage
  * error, a download, an archive repository, an alias ref, the repository
  * lock taken, ...) is run by the commands module (commands.c), which it
  * loads with dlopen() in this same process, before anything is written or

@@ -1,11 +1,10 @@
-/* leanrepo.h — a bare or bare-user OSTree repository written without
- * libostree, for the lean unpack-deb path (cmd/main.c): its config read
- * and checked, its lock, its refs and commits read, a transaction whose
- * objects the writer (writer.c) makes and whose refs refs.c writes, in the
- * order and with the guarantees repo.c's transactions give.  Whatever this
- * code does not know (another mode, a config key it has not been taught, a
- * ref that is an alias, the lock taken, ...) is an UNPACK_ERROR_DEFER
- * error: the commands module, with libostree, does it then. */
+/* leanrepo.h — a bare or bare-user OSTree repository opened without
+ * libostree, for the lean unpack-deb path (cmd/main.c): its config checked
+ * for keys this path does not know, its refs and commits read, and the
+ * store's own transaction (store/txn.h) run over it.  Whatever this code
+ * does not know (another mode, a config key it has not been taught, a ref
+ * that is an alias, the lock taken, ...) is an UNPACK_ERROR_DEFER error:
+ * the commands module, with libostree, does it then. */
 #pragma once
 
 #include <glib.h>

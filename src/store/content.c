@@ -9,8 +9,9 @@
  * (Without a checksum libostree writes the object first and deletes it again
  * when the repository has it: on ext4 without a journal every later inode
  * allocation then steps over the deleted inode for a minute.)  Within a
- * transaction that has an ObjectWriter (writer.c), regular files and
- * symlinks are written by it instead of by libostree. */
+ * transaction that has an ObjectWriter (writer.c: the store's own
+ * transaction, txn.c), every content object is written by it instead of
+ * by libostree, whose transaction is not open then. */
 #include "config.h"
 
 #include <string.h>
@@ -74,10 +75,65 @@ write_untrusted (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, const guin
   return content_write_stream (repo, info, xattrs, input, cancellable, error);
 }
 
+/* What a regular file's data the writer takes from memory: up to this
+ * size read whole, streamed beyond (as deb.c holds a .deb's files). */
+#define IN_MEMORY_MAX (64 * 1024 * 1024)
+
+typedef struct {
+  GInputStream *in;
+  GCancellable *cancellable;
+} StreamReader;
+
+static gssize
+read_stream (gpointer user_data, guint8 *buf, gsize len, GError **error)
+{
+  StreamReader *r = user_data;
+  return g_input_stream_read (r->in, buf, len, r->cancellable, error);
+}
+
+/* The content object INFO, XATTRS and DATA make (what
+ * ostree_raw_file_to_content_stream() takes), through the transaction's
+ * writer W.  (A symlink's mode is S_IFLNK | 0777: Linux has no other.) */
+static char *
+write_through (ObjectWriter *w, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+               GCancellable *cancellable, GError **error)
+{
+  guint32 uid = g_file_info_get_attribute_uint32 (info, "unix::uid");
+  guint32 gid = g_file_info_get_attribute_uint32 (info, "unix::gid");
+  guint32 mode = g_file_info_get_attribute_uint32 (info, "unix::mode");
+  GFileType type = g_file_info_get_file_type (info);
+  if (type == G_FILE_TYPE_SYMBOLIC_LINK)
+    return object_writer_symlink (w, uid, gid, g_file_info_get_symlink_target (info), xattrs,
+                                  error);
+  if (type != G_FILE_TYPE_REGULAR)
+    return util_fail (error, "a content object is a regular file or a symlink"), NULL;
+  guint64 size = g_file_info_get_size (info);
+  if (size > 0 && data == NULL)
+    return util_fail (error, "a regular file of %" G_GUINT64_FORMAT " bytes without its data",
+                      size), NULL;
+  if (size > IN_MEMORY_MAX)
+    {
+      StreamReader reader = { data, cancellable };
+      return object_writer_regular_stream (w, uid, gid, mode, xattrs, size, read_stream, &reader,
+                                           error);
+    }
+  g_autofree guint8 *buf = g_malloc (size + 1);
+  gsize got = 0;
+  if (size > 0 && !g_input_stream_read_all (data, buf, size, &got, cancellable, error))
+    return NULL;
+  if (got != size)
+    return util_fail (error, "truncated (%" G_GSIZE_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
+                      got, size), NULL;
+  return object_writer_regular (w, NULL, uid, gid, mode, xattrs, buf, size, error);
+}
+
 char *
 content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
                       GCancellable *cancellable, GError **error)
 {
+  ObjectWriter *writer = staging_writer_get (repo);
+  if (writer != NULL)
+    return write_through (writer, info, xattrs, data, cancellable, error);
   g_autoptr(GInputStream) stream = NULL;
   guint64 length = 0;
   if (!ostree_raw_file_to_content_stream (data, info, xattrs, &stream, &length, cancellable, error))

@@ -29,9 +29,10 @@ GFileInfo *content_regular_info (guint32 uid, guint32 gid, guint32 mode, gsize s
 /* The file info OSTree stores for a symlink to TARGET. */
 GFileInfo *content_symlink_info (guint32 uid, guint32 gid, const char *target);
 
-/* Store a content object through libostree, which computes its checksum
- * (returned): a regular file (INFO, and DATA to read its size from) or a
- * symlink (INFO, DATA NULL), with XATTRS (or NULL). */
+/* Store a content object and return its checksum: a regular file (INFO,
+ * and DATA to read its size from) or a symlink (INFO, DATA NULL), with
+ * XATTRS (or NULL); through the transaction's writer when it has one,
+ * else through libostree, which computes the checksum. */
 char *content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs,
                             GInputStream *data, GCancellable *cancellable, GError **error);
 

@@ -2,7 +2,7 @@
  * survive a crash needs them: each new content staged as an O_TMPFILE in
  * the ref's directory (synced with the objects by the caller's syncfs()),
  * then linked in under a temporary name and renamed over the ref.  GLib
- * alone: repo.c and the lean unpack-deb process (leanrepo.c) share it. */
+ * alone: the store's transactions (txn.c, repo.c) write refs with it. */
 #pragma once
 
 #include <glib.h>

@@ -14,8 +14,8 @@
 #include "store/objects.h"
 #include "store/refs.h"
 #include "store/repo.h"
-#include "store/stagedir.h"
 #include "store/staging.h"
+#include "store/txn.h"
 #include "base/util.h"
 
 OstreeRepo *
@@ -200,45 +200,35 @@ repo_check_ref_name (const char *ref, GError **error)
   return refs_check_name (ref, error);
 }
 
-/* How a transaction reaches the disk.  OSTree's own way (core.fsync, the
- * default) writes the objects into a staging directory, syncs the file
- * system, renames them into objects/XX, then fsyncs every objects/XX
- * directory of the repository, whether the transaction touched it or not:
- * 257 fsyncs, each a journal commit on ext4, even for a single small .deb.
- * With OWN_COMMIT the commit runs with the same guarantees but two
- * syncfs() instead.  In a bare or bare-user repository the ObjectWriter
- * writes the objects (all but symlinks wait as open files not linked
- * anywhere, the symlinks in the transaction's own staging directory,
- * stagedir.c); one syncfs() before any object is linked or renamed into
- * objects/ (none appears there before its content is on disk), then one
- * after (no ref can name a commit whose objects are not on disk).  The
- * writer's objects go in with the commits last, so that a kill on the way
- * leaves no commit whose objects are not all there; against a power loss,
- * which may keep a later link and lose an earlier one, each new commit is
- * marked partial before the first syncfs and unmarked after the second
- * (partial.c).  Whatever libostree wrote itself in the transaction (in an
- * archive repository, everything) is committed by libostree, with its
- * fsync turned off for that only, between the two syncfs() and before the
- * writer's objects.  The refs' new files are written before the second
- * syncfs, which syncs them with the objects' links, and renamed into place
- * after it (OSTree would fdatasync each ref file on its own: one more wait
- * per ref); a ref whose place holds anything but a file (an alias, a
- * directory) is left to OSTree, with its fsync.  With core.fsync=false the
- * same, minus the syncs (the objects go straight into objects/, as OSTree
- * puts them then). */
+/* A transaction.  In a bare or bare-user repository whose config it
+ * serves, the store's own (txn.c), and no libostree transaction at all:
+ * every object goes through its writer (content.c, repo_write_metadata(),
+ * repo_txn_write_commit()), which the OstreeRepo carries for them
+ * (staging.h); libostree only takes the repository's shared lock, which
+ * waits as OSTree's own transactions do.  Anywhere else (archive,
+ * core.per-object-fsync, fs-verity, a file system the writer does not
+ * know) libostree's transaction, committed in the same order with the
+ * same guarantees (unless core.per-object-fsync asks for OSTree's own
+ * fsyncs): a syncfs, libostree's commit with its fsync turned off for
+ * that only, each new commit marked partial meanwhile, the refs' new
+ * files, a second syncfs, the markers removed, the refs renamed into
+ * place.  Either way a ref whose place holds anything but a file (an
+ * alias, a directory), or every ref with core.auto-update-summary, is
+ * left to OSTree, with its fsync, after the rest. */
 
 struct RepoTxn {
   OstreeRepo *repo;
-  gboolean open;
-  gboolean own_commit;
-  gboolean sync;    /* core.fsync: the two syncfs() of OWN_COMMIT are made */
-  StageDir *stage;  /* the writer's staging directory, when it has one */
-  GPtrArray *refs;  /* ref, commit, ref, commit, ...: written once the objects are in */
-  PartialMarks *marks;  /* the new commits' commitpartial markers */
+  StoreTxn *own;              /* the store's transaction; NULL: libostree's */
+  OstreeRepoAutoLock *lock;   /* the shared lock OWN runs under */
+  gboolean open;              /* libostree's transaction is open */
+  gboolean own_commit;        /* libostree's, committed between two syncfs() */
+  gboolean sync;              /* core.fsync */
+  GPtrArray *refs;            /* ref, commit, ...: those OSTree writes, at the end */
+  PartialMarks *marks;        /* libostree's: the new commits' commitpartial markers */
 };
 
-/* The transaction's commitpartial markers ride on the OstreeRepo, as its
- * writer does (staging.h). */
+/* The commitpartial markers of libostree's transaction ride on the
+ * OstreeRepo, as the store's writer does (staging.h). */
 #define MARKS_KEY "apt2ostree-partial-marks"
 
 /* Does the repository ask for durability the way OWN_COMMIT gives it (or for
@@ -251,6 +241,15 @@ wants_own_commit (OstreeRepo *repo)
   return !g_key_file_get_boolean (config, "core", "per-object-fsync", NULL);
 }
 
+/* With core.auto-update-summary OSTree regenerates the summary at each
+ * ref it writes: it writes them all then. */
+static gboolean
+ostree_writes_refs (OstreeRepo *repo)
+{
+  return g_key_file_get_boolean (ostree_repo_get_config (repo), "core", "auto-update-summary",
+                                 NULL);
+}
+
 /* Mark the commit CHECKSUM, just written through libostree, partial
  * until the transaction is on disk. */
 static gboolean
@@ -260,37 +259,65 @@ mark_commit (OstreeRepo *repo, const char *checksum, GError **error)
   return marks == NULL || partial_marks_add (marks, checksum, error);
 }
 
+/* Begin the store's transaction when the repository is one it serves
+ * (TXN->own stays NULL when not). */
+static gboolean
+begin_own (RepoTxn *txn, const char *path, GCancellable *cancellable, GError **error)
+{
+  StoreTxnSettings settings;
+  if (!store_txn_settings_read (ostree_repo_get_config (txn->repo), &settings, NULL))
+    return TRUE;
+  g_autoptr(GError) local_error = NULL;
+  txn->lock = ostree_repo_auto_lock_push (txn->repo, OSTREE_REPO_LOCK_SHARED, cancellable,
+                                          &local_error);
+  if (txn->lock == NULL)
+    return util_fail (error, "%s: cannot write to the repository: %s", path, local_error->message);
+  txn->own = store_txn_begin (ostree_repo_get_dfd (txn->repo), path, &settings,
+                              STORE_TXN_LOCK_HELD, &local_error);
+  if (txn->own != NULL)
+    {
+      staging_writer_set (txn->repo, store_txn_writer (txn->own));
+      return TRUE;
+    }
+  g_clear_pointer (&txn->lock, ostree_repo_auto_lock_cleanup);
+  if (g_error_matches (local_error, STORE_TXN_ERROR, STORE_TXN_ERROR_NOT_HERE))
+    return TRUE;
+  g_propagate_error (error, g_steal_pointer (&local_error));
+  return FALSE;
+}
+
+/* Begin libostree's transaction. */
+static gboolean
+begin_ostree (RepoTxn *txn, const char *path, GCancellable *cancellable, GError **error)
+{
+  OstreeRepo *repo = txn->repo;
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_prepare_transaction (repo, NULL, cancellable, &local_error))
+    return util_fail (error, "%s: cannot write to the repository: %s", path, local_error->message);
+  txn->open = TRUE;
+  txn->sync = !ostree_repo_get_disable_fsync (repo);
+  if (!partial_resolve_leftovers (ostree_repo_get_dfd (repo), path, content_suffix (repo),
+                                  txn->sync, error))
+    return FALSE;
+  txn->own_commit = wants_own_commit (repo);
+  txn->marks = partial_marks_new (ostree_repo_get_dfd (repo), path, txn->sync);
+  g_object_set_data (G_OBJECT (repo), MARKS_KEY, txn->marks);
+  return TRUE;
+}
+
 RepoTxn *
 repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-  if (!ostree_repo_prepare_transaction (repo, NULL, cancellable, &local_error))
-    {
-      util_fail (error, "%s: cannot write to the repository: %s", path, local_error->message);
-      return NULL;
-    }
-  gboolean sync = !ostree_repo_get_disable_fsync (repo);
-  if (!partial_resolve_leftovers (ostree_repo_get_dfd (repo), path, content_suffix (repo), sync,
-                                  error))
-    {
-      (void) ostree_repo_abort_transaction (repo, NULL, NULL);
-      return NULL;
-    }
-  RepoTxn *txn = g_new0 (RepoTxn, 1);
+  if (staging_writer_get (repo) != NULL)
+    return util_fail (error, "%s: another transaction is in progress", path), NULL;
+  g_autoptr(RepoTxn) txn = g_new0 (RepoTxn, 1);
   txn->repo = g_object_ref (repo);
-  txn->open = TRUE;
-  txn->own_commit = wants_own_commit (repo);
-  txn->sync = sync;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
-  txn->marks = partial_marks_new (ostree_repo_get_dfd (repo), path, sync);
-  g_object_set_data (G_OBJECT (repo), MARKS_KEY, txn->marks);
-  /* (No staging directory of its own, no writer: libostree writes.) */
-  if (txn->own_commit && staging_writer_applies (repo))
-    txn->stage = stage_dir_open (ostree_repo_get_dfd (repo), path, NULL);
-  if (txn->stage != NULL)
-    staging_writer_set (repo, staging_writer_new (repo, stage_dir_fd (txn->stage), txn->marks));
-  return txn;
+  if (!begin_own (txn, path, cancellable, error)
+      || (txn->own == NULL && !begin_ostree (txn, path, cancellable, error)))
+    return NULL;
+  return g_steal_pointer (&txn);
 }
 
 void
@@ -298,9 +325,12 @@ repo_txn_free (RepoTxn *txn)
 {
   if (txn == NULL)
     return;
-  staging_writer_set (txn->repo, NULL);
-  g_object_set_data (G_OBJECT (txn->repo), MARKS_KEY, NULL);
-  stage_dir_free (txn->stage);
+  if (txn->own != NULL)
+    staging_writer_set (txn->repo, NULL);
+  store_txn_free (txn->own);
+  g_clear_pointer (&txn->lock, ostree_repo_auto_lock_cleanup);
+  if (txn->marks != NULL)
+    g_object_set_data (G_OBJECT (txn->repo), MARKS_KEY, NULL);
   if (txn->open)
     (void) ostree_repo_abort_transaction (txn->repo, NULL, NULL);
   partial_marks_free (txn->marks);
@@ -326,7 +356,11 @@ void
 repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit)
 {
   g_autofree char *current = repo_read_ref (txn->repo, ref);
-  if (g_strcmp0 (current, commit) != 0)
+  if (g_strcmp0 (current, commit) == 0)
+    return;
+  if (txn->own != NULL && !ostree_writes_refs (txn->repo))
+    store_txn_set_ref (txn->own, ref, commit);
+  else
     {
       g_ptr_array_add (txn->refs, g_strdup (ref));
       g_ptr_array_add (txn->refs, g_strdup (commit));
@@ -346,11 +380,11 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
     return FALSE;
 
   g_autofree char *commit = NULL;
-  ObjectWriter *writer = staging_writer_get (repo);
-  if (writer != NULL)
+  if (txn->own != NULL)
     {
       /* The dirtrees and the commit as ostree_repo_write_mtree() and
        * ostree_repo_write_commit_with_time() write them. */
+      ObjectWriter *writer = store_txn_writer (txn->own);
       if (!staging_write_mtree (writer, mtree, error))
         return FALSE;
       GVariant *object = objects_commit_new (owned_metadata, subject, epoch,
@@ -377,64 +411,74 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
   return TRUE;
 }
 
-gboolean
-repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
+/* Stage the new files of TXN->refs that refs.c writes (with core.fsync,
+ * unless OSTree writes them all); those left to OSTree stay in TXN->refs. */
+static RefsBatch *
+stage_refs (RepoTxn *txn)
+{
+  if (!txn->sync || ostree_writes_refs (txn->repo))
+    return NULL;
+  g_autofree char *path = g_file_get_path (ostree_repo_get_path (txn->repo));
+  RefsBatch *batch = refs_batch_new (ostree_repo_get_dfd (txn->repo), path);
+  g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i + 1 < txn->refs->len; i += 2)
+    if (!refs_batch_stage (batch, txn->refs->pdata[i], txn->refs->pdata[i + 1]))
+      {
+        g_ptr_array_add (left, g_strdup (txn->refs->pdata[i]));
+        g_ptr_array_add (left, g_strdup (txn->refs->pdata[i + 1]));
+      }
+  g_ptr_array_unref (txn->refs);
+  txn->refs = g_steal_pointer (&left);
+  return batch;
+}
+
+/* Commit libostree's transaction: with OWN_COMMIT between two syncfs(),
+ * the refs' new files staged before the second. */
+static gboolean
+finish_ostree (RepoTxn *txn, GCancellable *cancellable, GError **error)
 {
   OstreeRepo *repo = txn->repo;
   txn->open = FALSE;
-  g_autofree gboolean *staged = g_new0 (gboolean, txn->refs->len / 2 + 1);
-  g_autoptr(RefsBatch) batch = NULL;
   if (!txn->own_commit)
+    return ostree_repo_commit_transaction (repo, NULL, cancellable, error)
+           && partial_marks_remove (txn->marks, error);
+  /* Everything libostree wrote waits in its staging directory. */
+  if (txn->sync && !sync_repo (repo, error))
     {
-      if (!ostree_repo_commit_transaction (repo, NULL, cancellable, error))
+      txn->open = TRUE;
+      return FALSE;
+    }
+  ostree_repo_set_disable_fsync (repo, TRUE);
+  gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
+  ostree_repo_set_disable_fsync (repo, !txn->sync);
+  if (!ok)
+    {
+      txn->open = TRUE;  /* (libostree's abort then clears what it can) */
+      return FALSE;
+    }
+  g_autoptr(RefsBatch) batch = stage_refs (txn);
+  if (txn->sync && !sync_repo (repo, error))
+    return FALSE;
+  /* Every object is on disk: the commits are complete.  The refs last. */
+  return partial_marks_remove (txn->marks, error)
+         && (batch == NULL || refs_batch_publish (batch, error));
+}
+
+gboolean
+repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
+{
+  if (txn->own != NULL)
+    {
+      staging_writer_set (txn->repo, NULL);  /* (the writer is done with) */
+      if (!store_txn_finish (txn->own, txn->refs, error))
         return FALSE;
     }
-  else
-    {
-      /* Everything written so far waits: as open files, in the writer's
-       * staging directory or in libostree's. */
-      if (txn->sync && !sync_repo (repo, error))
-        {
-          txn->open = TRUE;
-          return FALSE;
-        }
-      /* Into objects/ in the order a commit needs: what libostree wrote
-       * (content, and commits marked partial), then what the writer holds
-       * (its commits last). */
-      ostree_repo_set_disable_fsync (repo, TRUE);
-      gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
-      ostree_repo_set_disable_fsync (repo, !txn->sync);
-      ObjectWriter *writer = staging_writer_get (repo);
-      if (!ok)
-        txn->open = TRUE;  /* (libostree's abort then clears what it can) */
-      if (!ok || (writer != NULL && !object_writer_publish (writer, error)))
-        return FALSE;
-      staging_writer_set (repo, NULL);
-      /* The refs' new files, synced with the links (refs.c).  (With
-       * core.auto-update-summary OSTree also regenerates the summary at
-       * each ref it writes: it writes them all then.) */
-      GKeyFile *config = ostree_repo_get_config (repo);
-      if (txn->sync && !g_key_file_get_boolean (config, "core", "auto-update-summary", NULL))
-        {
-          g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-          batch = refs_batch_new (ostree_repo_get_dfd (repo), path);
-          for (guint i = 0; i + 1 < txn->refs->len; i += 2)
-            staged[i / 2] = refs_batch_stage (batch, txn->refs->pdata[i], txn->refs->pdata[i + 1]);
-        }
-      if (txn->sync && !sync_repo (repo, error))
-        return FALSE;
-    }
-  /* Every object is on disk: the commits are complete.  The refs last:
-   * those staged above, then OSTree's, each synced as the repository's
-   * settings say. */
-  if (!partial_marks_remove (txn->marks, error))
+  else if (!finish_ostree (txn, cancellable, error))
     return FALSE;
-  if (batch != NULL && !refs_batch_publish (batch, error))
-    return FALSE;
+  /* The refs left to OSTree, each synced as the repository's settings say. */
   for (guint i = 0; i + 1 < txn->refs->len; i += 2)
-    if (!staged[i / 2] && !ostree_repo_set_ref_immediate (repo, NULL, txn->refs->pdata[i],
-                                                          txn->refs->pdata[i + 1], cancellable,
-                                                          error))
+    if (!ostree_repo_set_ref_immediate (txn->repo, NULL, txn->refs->pdata[i],
+                                        txn->refs->pdata[i + 1], cancellable, error))
       return FALSE;
   return TRUE;
 }

@@ -35,7 +35,10 @@ GPtrArray *repo_resolve_all (OstreeRepo *repo, const char *const *names, int n, 
 /* The ref name must be valid before any work starts. */
 gboolean repo_check_ref_name (const char *ref, GError **error);
 
-/* A write transaction that is aborted unless repo_txn_commit() ran. */
+/* A write transaction that is aborted unless repo_txn_commit() ran: the
+ * store's own in a bare or bare-user repository (store/txn.h), with no
+ * libostree transaction open; libostree's in any other.  One at a time on
+ * an OstreeRepo. */
 typedef struct RepoTxn RepoTxn;
 RepoTxn *repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error);
 void repo_txn_free (RepoTxn *txn);
@@ -65,9 +68,10 @@ void repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit);
  * at, or NULL. */
 char *repo_read_ref (OstreeRepo *repo, const char *name);
 
-/* Store a content object through libostree, which computes its checksum
- * (returned): a regular file (INFO, and DATA to read SIZE bytes from) or a
- * symlink (INFO, DATA NULL), with XATTRS (or NULL). */
+/* Store a content object and return its checksum: a regular file (INFO,
+ * and DATA to read SIZE bytes from) or a symlink (INFO, DATA NULL), with
+ * XATTRS (or NULL); through the transaction's own writer when it has one
+ * (the same bytes), else through libostree. */
 char *repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
                           GCancellable *cancellable, GError **error);
 

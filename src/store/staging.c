@@ -1,9 +1,8 @@
-/* staging.c — the object writer (writer.c) for a transaction on an
- * OstreeRepo: made from the repository's settings, its objects waiting in
- * the transaction's own staging directory (stagedir.c), and the dirtrees
- * of a mutable tree written through it.  Nothing here looks into
- * libostree's own staging directory or depends on what its transactions
- * leave behind. */
+/* staging.c — the writer of a transaction on an OstreeRepo, kept on the
+ * OstreeRepo for the modules that write through it (content.c, repo.c),
+ * and the dirtrees of a mutable tree written through it.  Nothing here
+ * looks into libostree's own staging directory or depends on what its
+ * transactions leave behind. */
 #include "config.h"
 
 #include "store/staging.h"
@@ -20,44 +19,7 @@ staging_writer_get (OstreeRepo *repo)
 void
 staging_writer_set (OstreeRepo *repo, ObjectWriter *w)
 {
-  g_object_set_data_full (G_OBJECT (repo), WRITER_KEY, w, (GDestroyNotify) object_writer_free);
-}
-
-/* Does REPO ask for anything the writer does not do (fs-verity, objects
- * synced one by one, another repository mode)? */
-gboolean
-staging_writer_applies (OstreeRepo *repo)
-{
-  OstreeRepoMode mode = ostree_repo_get_mode (repo);
-  if (mode != OSTREE_REPO_MODE_BARE && mode != OSTREE_REPO_MODE_BARE_USER)
-    return FALSE;
-  GKeyFile *config = ostree_repo_get_config (repo);
-  if (g_key_file_get_boolean (config, "core", "per-object-fsync", NULL))
-    return FALSE;
-  g_auto(GStrv) groups = g_key_file_get_groups (config, NULL);
-  for (char **g = groups; *g != NULL; g++)
-    if (g_str_has_prefix (*g, "ex-fsverity") || g_str_has_prefix (*g, "ex-integrity"))
-      return FALSE;
-  return TRUE;
-}
-
-ObjectWriter *
-staging_writer_new (OstreeRepo *repo, int stage_dfd, PartialMarks *marks)
-{
-  guint64 reserved = 0;
-  if (!staging_writer_applies (repo) || !ostree_repo_get_min_free_space_bytes (repo, &reserved, NULL))
-    return NULL;
-  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-  ObjectWriterConfig config = {
-    .repo_dfd = ostree_repo_get_dfd (repo),
-    .stage_dfd = stage_dfd,
-    .bare_user = ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_BARE_USER,
-    .sync = !ostree_repo_get_disable_fsync (repo),
-    .min_free_bytes = reserved,
-    .repo_path = path,
-    .marks = marks,
-  };
-  return object_writer_new (&config);
+  g_object_set_data (G_OBJECT (repo), WRITER_KEY, w);
 }
 
 gboolean

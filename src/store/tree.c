@@ -54,17 +54,34 @@ attach_dirtree (OstreeMutableTree *dir, const char *name, OstreeRepo *repo, cons
   return TRUE;
 }
 
-/* The (contents, meta) checksums of an in-memory directory, writing the
- * dirtrees it needs (metadata only). */
+/* Make the new, empty directory DST a copy of SRC by checksums, writing
+ * nothing: a subdirectory unchanged since it was loaded is attached by its
+ * dirtree, lazily; a changed one is copied entry by entry. */
 static gboolean
-dirtree_checksums (OstreeRepo *repo, OstreeMutableTree *dir, char **out_contents, char **out_meta,
-                   GCancellable *cancellable, GError **error)
+copy_dir (OstreeMutableTree *dst, OstreeMutableTree *src, OstreeRepo *repo, GError **error)
 {
-  g_autoptr(GFile) written = NULL;
-  if (!ostree_repo_write_mtree (repo, dir, &written, cancellable, error))
-    return FALSE;
-  *out_contents = g_strdup (ostree_repo_file_tree_get_contents_checksum (OSTREE_REPO_FILE (written)));
-  *out_meta = g_strdup (ostree_repo_file_tree_get_metadata_checksum (OSTREE_REPO_FILE (written)));
+  const char *meta = ostree_mutable_tree_get_metadata_checksum (src);
+  const char *contents = ostree_mutable_tree_get_contents_checksum (src);
+  if (meta == NULL)
+    return util_fail (error, "a directory without metadata cannot be moved");
+  if (contents != NULL)
+    return ostree_mutable_tree_fill_empty_from_dirtree (dst, repo, contents, meta)
+           || util_fail (error, "internal error: cannot copy a directory");
+  ostree_mutable_tree_set_metadata_checksum (dst, meta);
+  GHashTableIter iter;
+  gpointer name, value;
+  g_hash_table_iter_init (&iter, ostree_mutable_tree_get_files (src));
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    if (!ostree_mutable_tree_replace_file (dst, name, value, error))
+      return FALSE;
+  g_hash_table_iter_init (&iter, ostree_mutable_tree_get_subdirs (src));
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    {
+      g_autoptr(OstreeMutableTree) sub = NULL;
+      if (!ostree_mutable_tree_ensure_dir (dst, name, &sub, error)
+          || !copy_dir (sub, value, repo, error))
+        return FALSE;
+    }
   return TRUE;
 }
 
@@ -423,22 +440,19 @@ tree_move (OstreeRepo *repo, OstreeMutableTree *root, const char *src, const cha
   if (kind == ENTRY_NONE)
     return util_fail (error, "\"%s\": no such file or directory", from_path);
 
-  /* Capture a directory by checksum before it leaves its parent. */
-  g_autofree char *contents = NULL, *meta = NULL;
-  if (kind == ENTRY_DIR
-      && !dirtree_checksums (repo, subdir, &contents, &meta, cancellable, error))
-    return FALSE;
-
   g_autoptr(OstreeMutableTree) dst_parent = NULL;
   if (!parent_of_new_entry (root, to, &dst_parent, error))
     return FALSE;
+  /* (SUBDIR, held here, survives its removal from the tree.) */
   if (!ostree_mutable_tree_remove (src_parent, src_name, FALSE, error))
     return FALSE;
 
   const char *dst_name = to->pdata[to->len - 1];
   if (kind == ENTRY_FILE)
     return ostree_mutable_tree_replace_file (dst_parent, dst_name, file_checksum, error);
-  return attach_dirtree (dst_parent, dst_name, repo, contents, meta, error);
+  g_autoptr(OstreeMutableTree) moved = NULL;
+  return ostree_mutable_tree_ensure_dir (dst_parent, dst_name, &moved, error)
+         && copy_dir (moved, subdir, repo, error);
 }
 
 gboolean
