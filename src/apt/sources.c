@@ -377,6 +377,14 @@ string_free (gpointer s)
   g_string_free (s, TRUE);
 }
 
+/* Frees what a stanza read so far, on every way out of the parser. */
+static void
+stanza_clear (Stanza *stanza)
+{
+  g_clear_pointer (&stanza->fields, g_hash_table_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Stanza, stanza_clear)
+
 static const char *
 stanza_get (Stanza *stanza, const char *field)
 {
@@ -454,7 +462,7 @@ static gboolean
 parse_deb822_text (SourcesList *list, const char *text, const char *origin, GError **error)
 {
   g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  Stanza stanza = { NULL, 0 };
+  g_auto(Stanza) stanza = { NULL, 0 };
   GString *current = NULL;  /* the value being read; owned by stanza.fields */
 
   for (guint i = 0; ; i++)
