@@ -13,11 +13,12 @@
 #      between scripts, and the sandbox around it all (checkout, bwrap,
 #      commit of what changed);
 #   3. what one exec costs in the image's sandbox: a shell loop running
-#      /usr/bin/true, and one running "dpkg-query -W dpkg", N times, less the
-#      same loop running nothing (native, or qemu-user's start-up for a
-#      foreign image).
-# strace slows every exec, so the traced figures are larger than the
-# untraced ones; compare them with each other, not with (1).
+#      /usr/bin/true, and one running "dpkg-query -W dpkg", $N times (default
+#      200), less the same loop running nothing (native, or qemu-user's
+#      start-up for a foreign image).
+# strace attaches to every new process, which makes the traced run several
+# times as long as the untraced one: read its figures as shares of stage 2
+# and as counts, and (1) as what stage 2 takes.
 #
 # Run it as root from a build directory (it uses ./apt2ostree unless
 # $APT2OSTREE is set), with strace installed and, for arm64, qemu-user-static
@@ -54,16 +55,20 @@ configure_secs () {
     secs "$t0" "$t1"
 }
 
-# loop_secs N CMD: the wall time of a shell in the image's sandbox running
-# CMD N times.
-loop_secs () {
-    local t0 t1
-    t0=$(now)
-    "$A2O" --repo build/ostree mod --chroot --ref bench/loop stage1/img -- \
-        /bin/sh -c "i=0; while [ \$i -lt $1 ]; do $2 > /dev/null; i=\$((i + 1)); done" > loop.out 2>&1 \
+# exec_ms: what one exec costs in the image's sandbox, in ms, timed inside
+# it: a loop running /usr/bin/true N times, and one running
+# "dpkg-query -W dpkg", each less the same loop running nothing.
+exec_ms () {
+    "$A2O" --repo build/ostree mod -v --chroot --ref bench/loop stage1/img -- /bin/sh -c '
+        n=$1
+        t0=$(date +%s%N); i=0; while [ $i -lt $n ]; do i=$((i + 1)); done
+        t1=$(date +%s%N); i=0; while [ $i -lt $n ]; do /usr/bin/true; i=$((i + 1)); done
+        t2=$(date +%s%N); i=0; while [ $i -lt $n ]; do dpkg-query -W dpkg > /dev/null; i=$((i + 1)); done
+        t3=$(date +%s%N)
+        echo "bench-loop: $t0 $t1 $t2 $t3"' sh "$N" > loop.out 2>&1 \
         || { cat loop.out >&2; echo "bench/stage2.sh: the exec loop failed" >&2; exit 1; }
-    t1=$(now)
-    secs "$t0" "$t1"
+    sed -n 's/^bench-loop: //p' loop.out | awk -v n="$N" '{ e = $2 - $1
+        printf "/usr/bin/true %.1f, dpkg-query -W %.1f\n", ($3 - $2 - e) / n / 1e6, ($4 - $3 - e) / n / 1e6 }'
 }
 
 # analyse TRACE OUT: the table of (2) from strace's -f -ttt output; OUT is
@@ -168,30 +173,28 @@ bench_arch () {
     npkg=$(grep -c '"sha256": ' img.lock.json)
     for i in $(seq "$RUNS"); do plain="$plain $(configure_secs plain$i)"; done
     t0=$(now)
-    strace -f -q -ttt -s 200 -e trace=process --decode-pids=pidns -o trace.txt \
+    strace -f -q -ttt -s 200 -e trace=process --seccomp-bpf --decode-pids=pidns -o trace.txt \
         "$A2O" --repo build/ostree configure -v --ref bench/traced stage1/img > traced.out 2>&1 \
         || { tail -n 20 traced.out >&2; exit 1; }
     t1=$(now)
     traced=$(secs "$t0" "$t1")
     set -- $(analyse trace.txt traced.out | sed -n 's/^TOTALS //p')
-    local l0 l1 l2
-    l0=$(loop_secs 0 :)
-    l1=$(loop_secs "$N" /usr/bin/true)
-    l2=$(loop_secs "$N" "dpkg-query -W dpkg")
+    local per_exec
+    per_exec=$(exec_ms)
     cat <<EOF
 
-$SUITE $VARIANT $arch: $npkg packages, $(grep -c . scripts.txt) script runs
+$SUITE $VARIANT $arch: $npkg packages, $(awk '{ n += $3 } END { print n }' scripts.txt) maintainer script and trigger runs
  stage 2 untraced (s):$plain
  stage 2 traced: $traced s; all times below are from the trace
    sandbox (checkout, bwrap, commit)            $(awk "BEGIN { printf \"%7.2f s\", $1 - $2 }")  $8 execs
    stage-2 script outside dpkg --configure -a   $(awk "BEGIN { printf \"%7.2f s\", $2 - $3 - $5 }")  $7 execs
      preinsts                                   $(awk "BEGIN { printf \"%7.2f s\", $5 }")
-   dpkg --configure -a                          $(awk "BEGIN { printf \"%7.2f s\", $3 }")  $6 execs of dpkg's own
+   dpkg --configure -a                          $(awk "BEGIN { printf \"%7.2f s\", $3 }")  $6 execs (dpkg itself)
      in maintainer scripts and triggers         $(awk "BEGIN { printf \"%7.2f s\", $4 }")
  the stage-2 script's own execs, by program: $(head -n 8 own.txt | paste -sd, - | sed 's/,/, /g')
  maintainer scripts and triggers, longest first (seconds, execs, runs):
 $(head -n "${TOP:-15}" scripts.txt | sed 's/^/   /')
- one exec in the sandbox, over $N runs (ms): /usr/bin/true $(awk "BEGIN { printf \"%.1f\", ($l1 - $l0) * 1000 / $N }"), dpkg-query -W $(awk "BEGIN { printf \"%.1f\", ($l2 - $l0) * 1000 / $N }")
+ one exec in the sandbox, over $N runs (ms): $per_exec
 EOF
     cd "$dir"
 }

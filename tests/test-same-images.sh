@@ -12,7 +12,7 @@
 # variables dpkg gives a preinst (DPKG_MAINTSCRIPT_ARCH,
 # DPKG_RUNNING_VERSION...) and diverts another package's file without
 # --rename (stage 2 moves it), and it declares a trigger interest and a file
-# trigger its own files activate (its postinst logs what it is run with).
+# trigger its own files activate (stage 2 records both for dpkg).
 #
 # A checksum that changes on purpose is re-recorded with A2O_RECORD=1, which
 # prints the new table (as TAP comments) to paste below.
@@ -96,6 +96,16 @@ for arch in $ARCHES; do
         (build_image '"$arch"' "$SCRATCH/image-'"$arch"'") > got
         grep "^'"$arch"' " "$SCRATCH/expected" > want
         diff -u want got
+        # the probe did what it is there for
+        r="$SCRATCH/image-'"$arch"'/build/ostree"
+        ostree --repo="$r" cat image /etc/probe-preinst > preinst
+        printf "%s\n" install probe '"$arch"' preinst > want
+        head -n 4 preinst | diff -u want -
+        [ -n "$(sed -n 5p preinst)" ]
+        ostree --repo="$r" ls image /usr/bin/cmp.distrib > /dev/null
+        ostree --repo="$r" cat image /var/lib/dpkg/triggers/File | grep -qx "/usr/share/probe probe/noawait"
+        ostree --repo="$r" cat image /var/lib/dpkg/triggers/probe-trigger | grep -qx probe
+        ostree --repo="$r" cat image /etc/probe-postinst | grep -q "^configure"
     '
 done
 [ "$ARCHES" != amd64 ] \
