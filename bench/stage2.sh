@@ -87,16 +87,23 @@ analyse () {
         if (n >= 2 && a[2] == "triggered") return name " triggered " a[3]
         return name (n >= 2 ? " " a[2] : "")
     }
-    function exec_done(pid, ts, path, args,   l, q) {
-        execs[pid]++; ne++; epid[ne] = pid; eprog[ne] = path; sub(/.*\//, "", eprog[ne])
-        if (args ~ /^"set -e\\nexport DEBIAN_FRONTEND/ || args ~ /^"\/bin\/sh", "-c", "set -e\\nexport DEBIAN_FRONTEND/) { script = pid; s0 = ts }
-        if (args ~ /"dpkg", "--configure", "-a"/) { dpkg = pid; d0 = ts }
-        # the outermost script only: debconf runs a postinst again under its
-        # frontend
+    # exec_done: one successful execve, in the order they happened; a child
+    # may exec before strace reports the fork returning in its parent, so who
+    # owns it is worked out at the END, from the whole trace.
+    function exec_done(pid, ts, path, args) {
+        execs[pid]++; ne++; epid[ne] = pid; ets[ne] = ts; epath[ne] = path; eargs[ne] = args
+        eprog[ne] = path; sub(/.*\//, "", eprog[ne])
+    }
+    # script_run I: whether exec I starts a maintainer script or trigger run
+    # (the outermost only: debconf runs a postinst again under its frontend)
+    function script_run(i,   pid, q, l) {
+        pid = epid[i]
+        if (eargs[i] ~ /^"set -e\\nexport DEBIAN_FRONTEND/ || eargs[i] ~ /^"\/bin\/sh", "-c", "set -e\\nexport DEBIAN_FRONTEND/) { script = pid; s0 = ets[i] }
+        if (eargs[i] ~ /"dpkg", "--configure", "-a"/) { dpkg = pid; d0 = ets[i] }
         for (q = pid; q != ""; q = parent[q]) if (q in lab) return
-        l = label(path, args)
+        l = label(epath[i], eargs[i])
         if (l == "") return
-        lab[pid] = l; start[pid] = ts
+        lab[pid] = l; start[pid] = ets[i]
     }
     BEGIN {
         while ((getline line < out) > 0)
@@ -126,6 +133,7 @@ analyse () {
     }
     /\+\+\+ (exited with|killed by)/ { end[pid] = ts }
     END {
+        for (i = 1; i <= ne; i++) script_run(i)
         # every exec belongs to its outermost script, else to dpkg, else to
         # the stage-2 script
         for (p in execs) {
@@ -187,9 +195,9 @@ $SUITE $VARIANT $arch: $npkg packages, $(awk '{ n += $3 } END { print n }' scrip
  stage 2 untraced (s):$plain
  stage 2 traced: $traced s; all times below are from the trace
    sandbox (checkout, bwrap, commit)            $(awk "BEGIN { printf \"%7.2f s\", $1 - $2 }")  $8 execs
-   stage-2 script outside dpkg --configure -a   $(awk "BEGIN { printf \"%7.2f s\", $2 - $3 - $5 }")  $7 execs
-     preinsts                                   $(awk "BEGIN { printf \"%7.2f s\", $5 }")
-   dpkg --configure -a                          $(awk "BEGIN { printf \"%7.2f s\", $3 }")  $6 execs (dpkg itself)
+   preinsts (run by the stage-2 script)         $(awk "BEGIN { printf \"%7.2f s\", $5 }")
+   the stage-2 script's own work                $(awk "BEGIN { printf \"%7.2f s\", $2 - $3 - $5 }")  $7 execs
+   dpkg --configure -a                          $(awk "BEGIN { printf \"%7.2f s\", $3 }")  $6 exec (dpkg itself)
      in maintainer scripts and triggers         $(awk "BEGIN { printf \"%7.2f s\", $4 }")
  the stage-2 script's own execs, by program: $(head -n 8 own.txt | paste -sd, - | sed 's/,/, /g')
  maintainer scripts and triggers, longest first (seconds, execs, runs):
