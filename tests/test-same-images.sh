@@ -67,7 +67,8 @@ repo_sign "$D" bookworm archive
 repo_serve "$SCRATCH/srv"
 
 # build_image ARCH DIR: lock and build the base and the probe for ARCH in
-# DIR; prints "ARCH REF CHECKSUM" for the stage-1 tree and the image.
+# DIR; prints "ARCH packages SHA256" (of the lockfile's package lines), then "ARCH REF CHECKSUM" for the image
+# and its stage-1 tree.
 build_image () {
     local arch=$1 w=$2
     mkdir -p "$w" && cd "$w"
@@ -76,13 +77,19 @@ build_image () {
     a2o lock image.txt --sources sources.list --arch "$arch" --variant custom --merged-usr yes \
         --cache cache -o image.lock.json > /dev/null
     a2o build image.lock.json > build.out
+    # the inputs: the base .debs are those of the test cache's manifest
+    # (tests/libbuildtest.sh); a cache filled after a bookworm point release
+    # changes this line, and the commits are then recorded again
+    echo "$arch packages $(grep "\"sha256\": " image.lock.json | sha256sum | cut -d" " -f1)"
     echo "$arch image $(cat build/ostree/refs/heads/image)"
     echo "$arch image/stage1 $(cat build/ostree/refs/heads/stage1/image)"
 }
 
 cat > "$SCRATCH/expected" <<'END'
+amd64 packages 81d53401671639a3f7bd5ba6390841dcb664c982bccfd15920e86d5e9f57a87b
 amd64 image 6aee6537a5fe6a545dd5ec231b672c362d4e66d74aa03b2406d44a354465a0cc
 amd64 image/stage1 4170ccbe8c1cb0e9aeddfd91103f48d42ea26718bda2b8144b2c759b75bcfd7e
+arm64 packages 3a34b60b48f17346074f4c2f27f9f3747091d2b82ab5acedcc056427bb458de1
 arm64 image d54a3387e9723ec65beb2a718d271355db5ffae53da4c5f9694f5bce93d8a4cd
 arm64 image/stage1 26a785fb3ac3269b409881446820a0345b1339b2c3c70f6f31f844592e20a84b
 END
