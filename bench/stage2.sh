@@ -27,14 +27,16 @@
 # apt configuration names and builds it under $TMPDIR (default /var/tmp),
 # removed afterwards; DEB_CACHE=DIR keeps the downloaded .debs in DIR (files
 # named by sha256) from one run to the next.  KEEP=1 keeps the directory
-# (the traces are NAME/trace.txt).
+# (the traces are ARCH/trace.txt).
 set -eu
 A2O=${APT2OSTREE:-$PWD/apt2ostree}
 SUITE=${SUITE:-bookworm}
 VARIANT=${VARIANT:-minbase}
 RUNS=${RUNS:-2}
 N=${N:-200}
-ARCHES=${ARCHES:-$(dpkg --print-architecture) arm64}
+host=$(dpkg --print-architecture)
+[ "$host" = arm64 ] || host="$host arm64"
+ARCHES=${ARCHES:-$host}
 [ "$(id -u)" = 0 ] || { echo "bench/stage2.sh: run as root (stage 2 runs maintainer scripts as root)" >&2; exit 1; }
 command -v strace > /dev/null || { echo "bench/stage2.sh: strace is not installed" >&2; exit 1; }
 
