@@ -119,8 +119,8 @@ assert_same_unpacked_database () {
         cmp "$ref/var/lib/dpkg/info/${f##*/}" "$f" || return 1
     done
     unpacked_status "$ref" > "$ref.status"
-    diff -u <(status_stanzas_sorted "$ref.status") <(status_stanzas_sorted "$ours/var/lib/dpkg/status") \
-        || return 1
+    diff -U0 <(status_stanzas_sorted "$ref.status") <(status_stanzas_sorted "$ours/var/lib/dpkg/status") \
+        > "$ref.status.diff" || { tr '\001' '\n' < "$ref.status.diff"; return 1; }
     [ ! -s "$ours/var/lib/dpkg/diversions" ] || { echo "stage 1 made diversions"; return 1; }
     assert_diversions_by_preinsts "$ref" || return 1
     diff <(sort "$ref/var/lib/dpkg/statoverride" 2>/dev/null) <(sort "$ours/var/lib/dpkg/statoverride")
