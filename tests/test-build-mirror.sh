@@ -1,8 +1,9 @@
 #!/bin/bash
 # The real image: lock and build Debian bookworm minbase from the mirror the
 # host's apt configuration names, and compare it with what mmdebstrap builds
-# on the same machine from the same mirror.  Skips, saying why, only when no
-# mirror answers.
+# on the same machine from the same mirror, and its stage 1 with what the
+# real dpkg --unpack makes of the same .debs (tests/libdifferential.sh).
+# Skips, saying why, only when no mirror answers.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/libpodman.sh"
 . "$TOP_SRCDIR/tests/libdifferential.sh"

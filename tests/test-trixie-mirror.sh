@@ -3,7 +3,9 @@
 # configuration names (moved to trixie by "lock --suite", as mmdebstrap's
 # SUITE does): minbase, then a realistic server set built in the same build
 # directory, each compared with what mmdebstrap builds on the same machine
-# from the same mirror.  Skips, saying why, only when no mirror answers.
+# from the same mirror, and its stage 1 with what the real dpkg --unpack
+# makes of the same .debs (tests/libdifferential.sh).  Skips, saying why,
+# only when no mirror answers.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/libdifferential.sh"
 
