@@ -12,6 +12,11 @@
 #   3. mmdebstrap --variant=minbase of the same release;
 #   4. bytes: what B fetched from the cache server against the .debs' size.
 #
+# The cache is served the way a team would serve it, by a static web server:
+# SERVER=nginx (the default when nginx is installed: apt-get install
+# nginx-light), or SERVER=python, the tests' tests/httpd.py (a thread and a
+# connection per request), which costs B several seconds of its own.
+#
 # Run it as root from a build directory (it uses ./apt2ostree unless
 # $APT2OSTREE is set).  It needs the network; it writes under $TMPDIR
 # (default /var/tmp) and removes what it wrote.  Prints ratios: the
@@ -22,6 +27,15 @@ TOP_SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 [ "$(id -u)" = 0 ] || { echo "bench/cache.sh: run as root (stage 2 and mmdebstrap --mode=root)" >&2; exit 1; }
 command -v mmdebstrap > /dev/null || { echo "bench/cache.sh: mmdebstrap is not installed" >&2; exit 1; }
 SUITE=${SUITE:-bookworm}
+if [ -z "${SERVER:-}" ]; then
+    SERVER=python
+    command -v nginx > /dev/null && SERVER=nginx
+fi
+case $SERVER in
+    nginx) command -v nginx > /dev/null || { echo "bench/cache.sh: SERVER=nginx: nginx is not installed (apt-get install nginx-light)" >&2; exit 1; } ;;
+    python) ;;
+    *) echo "bench/cache.sh: SERVER=$SERVER: expected nginx or python" >&2; exit 1 ;;
+esac
 . "$TOP_SRCDIR/tests/libsources.sh"
 
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-cache.XXXXXX")
@@ -32,10 +46,41 @@ cd "$dir"
 
 . "$TOP_SRCDIR/bench/libbench.sh"
 
+# The cache's server on 127.0.0.1, its port in ./port; each path it is
+# asked for goes to requests.log.
+serve_nginx () {
+    python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' > port
+    mkdir nginx
+    cat > nginx/nginx.conf <<EOF
+daemon off;
+master_process off;
+pid $dir/nginx/nginx.pid;
+error_log $dir/nginx/error.log;
+events { worker_connections 256; }
+http {
+  log_format path '\$uri';
+  access_log $dir/requests.log path;
+  client_body_temp_path $dir/nginx;
+  proxy_temp_path $dir/nginx;
+  fastcgi_temp_path $dir/nginx;
+  uwsgi_temp_path $dir/nginx;
+  scgi_temp_path $dir/nginx;
+  sendfile on;
+  server { listen 127.0.0.1:$(cat port); root $dir/srv; }
+}
+EOF
+    nginx -c "$dir/nginx/nginx.conf" -p "$dir/nginx" &
+    server=$!
+    for _ in $(seq 100); do [ -s nginx/nginx.pid ] && break; sleep 0.05; done
+}
 mkdir srv
-python3 "$TOP_SRCDIR/tests/httpd.py" srv port requests.log &
-server=$!
-for _ in $(seq 100); do [ -s port ] && break; sleep 0.05; done
+if [ "$SERVER" = nginx ]; then
+    serve_nginx
+else
+    python3 "$TOP_SRCDIR/tests/httpd.py" srv port requests.log &
+    server=$!
+    for _ in $(seq 100); do [ -s port ] && break; sleep 0.05; done
+fi
 URL="http://127.0.0.1:$(cat port)/repo"
 
 host_sources_for "$SUITE" > mm.sources
@@ -61,14 +106,15 @@ misses=$(grep -c "building it" b.build.log || true)
 timed mm mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" mm.tar mm.sources
 
 # 4. bytes
+requests=$(wc -l < requests.log)
 fetched=$(sed 's|^/||' requests.log | while read -r p; do
     [ -f "srv/$p" ] && stat -c %s "srv/$p"; done | awk '{ s += $1 } END { print s + 0 }')
 debs=$(sed -n 's/.*"size": \([0-9]*\).*/\1/p' min.lock.json | awk '{ s += $1 } END { print s + 0 }')
 
-echo "bench/cache.sh: Debian $SUITE minbase, $n packages, image $commit_b"
+echo "bench/cache.sh: Debian $SUITE minbase, $n packages, image $commit_b, cache served by $SERVER"
 printf '  %-44s %8s s\n' "A: cold build (lock excluded)" "$(cat a.build)" \
     "B: build from the cache" "$(cat b.build)" "mmdebstrap --variant=minbase" "$(cat mm)"
 echo "  B / A (cold):            $(calc "$(cat b.build) / $(cat a.build)")   (goal: at most 0.15)"
 echo "  B / mmdebstrap:          $(calc "$(cat b.build) / $(cat mm)")"
 echo "  trees B built itself:    $misses"
-echo "  bytes B fetched / .debs: $(calc "$fetched / $debs")   ($fetched / $debs)"
+echo "  bytes B fetched / .debs: $(calc "$fetched / $debs")   ($fetched / $debs, $requests requests)"

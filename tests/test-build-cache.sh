@@ -106,6 +106,15 @@ test_expect_success 'a flipped byte in a served object is refused: that tree is 
     ostree fsck --repo=c/ostree > /dev/null
 '
 
+test_expect_success 'a flipped byte is refused in a file:/// cache as well (libostree trusts a local source unless told not to)' '
+    cd "$W"
+    a2o build base.lock.json --builddir c2 --cache-url "file://$SRV/bad" > c2.out 2>&1
+    assert_streq "$(grep -c "building it\$" c2.out)" 2
+    assert_file_has_content c2.out "^apt2ostree: deb/dpkg/.*: not from the cache file://$SRV/bad (.*); building it\$"
+    assert_streq "$(cat c2/ostree/refs/heads/base)" "$(cat a/ostree/refs/heads/base)"
+    ostree fsck --repo=c2/ostree > /dev/null
+'
+
 test_expect_success 'a cache server that dies mid-pull leaves the repository fsck-clean; the next build completes' '
     cd "$W"
     APT2OSTREE_BWRAP=/bin/false a2o build base.lock.json --builddir d --cache-url "$DYING/fault/die-40/cache" \

@@ -86,7 +86,8 @@ buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *
   g_autofree char *commit = buildcache_lookup (repo, cache, cache_ref, what, cancellable);
   if (commit == NULL)
     return TRUE;
-  const char *refs[] = { out_ref, cache_ref, NULL };
+  /* (cache-pull asks for a cache ref by its own name.) */
+  const char *refs[] = { out_ref, strcmp (out_ref, cache_ref) != 0 ? cache_ref : NULL, NULL };
   if (!buildcache_set_refs (repo, refs, commit, cancellable, error))
     return FALSE;
   *out_commit = g_steal_pointer (&commit);

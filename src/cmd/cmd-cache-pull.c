@@ -42,13 +42,12 @@ cmd_cache_pull (int argc, char **argv, CmdInvocation *inv, GCancellable *cancell
       g_autofree char *have = repo_read_ref (repo, argv[i]);
       if (have != NULL)
         continue;
-      g_autofree char *commit = buildcache_lookup (repo, &cache, argv[i], argv[i], cancellable);
-      if (commit == NULL)
-        continue;
-      const char *refs[] = { argv[i], NULL };
-      if (!buildcache_set_refs (repo, refs, commit, cancellable, error))
+      g_autofree char *commit = NULL;
+      if (!buildcache_fetch_result (repo, &cache, argv[i], argv[i], argv[i], &commit, cancellable,
+                                    error))
         return FALSE;
-      printf ("%s %s\n", argv[i], commit);
+      if (commit != NULL)
+        printf ("%s %s\n", argv[i], commit);
     }
   return TRUE;
 }

@@ -98,11 +98,12 @@ stage1_cache_ref (const char *arch, const char *const *filters, GPtrArray *revs)
 
 /* Stage 1 of the package trees NAMES (N of them) from CACHE: *OUT_HIT
  * when it had it (OUT_REF set, its commit printed); *OUT_CACHE_REF is the
- * key either way. */
+ * key either way, and *OUT_REVS the trees it was made of, for a miss to
+ * build stage 1 of those very commits. */
 static gboolean
 stage1_from_cache (CmdInvocation *inv, const BuildCache *cache, const char *arch,
                    const char *const *filters, const char *out_ref, const char *const *names, int n, char **out_cache_ref,
-                   gboolean *out_hit, GCancellable *cancellable, GError **error)
+                   GPtrArray **out_revs, gboolean *out_hit, GCancellable *cancellable, GError **error)
 {
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
@@ -119,6 +120,7 @@ stage1_from_cache (CmdInvocation *inv, const BuildCache *cache, const char *arch
   *out_hit = commit != NULL;
   if (commit != NULL)
     printf ("%s\n", commit);
+  *out_revs = g_steal_pointer (&revs);
   return TRUE;
 }
 
@@ -163,11 +165,12 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   /* The cache is asked before the transaction begins: a pull is a
    * transaction of its own. */
   g_autofree char *cache_ref = NULL;
+  g_autoptr(GPtrArray) revs = NULL;
   if (cache.url != NULL)
     {
       gboolean hit = FALSE;
       if (!stage1_from_cache (inv, &cache, arch, (const char *const *) path_filters, out_ref,
-                              (const char *const *) argv + 1, argc - 1, &cache_ref, &hit,
+                              (const char *const *) argv + 1, argc - 1, &cache_ref, &revs, &hit,
                               cancellable, error))
         return FALSE;
       if (hit)
@@ -175,8 +178,11 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     }
 
   g_auto(CmdEdit) edit = { NULL };
-  g_autoptr(GPtrArray) revs = cmd_edit_begin_with_trees (inv, out_ref, (const char *const *) argv + 1,
-                                                         argc - 1, &edit, cancellable, error);
+  if (revs == NULL)
+    revs = cmd_edit_begin_with_trees (inv, out_ref, (const char *const *) argv + 1, argc - 1, &edit,
+                                      cancellable, error);
+  else if (!cmd_edit_begin (inv, out_ref, NULL, &edit, cancellable, error))
+    return FALSE;
   if (revs == NULL)
     return FALSE;
 

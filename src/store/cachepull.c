@@ -51,6 +51,10 @@ cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
   g_variant_builder_init (&options, G_VARIANT_TYPE_VARDICT);
   const char *refs[] = { ref, NULL };
   g_variant_builder_add (&options, "{sv}", "refs", g_variant_new_strv (refs, -1));
+  /* libostree checks what comes over HTTP, but copies from a file:// URL
+   * unchecked unless told not to trust it. */
+  g_variant_builder_add (&options, "{sv}", "flags",
+                         g_variant_new_int32 (OSTREE_REPO_PULL_FLAGS_UNTRUSTED));
   /* A cache that does not answer is a miss now, not after retries. */
   g_variant_builder_add (&options, "{sv}", "n-network-retries", g_variant_new_uint32 (0));
   g_autoptr(GVariant) opts = g_variant_ref_sink (g_variant_builder_end (&options));
