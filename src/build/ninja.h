@@ -47,6 +47,8 @@ typedef struct {
   gboolean apt_sources;                 /* --apt-sources (for the regeneration command) */
   const char *cache_url;                /* --cache-url: trees pulled from there first, or NULL */
   const char *cache_key;                /* --cache-key FILE, or NULL */
+  gboolean incremental;                 /* --incremental: stage 2 starts from the image
+                                         * its edge's ref holds before it runs */
 } NinjaOptions;
 
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,
