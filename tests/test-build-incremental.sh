@@ -91,9 +91,10 @@ lock_image v1 alpha=1.0 beta=2.0 gamma epsilon
 lock_image v2 alpha=2.0 beta=1.0 delta epsilon
 lock_image v3 alpha=2.0 beta=1.0 delta epsilon broken
 
-# incremental_of REF: the commit REF's image started from, or nothing.
+# incremental_of REF [REPO]: the commit REF's image started from, or nothing.
 incremental_of () {
-    ostree --repo="$R" show --print-metadata-key=apt2ostree.incremental "$1" 2> /dev/null | tr -d "'"
+    ostree --repo="${2:-$R}" show --print-metadata-key=apt2ostree.incremental "$1" 2> /dev/null \
+        | tr -d "'"
 }
 
 # What the incremental image of a lockfile may hold differently from its
@@ -198,6 +199,19 @@ test_expect_success 'an incremental image never goes into the build cache' '
         --cache-url http://127.0.0.1:1/ stage1/img 2> /dev/null
     grep -q "cache holds from-scratch images only" err
     [ ! -e "$R/refs/heads/cache" ]
+'
+
+test_expect_success 'with --cache-url an incremental build writes no keyed image or stage-2 cache ref' '
+    cd "$W"
+    a2o build v1.lock.json=cached --builddir cb --cache-url "$HTTPD_URL/cache" > out 2>&1 \
+        || { cat out; false; }
+    ostree --repo=cb/ostree refs | grep -E "^cache/(image|configured)/" | sort > before
+    assert_streq "$(wc -l < before)" 2
+    a2o build v2.lock.json=cached --builddir cb --cache-url "$HTTPD_URL/cache" --incremental > out 2>&1 \
+        || { cat out; false; }
+    [ -n "$(incremental_of cached cb/ostree)" ]
+    ostree --repo=cb/ostree refs | grep -E "^cache/(image|configured)/" | sort > after
+    diff -u before after
 '
 
 test_expect_success 'the Ninja file of an incremental build starts stage 2 from the image and reads the lockfile' '
