@@ -76,6 +76,20 @@ installed_packages (OstreeRepo *repo, const RepoRev *rev, GPtrArray **out_stanza
   return g_steal_pointer (&installed);
 }
 
+/* Do A and B hold the same file at PATH? */
+static gboolean
+same_file (OstreeRepo *repo, const RepoRev *a, const RepoRev *b, const char *path)
+{
+  g_autofree char *file_a = NULL, *file_b = NULL, *contents = NULL, *meta = NULL;
+  if (!tree_find (repo, a, path, &file_a, &contents, &meta, NULL))
+    return FALSE;
+  g_clear_pointer (&contents, g_free);
+  g_clear_pointer (&meta, g_free);
+  if (!tree_find (repo, b, path, &file_b, &contents, &meta, NULL))
+    return FALSE;
+  return file_a != NULL && g_strcmp0 (file_a, file_b) == 0;
+}
+
 /* Where PACKAGE's .deb is on this machine, or NULL. */
 static char *
 deb_path (LockPackage *package, const char *lock_path, const char *debs_dir)
@@ -168,6 +182,11 @@ incremental_plan (OstreeRepo *repo, const char *prev, const char *stage1, Lockfi
   plan->prev = g_strdup (prev_rev->commit);
   plan->purge = g_ptr_array_new_with_free_func (g_free);
   plan->debs = g_ptr_array_new_with_free_func (g_free);
+  if (!same_file (repo, prev_rev, stage1_rev, "var/lib/dpkg/arch"))
+    {
+      plan->fallback = g_strdup ("the previous image has another dpkg architecture list");
+      return g_steal_pointer (&plan);
+    }
   g_autoptr(GHashTable) kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   if (!plan_unpacks (plan, lock, lock_path, debs_dir, installed, prev_info, new_info, kept, error))
     return NULL;

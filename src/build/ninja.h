@@ -4,7 +4,9 @@
  * size; output: that package's ref file), written once however many images
  * use the package; then, for each image, a stage-1 edge (its package trees,
  * in install order, into stage1/NAME) and a stage-2 edge (configure, into
- * NAME).  Every edge has restat = 1, so an unchanged ref stops the work below
+ * NAME; with --incremental, a2o_configure_incremental, which starts from
+ * what its own output ref holds and also reads the lockfile).  Every edge
+ * has restat = 1, so an unchanged ref stops the work below
  * it.  Paths are written as given, relative to the directory ninja runs in
  * (as ninja reads subninja files too).  The same inputs give the same bytes.
  *
