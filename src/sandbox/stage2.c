@@ -31,7 +31,12 @@
  *      regenerates the host keys at first boot (Debian's sshd refuses to
  *      start without them, and only its postinst makes them).
  * The sandbox's host name is fixed (sandbox.h), so what a script writes
- * never names the build machine. */
+ * never names the build machine.
+ *
+ * The incremental form (build --incremental) starts from the configured
+ * image it replaces instead: 2, dpkg --purge of the packages that left,
+ * dpkg's own --unpack of the .debs that changed or arrived (dpkg runs the
+ * preinsts and records the triggers), then 5 to 8, the same text. */
 #include "config.h"
 
 #include "sandbox/foreign.h"
@@ -266,7 +271,7 @@ static const char stage2_incremental_script[] =
   "purge=$1; shift\n"
   "if [ -n \"$purge\" ]; then\n"
   "  step \"dpkg --purge$(printf ' %s' $purge)\"\n"
-  "  dpkg --purge --force-depends --force-remove-essential $purge\n"
+  "  dpkg --purge --no-triggers --force-depends --force-remove-essential $purge\n"
   "fi\n"
   "\n"
   "# the packages that changed or arrived, unpacked by dpkg (preinsts; the\n"
