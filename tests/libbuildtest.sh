@@ -98,3 +98,11 @@ base_image () {
         --cache cache -o "$name.lock.json" > /dev/null
     a2o build "$name.lock.json" > "$name.build.out" 2>&1 || { cat "$name.build.out"; exit 1; }
 }
+
+# skip_unless_stage2: skip the whole file on a machine where builds with
+# stage 2 cannot run (bubblewrap runs maintainer scripts as root; ninja
+# runs the build).
+skip_unless_stage2 () {
+    [ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
+    command -v ninja > /dev/null || skip_all "ninja is not installed"
+}

@@ -144,6 +144,13 @@ repo_sign () {
         --detach-sign --output "$dir/Release.gpg" "$dir/Release"
 }
 
+# repo_publish ROOT SUITE ARCHS KEY: the indices (repo_dists) and their
+# signatures by KEY (repo_sign), as an archive publishes a suite.
+repo_publish () {
+    repo_dists "$1" "$2" "$3"
+    repo_sign "$1" "$2" "$4"
+}
+
 # repo_sources_line URL SUITE KEY [OPTIONS]: a one-line sources entry.
 repo_sources_line () {
     echo "deb [signed-by=$SCRATCH/keys/$3.gpg${4:+ $4}] $1 $2 main"

@@ -13,8 +13,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 umask 022
 
 SRV="$SCRATCH/srv"
@@ -70,8 +69,7 @@ fixture delta 1.0
 # broken: added later; its postinst fails.
 script broken-1.0 postinst 'echo "broken: cannot frobnicate the widget" >&2; exit 3'
 fixture broken 1.0
-repo_dists "$D" bookworm amd64
-repo_sign "$D" bookworm archive
+repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

@@ -40,6 +40,17 @@ test_expect_success 'init refuses an existing repository of another mode' '
     assert_file_has_content err "another mode"
 '
 
+test_expect_success 'init finishes a repository whose creation was killed before objects/ existed' '
+    ostree --repo=r init --mode=archive
+    rm -rf r/objects r/tmp r/refs r/state r/extensions
+    a2o --repo r init --mode archive
+    ostree --repo=r fsck
+    mkdir only-config && printf "[core]\nrepo_version=1\nmode=archive\n" > only-config/config
+    a2o --repo only-config init --mode archive
+    assert_has_file only-config/objects
+    ostree --repo=only-config fsck
+'
+
 test_expect_success 'the repository comes from --repo, else APT2OSTREE_REPO, else build/ostree' '
     a2o init
     assert_has_file build/ostree/config

@@ -50,8 +50,7 @@ echo extra > "$S/extra/usr/share/extra/file"
     make_deb "$S/dracut" dracut 059 "$ARCH" "Priority: optional"
     make_deb "$S/extra" extra 1.0 "$ARCH" "Priority: optional"
 ) > /dev/null
-repo_dists "$D" bookworm "$ARCH"
-repo_sign "$D" bookworm archive
+repo_publish "$D" bookworm "$ARCH" archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

@@ -8,8 +8,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 command -v jq > /dev/null || skip_all "jq is not installed (tools/setup installs it)"
 
 SRV="$SCRATCH/srv"
@@ -35,8 +34,7 @@ pkg down 1:2.0
 pkg down 1:2.0~rc1
 pkg gone 1.0
 pkg new 1.0 'mkdir -p /var/lib/new; echo made > /var/lib/new/state'
-repo_dists "$D" bookworm amd64
-repo_sign "$D" bookworm archive
+repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

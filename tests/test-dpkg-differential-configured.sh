@@ -3,13 +3,14 @@
 # plus packages with the cases stage 2 must get right (a preinst diversion
 # with and without --rename, of a file of a package unpacked later; a
 # statoverride; a file replaced between packages; a conffile; a file
-# trigger and an explicit one) built by apt2ostree, against the same base
-# made by mmdebstrap and the same packages unpacked by the real dpkg
-# --unpack in the lockfile's install order, then dpkg --configure -a, in a
-# chroot: the packages' files, owners, modes and contents, and their part
-# of the dpkg database (status stanzas, info files, diversions,
-# statoverride, trigger state) are the same.  (The base itself is
-# compared with mmdebstrap's by the real-mirror tests.)
+# trigger and an explicit one; a capability a postinst sets with setcap;
+# setuid and setgid files; a package without md5sums) built by apt2ostree,
+# against the same base made by mmdebstrap and the same packages unpacked
+# by the real dpkg --unpack in the lockfile's install order, then dpkg
+# --configure -a, in a chroot: the packages' files, owners, modes, xattrs
+# and contents, and their part of the dpkg database (status stanzas, info
+# files, diversions, statoverride, trigger state) are the same.  (The base
+# itself is compared with mmdebstrap's by the real-mirror tests.)
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
@@ -65,6 +66,27 @@ fi
 SH
 mk plug usr/lib/trig-plugins && echo p > "$S/plug/usr/lib/trig-plugins/p"
 printf 'activate-noawait trig-explicit\n' > "$S/plug/DEBIAN/triggers"
+# A capability set by the postinst (dpkg carries no xattrs from data.tar):
+# the base has no libcap2-bin, so the package ships a static setcap.
+mk capped usr/bin && mkdir -p "$S/capped/usr/lib/capped"
+printf '#!/bin/sh\necho capped\n' > "$S/capped/usr/bin/capped"; chmod 755 "$S/capped/usr/bin/capped"
+${CC:-cc} -std=c11 -O2 -static -o "$S/capped/usr/lib/capped/setcap-static" "$TOP_SRCDIR/tests/setcap-static.c" \
+    || skip_all "cannot link tests/setcap-static.c statically (libc6-dev's libc.a)"
+cat > "$S/capped/DEBIAN/postinst" <<'SH'
+#!/bin/sh
+set -e
+if [ "$1" = configure ]; then
+    /usr/lib/capped/setcap-static 13 /usr/bin/capped
+fi
+SH
+mk suid usr/bin
+echo suid > "$S/suid/usr/bin/suid-tool" && chmod 4755 "$S/suid/usr/bin/suid-tool"
+echo sgid > "$S/suid/usr/bin/sgid-tool" && chmod 2755 "$S/suid/usr/bin/sgid-tool"
+# Built with plain dpkg-deb -b, as vendors' packages often are: no md5sums
+# (the issue's opening case, with the diversions above: dpkg --verify clean).
+mk nomd5 usr/bin && echo nomd5 > "$S/nomd5/usr/bin/nomd5-tool" && chmod 755 "$S/nomd5/usr/bin/nomd5-tool"
+printf 'Package: nomd5\nVersion: 1.0\nArchitecture: amd64\nPriority: optional\nMaintainer: t <t@example.invalid>\nDescription: no md5sums\n built with plain dpkg-deb -b\n' \
+    > "$S/nomd5/DEBIAN/control"
 (
     cd "$D/pool/main"
     make_deb "$S/hello" hello 1.0 amd64 "Priority: optional"
@@ -75,6 +97,9 @@ printf 'activate-noawait trig-explicit\n' > "$S/plug/DEBIAN/triggers"
     make_deb "$S/conf" conf 1.0 amd64 "Priority: optional"
     make_deb "$S/trig" trig 1.0 all "Priority: optional"
     make_deb "$S/plug" plug 1.0 all "Priority: optional" "Depends: trig"
+    make_deb "$S/capped" capped 1.0 amd64 "Priority: optional"
+    make_deb "$S/suid" suid 1.0 amd64 "Priority: optional"
+    dpkg-deb --root-owner-group -b "$S/nomd5" nomd5_1.0_amd64.deb
 ) > /dev/null
 repo_dists "$D" bookworm amd64
 repo_sign "$D" bookworm archive
@@ -83,7 +108,7 @@ repo_serve "$SRV"
 W=$SCRATCH/work
 mkdir -p "$W"
 cd "$W"
-EXTRA="hello diverter statov repl-a repl-b conf trig plug"
+EXTRA="hello diverter statov repl-a repl-b conf trig plug capped suid nomd5"
 repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
 
 # The fixture packages in the lockfile's install order (what stage 1 and
@@ -108,7 +133,7 @@ test_expect_success 'apt2ostree builds the image; the reference is the base from
         --customize-hook="chroot \"\$1\" sh -c \"$unpack\" > /dev/null" \
         --customize-hook="rm -r \"\$1/debs\"" \
         bookworm ref.tar sources.list
-    mkdir ref && tar -C ref --exclude="./dev/*" -xf ref.tar
+    mkdir ref && tar -C ref --exclude="./dev/*" --xattrs --xattrs-include="*" -xf ref.tar
     diff <(dpkg-query --admindir=ref/var/lib/dpkg -W -f="\${Package} \${Version} \${Status}\n") \
          <(dpkg-query --admindir=ours/var/lib/dpkg -W -f="\${Package} \${Version} \${Status}\n")
 '
@@ -132,6 +157,36 @@ test_expect_success 'the statoverride, the file replaced between packages, the c
     diff <(grep " trig\$" ref/var/lib/dpkg/triggers/File) <(grep " trig\$" ours/var/lib/dpkg/triggers/File)
     diff ref/var/lib/dpkg/triggers/trig-explicit ours/var/lib/dpkg/triggers/trig-explicit
     diff ref/var/lib/dpkg/triggers/Unincorp ours/var/lib/dpkg/triggers/Unincorp
+'
+
+# file_caps FILE: FILE's security.capability xattr in hex, or "none".
+file_caps () {
+    python3 -c 'import os, sys
+try: print(os.getxattr(sys.argv[1], "security.capability", follow_symlinks=False).hex())
+except OSError: print("none")' "$1"
+}
+
+test_expect_success 'a capability a postinst sets (setcap) is in the image commit and its export, as in dpkg'"'"'s; setuid and setgid modes too' '
+    cd "$W"
+    # CAP_NET_RAW (13), permitted and effective, revision 2.
+    assert_streq "$(file_caps ref/usr/bin/capped)" 0100000200200000000000000000000000000000
+    assert_streq "$(file_caps ours/usr/bin/capped)" "$(file_caps ref/usr/bin/capped)"
+    ostree --repo=build/ostree ls -X img /usr/bin/capped > capped.ls
+    assert_file_has_content capped.ls "security.capability"
+    assert_streq "$(file_caps ours/usr/bin/hello.distrib)" none
+    assert_streq "$(stat -c "%a %U:%G" ours/usr/bin/suid-tool)" "$(stat -c "%a %U:%G" ref/usr/bin/suid-tool)"
+    assert_streq "$(stat -c "%a %U:%G" ours/usr/bin/sgid-tool)" "$(stat -c "%a %U:%G" ref/usr/bin/sgid-tool)"
+    assert_streq "$(stat -c %a ours/usr/bin/suid-tool) $(stat -c %a ours/usr/bin/sgid-tool)" "4755 2755"
+'
+
+test_expect_success 'a package without md5sums in an image with diversions: a full dpkg --verify is clean, as dpkg'"'"'s own' '
+    cd "$W"
+    cmp ref/var/lib/dpkg/info/nomd5.md5sums ours/var/lib/dpkg/info/nomd5.md5sums
+    chroot ref dpkg --verify > ref.verify || true
+    chroot ours dpkg --verify > ours.verify || true
+    diff ref.verify ours.verify
+    [ ! -s ours.verify ]
+    [ -s ours/var/lib/dpkg/diversions ]
 '
 
 test_expect_success 'the packages'"'"' status stanzas and info files are what dpkg writes, byte for byte' '

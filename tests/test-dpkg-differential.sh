@@ -3,24 +3,29 @@
 # stage1, and by the real "dpkg --unpack" (in the same order, into a root
 # with the same merged-/usr links), give the same files and the same dpkg
 # database, but for the differences the man page documents (DIFFERENCES
-# FROM MMDEBSTRAP): conffiles in place with their md5sum rather than
-# FILE.dpkg-new and "newconffile"; the status file's last blank line; the
-# trigger state, which stage 2 builds; dpkg's own lock and backup files.
-# The packages cover the odd cases: no md5sums, conffiles, Multi-Arch:
-# same, trigger interests (file, explicit, noawait) and activations, hard
-# links, symlinks, setuid, empty directories, an epoch.  (No maintainer
-# scripts: dpkg runs them here outside a chroot.)
+# FROM MMDEBSTRAP) and tests/dpkg-unpack-differences.txt lists: conffiles
+# in place with their md5sum rather than FILE.dpkg-new and "newconffile";
+# the status file's last blank line; the trigger state, which stage 2
+# builds; dpkg's own lock and backup files.  The packages cover the odd
+# cases: no md5sums, conffiles, Multi-Arch: same, trigger interests (file,
+# explicit, noawait) and activations, hard links, symlinks, setuid, empty
+# directories, an epoch, a name that another begins with.  (No maintainer
+# scripts: dpkg runs them here outside a chroot.  The real mirror's
+# packages, preinsts and all, are compared in a chroot by the *-mirror.sh
+# tests, with tests/libdifferential.sh.)
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
+. "$TOP_SRCDIR/tests/libdifferential.sh"
 
 [ "$(id -u)" = 0 ] || skip_all "dpkg --unpack with root's owners needs root"
 command -v ostree > /dev/null || skip_all "ostree is not installed"
 
 S=$SCRATCH/stage
-mkdir -p "$S"/plain/usr/bin "$S"/nomd5/usr/share/nomd5 "$S"/conf/etc/conf "$S"/conf/usr/share/conf \
+mkdir -p "$S"/plain/usr/bin "$S"/plain-doc/usr/share/doc/plain "$S"/nomd5/usr/share/nomd5 "$S"/conf/etc/conf "$S"/conf/usr/share/conf \
     "$S"/ma/usr/lib/x86_64-linux-gnu "$S"/trig/usr/share/trig "$S"/trig/usr/lib/trig-plugins \
     "$S"/links/usr/bin "$S"/links/usr/share/empty "$S"/conf/DEBIAN "$S"/trig/DEBIAN "$S"/nomd5/DEBIAN
 echo plain > "$S"/plain/usr/bin/plain && chmod 4755 "$S"/plain/usr/bin/plain
+echo doc > "$S"/plain-doc/usr/share/doc/plain/README
 echo a > "$S"/nomd5/usr/share/nomd5/a && : > "$S"/nomd5/usr/share/nomd5/empty
 echo x=1 > "$S"/conf/etc/conf/conf.cfg && echo c > "$S"/conf/usr/share/conf/c
 echo /etc/conf/conf.cfg > "$S"/conf/DEBIAN/conffiles
@@ -36,13 +41,14 @@ mkdir -p "$D"
 (
     cd "$D"
     make_deb "$S"/plain plain 1.0 amd64
+    make_deb "$S"/plain-doc plain-doc 1.0 all
     make_deb "$S"/conf conf 1:2.0-1 amd64
     make_deb "$S"/ma libma1 1.0 amd64 "Multi-Arch: same"
     make_deb "$S"/trig trig 1.0 all
     make_deb "$S"/links links 1.0 amd64
     dpkg-deb --root-owner-group -b "$S"/nomd5 nomd5_1.0_amd64.deb
 ) > /dev/null
-ORDER="plain conf libma1 trig links nomd5"
+ORDER="plain conf libma1 trig links nomd5 plain-doc"
 
 W=$SCRATCH/work
 mkdir -p "$W"
@@ -63,45 +69,24 @@ ln -s usr/bin R/bin && ln -s usr/sbin R/sbin && ln -s usr/lib R/lib
 : > R/var/lib/dpkg/available
 dpkg --root="$W/R" --log=/dev/null --force-script-chrootless --force-depends --unpack $debs > /dev/null
 
-# listing ROOT: every path but the dpkg database, with type, mode, owner
-# and size; dpkg's FILE.dpkg-new shown as FILE.
-listing () {
-    (cd "$1" && find . -path ./var/lib/dpkg -prune -o -printf '%p %y %m %u:%g %s\n' | LC_ALL=C sort \
-        | sed 's/\.dpkg-new / /')
-}
-
 test_expect_success 'the same files, modes, owners, sizes, contents and link targets as dpkg --unpack (its FILE.dpkg-new is stage 1'"'"'s FILE)' '
     cd "$W"
-    listing T > t.list
-    listing R > r.list
-    diff -u r.list t.list
-    (cd R && find . -path ./var/lib/dpkg -prune -o -type f -print) | while read -r f; do
-        cmp "R/$f" "T/${f%.dpkg-new}" || exit 1
-    done
-    (cd R && find . -path ./var/lib/dpkg -prune -o -type l -print) | while read -r f; do
-        assert_streq "$(readlink "T/$f")" "$(readlink "R/$f")" || exit 1
-    done
+    dpkg_new_in_place R
+    assert_same_unpacked_files R T
 '
 
-test_expect_success 'every info file dpkg writes, byte for byte: .list, md5sums (made for the package that has none), conffiles, triggers, PKG:ARCH names for Multi-Arch: same' '
+test_expect_success 'every info file dpkg writes, byte for byte: .list, md5sums (made for the package that has none), conffiles, triggers, PKG:ARCH names for Multi-Arch: same; the same status stanzas, but for the documented conffile hash and last blank line' '
     cd "$W"
-    diff <(ls R/var/lib/dpkg/info) <(ls T/var/lib/dpkg/info)
-    for f in R/var/lib/dpkg/info/*; do
-        cmp "$f" "T/var/lib/dpkg/info/${f##*/}"
-    done
+    assert_same_unpacked_database R T
     assert_has_file T/var/lib/dpkg/info/libma1:amd64.list
     assert_has_file T/var/lib/dpkg/info/nomd5.md5sums
+    assert_file_has_content T/var/lib/dpkg/status "^ /etc/conf/conf.cfg [0-9a-f]\{32\}\$"
+    assert_streq "$(grep -c "^Status: install ok unpacked\$" T/var/lib/dpkg/status)" 7
 '
 
-test_expect_success 'the status stanzas, field by field and in order, but for the documented conffile hash and last blank line' '
-    cd "$W"
-    # dpkg records a conffile it has not configured as "newconffile", stage 1
-    # its md5sum (what dpkg records once it has); dpkg ends the file with a blank line.
-    md5=$(md5sum < T/etc/conf/conf.cfg | cut -d" " -f1)
-    sed "s| /etc/conf/conf.cfg newconffile\$| /etc/conf/conf.cfg $md5|" R/var/lib/dpkg/status \
-        | sed -e :a -e "/^\\n*\$/{\$d;N;ba" -e "}" > r.status
-    diff -u r.status T/var/lib/dpkg/status
-    assert_streq "$(grep -c "^Status: install ok unpacked\$" T/var/lib/dpkg/status)" 6
+test_expect_todo 'the status stanzas in dpkg'"'"'s order, by name then architecture' \
+    'stage 1 sorts by NAME:ARCH (plain-doc before plain), reported' '
+    assert_same_status_order "$W/R" "$W/T"
 '
 
 test_expect_success 'the rest of the database: the trigger state is stage 2'"'"'s to make; the files dpkg makes on its first run are there empty' '

@@ -10,8 +10,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 
 P="$SCRATCH/primary"
 base_repo "$P/debian"
@@ -19,8 +18,7 @@ repo_key archive
 mkdir -p "$SCRATCH/stage/hello/usr/share/hello"
 echo "hello 1.0" > "$SCRATCH/stage/hello/usr/share/hello/version"
 ( cd "$P/debian/pool/main" && make_deb "$SCRATCH/stage/hello" hello 1.0 amd64 "Priority: optional" ) > /dev/null
-repo_dists "$P/debian" bookworm amd64
-repo_sign "$P/debian" bookworm archive
+repo_publish "$P/debian" bookworm amd64 archive
 S="$SCRATCH/snapshot"
 cp -a "$P" "$S"
 repo_serve "$P"
@@ -42,8 +40,7 @@ a2o lock img.txt --sources sources.list --variant custom --merged-usr yes --cach
 rm "$P/debian/pool/main/hello_1.0_amd64.deb"
 echo "hello 1.1" > "$SCRATCH/stage/hello/usr/share/hello/version"
 ( cd "$P/debian/pool/main" && make_deb "$SCRATCH/stage/hello" hello 1.1 amd64 "Priority: optional" ) > /dev/null
-repo_dists "$P/debian" bookworm amd64
-repo_sign "$P/debian" bookworm archive
+repo_publish "$P/debian" bookworm amd64 archive
 
 test_expect_success 'with only the primary, the build fails naming the .deb and saying how to add a fallback URI' '
     cd "$W"

@@ -9,8 +9,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 
 SRV="$SCRATCH/srv"
 base_repo "$SRV/debian"
@@ -19,8 +18,7 @@ repo_key vendor
 mkdir -p "$SCRATCH/stage/hello/usr/share/hello"
 echo "hello 1.0 (archive)" > "$SCRATCH/stage/hello/usr/share/hello/version"
 ( cd "$SRV/debian/pool/main" && make_deb "$SCRATCH/stage/hello" hello 1.0 amd64 "Priority: optional" ) > /dev/null
-repo_dists "$SRV/debian" bookworm amd64
-repo_sign "$SRV/debian" bookworm archive
+repo_publish "$SRV/debian" bookworm amd64 archive
 
 # flat_deb DIR NAME VERSION [FIELD]...: a package built into DIR, a flat
 # repository's top.

@@ -10,8 +10,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 
 SRV="$SCRATCH/srv"
 D="$SRV/debian"
@@ -35,8 +34,7 @@ script_deb () {
 script_deb board-check preinst '[ -e /etc/board_release ] || { echo "board-check: /etc/board_release is missing: not a supported board" >&2; exit 1; }'
 # Its postinst writes a state file that an after-configure tree replaces.
 script_deb stateful postinst 'if [ "$1" = configure ]; then echo "written by postinst" > /etc/stateful.conf; fi' "Depends: coreutils"
-repo_dists "$D" bookworm amd64
-repo_sign "$D" bookworm archive
+repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

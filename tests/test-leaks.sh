@@ -161,8 +161,7 @@ SRV="$SCRATCH/srv"
 D="$SRV/debian"
 base_repo "$D"
 repo_key archive
-repo_dists "$D" bookworm amd64
-repo_sign "$D" bookworm archive
+repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

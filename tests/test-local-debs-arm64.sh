@@ -13,8 +13,7 @@ BASE_ARCH=arm64
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 . "$TOP_SRCDIR/tests/libarm64.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 require_qemu_aarch64
 
 SRV="$SCRATCH/srv"
@@ -26,8 +25,7 @@ echo "hello 1.0 (archive)" > "$S/hello/usr/share/hello/version"
 echo "hello 2.0 (BSP)" > "$S/hello2/usr/share/hello/version"
 echo "l4t core" > "$S/core/usr/lib/aarch64-linux-gnu/nvidia/libnvos.so"
 ( cd "$SRV/debian/pool/main" && make_deb "$S/hello" hello 1.0 arm64 "Priority: optional" ) > /dev/null
-repo_dists "$SRV/debian" bookworm arm64
-repo_sign "$SRV/debian" bookworm archive
+repo_publish "$SRV/debian" bookworm arm64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

@@ -17,8 +17,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 
 SRV="$SCRATCH/srv"
 base_repo "$SRV/debian"
@@ -26,8 +25,7 @@ repo_key archive
 mkdir -p "$SCRATCH/stage/hello/usr/share/hello"
 echo "hello 1.0 (archive)" > "$SCRATCH/stage/hello/usr/share/hello/version"
 ( cd "$SRV/debian/pool/main" && make_deb "$SCRATCH/stage/hello" hello 1.0 amd64 "Priority: optional" ) > /dev/null
-repo_dists "$SRV/debian" bookworm "amd64 arm64"
-repo_sign "$SRV/debian" bookworm archive
+repo_publish "$SRV/debian" bookworm "amd64 arm64" archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

@@ -17,14 +17,12 @@ repo_deb "$G" base-essential 1.0 amd64 "Essential: yes\nPriority: required"
 repo_deb "$G" hello 1.0 amd64 "Depends: libfoo (>= 2)"
 repo_deb "$G" libfoo 2.0 amd64 "Multi-Arch: same"
 repo_deb "$G" broken 1.0 amd64 "Depends: libfoo (>= 3)"
-repo_dists "$G" bookworm amd64
-repo_sign "$G" bookworm archive
+repo_publish "$G" bookworm amd64 archive
 
 # "extra": suite extra, a newer libfoo, signed by "other".
 E="$SRV/extra"
 repo_deb "$E" libfoo 3.0 amd64 "Multi-Arch: same"
-repo_dists "$E" extra amd64
-repo_sign "$E" extra other
+repo_publish "$E" extra amd64 other
 
 repo_serve "$SRV"
 

@@ -12,8 +12,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 
 SRV="$SCRATCH/srv"
 D="$SRV/debian"

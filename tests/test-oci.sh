@@ -107,6 +107,18 @@ command -v ninja > /dev/null || { test_skip 'a built image runs dpkg-query from 
 SRV="$SCRATCH/srv"
 base_repo "$SRV/debian"
 repo_key archive
+# linked: three paths of one file (hard links in its data.tar); twins: two
+# identical files that are not linked, and one identical to linked's.
+mkdir -p "$W/linked/usr/share/linked" "$W/twins/usr/share/twins"
+echo linked > "$W/linked/usr/share/linked/a"
+ln "$W/linked/usr/share/linked/a" "$W/linked/usr/share/linked/b"
+ln "$W/linked/usr/share/linked/a" "$W/linked/usr/share/linked/c"
+echo twin > "$W/twins/usr/share/twins/one"
+echo twin > "$W/twins/usr/share/twins/two"
+echo linked > "$W/twins/usr/share/twins/like-a"
+( cd "$SRV/debian/pool/main" \
+  && make_deb "$W/linked" linked 1.0 amd64 "Priority: optional" \
+  && make_deb "$W/twins" twins 1.0 amd64 "Priority: optional" ) > /dev/null
 repo_dists "$SRV/debian" bookworm amd64
 repo_sign "$SRV/debian" bookworm archive
 repo_serve "$SRV"
@@ -114,7 +126,7 @@ repo_serve "$SRV"
 test_expect_success 'a built image, exported as OCI and unpacked by umoci, lists every locked package with dpkg-query' '
     cd "$W"
     repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
-    printf "%s\n" $BASE_REQUEST > base.txt
+    printf "%s\n" $BASE_REQUEST linked twins > base.txt
     a2o lock base.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
         -o base.lock.json > /dev/null
     a2o build base.lock.json > /dev/null
@@ -125,13 +137,73 @@ test_expect_success 'a built image, exported as OCI and unpacked by umoci, lists
     assert_streq "$n" "$(grep -c "\"sha256\": " base.lock.json)"
 '
 
+# layer_links TAR: the hard-link entries of the plain or gzip tar TAR, as
+# "PATH -> TARGET", sorted.
+layer_links () {
+    python3 - "$1" <<'EOF'
+import sys, tarfile
+with tarfile.open(sys.argv[1]) as t:
+    for m in sorted(t.getmembers(), key=lambda m: m.name):
+        if m.islnk():
+            print(m.name, "->", m.linkname)
+EOF
+}
+LINKS="./usr/share/linked/b -> ./usr/share/linked/a
+./usr/share/linked/c -> ./usr/share/linked/a"
+
+test_expect_success 'the OCI layer has the hard links a package shipped, and no others: identical files stay apart' '
+    cd "$W"
+    manifest=$(jq -r ".manifests[0].digest" base-layout/index.json | sed "s/:/\//")
+    layer=$(jq -r ".layers[0].digest" "base-layout/blobs/$manifest" | sed "s/:/\//")
+    layer_links "base-layout/blobs/$layer" > links
+    assert_streq "$(cat links)" "$LINKS"
+    a2o --repo build/ostree export base --tar base-export.tar
+    assert_streq "$(layer_links base-export.tar)" "$LINKS"
+'
+
+test_expect_success 'umoci unpacks the linked paths as one inode, the identical unlinked files as separate ones' '
+    cd "$W"
+    r=base-bundle/rootfs/usr/share
+    assert_streq "$(stat -c %i $r/linked/a $r/linked/b $r/linked/c | sort -u | wc -l)" 1
+    assert_streq "$(stat -c %h $r/linked/a)" 3
+    assert_streq "$(stat -c %i $r/linked/a $r/twins/one $r/twins/two $r/twins/like-a | sort -u | wc -l)" 4
+    assert_streq "$(stat -c %h $r/twins/one $r/twins/two $r/twins/like-a | sort -u)" 1
+'
+
+test_expect_success 'the same image exported twice with its hard links gives the same bytes' '
+    cd "$W"
+    a2o --repo build/ostree export base --oci again.tar --tag base:latest
+    cmp base.tar again.tar
+'
+
+test_expect_success 'a linked path a later command changed is a plain file; the rest stay linked' '
+    cd "$W"
+    a2o --repo build/ostree mod --ref changed --chroot base -- sh -c "echo more >> /usr/share/linked/b" > /dev/null
+    a2o --repo build/ostree export changed --tar changed.tar
+    assert_streq "$(layer_links changed.tar)" "./usr/share/linked/c -> ./usr/share/linked/a"
+    mkdir changed && tar -C changed -xf changed.tar
+    assert_streq "$(cat changed/usr/share/linked/b)" "linked
+more"
+    assert_streq "$(stat -c %h changed/usr/share/linked/a changed/usr/share/linked/b)" "2
+1"
+    a2o --repo build/ostree mod --ref gone --chroot base -- rm /usr/share/linked/a > /dev/null
+    a2o --repo build/ostree export gone --tar gone.tar
+    assert_streq "$(layer_links gone.tar)" "./usr/share/linked/c -> ./usr/share/linked/b"
+'
+
 if ! podman_usable; then
     test_skip 'podman loads the OCI archive and runs dpkg-query in it' "podman or runc is not installed (tools/setup installs them)"
 else
-    test_expect_success 'podman loads the OCI archive and runs dpkg-query in it, without a network' '
+    test_expect_success 'podman loads the OCI archive and runs dpkg-query in it, without a network; the linked paths are one inode there' '
         cd "$W"
         n=$(podman_run base.tar localhost/base:latest sh -c "dpkg-query -W | wc -l")
         assert_streq "$n" "$(grep -c "\"sha256\": " base.lock.json)"
+        podman_run base.tar localhost/base:latest sh -c \
+            "cd /usr/share && stat -c \"%n %i %h\" linked/a linked/b linked/c twins/one twins/two" > inodes
+        cat inodes
+        assert_streq "$(awk "{ print \$2 }" inodes | head -n 3 | sort -u | wc -l)" 1
+        assert_streq "$(awk "{ print \$3 }" inodes | tr "\n" " ")" "3 3 3 1 1 "
+        assert_streq "$(awk "{ print \$2 }" inodes | sort -u | wc -l)" 3
     '
 fi
 

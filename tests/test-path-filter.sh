@@ -11,8 +11,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 command -v jq > /dev/null || skip_all "jq is not installed (tools/setup installs it)"
 
 SRV="$SCRATCH/srv"
@@ -40,8 +39,7 @@ stage_docs "$SCRATCH/stage/docs-extra" docs-extra
 ( cd "$D/pool/main" \
   && make_deb "$SCRATCH/stage/docs" docs 1.0 amd64 "Priority: optional" \
   && make_deb "$SCRATCH/stage/docs-extra" docs-extra 1.0 amd64 "Priority: optional" ) > /dev/null
-repo_dists "$D" bookworm amd64
-repo_sign "$D" bookworm archive
+repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

@@ -9,8 +9,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 command -v ostree > /dev/null || skip_all "the ostree command (for ostree fsck) is not installed"
 
 SRV="$SCRATCH/srv"
@@ -32,8 +31,7 @@ test_deb () {
 test_deb shared 1.0 "Depends: coreutils"
 test_deb extra 1.0 "Depends: shared"
 test_deb solo 1.0
-repo_dists "$D" bookworm amd64
-repo_sign "$D" bookworm archive
+repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

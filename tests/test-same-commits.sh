@@ -47,29 +47,32 @@ fixture_debs () {
 (cd "$FIX" && fixture_debs) > "$FIX/log" 2>&1 \
     || { cat "$FIX/log"; echo "Bail out! cannot build the test fixtures"; exit 1; }
 
-# The recorded commits, one "REPO-MODE REF CHECKSUM" a line.
+# The recorded commits, one "REPO-MODE REF CHECKSUM" a line.  Package
+# format 3 (issue #20, #26) moved every deb/ commit (its deb-format value)
+# and img/stage1 (everything.deb's hard links, now in its metadata), their
+# trees (content checksums) unchanged; overlay and combined did not move.
 cat > "$SCRATCH/expected" <<'END'
-bare deb/everything 97f721d7c65ad4281592643f013f2809aff430f2792ce4aa8b96c1097b7a7167
-bare deb/libsame1 9d06feec5b23ccfce40c2e61fdc1e471037a39b98dcae4203b3d6d91adef09cb
-bare deb/tool-split 4d175d44544d71d7d83650cc99cd9e8919d6438c920452ff79f18c693bed7a38
-bare deb/tool bb6f1f0c0e9e440495aa7df546bcc604b52e91804dda92fa9b25dcbe5fc5305f
+bare deb/everything fc44aa40e06efd004710877dac098b2a28ea24674ef21d4b291964528d2daa20
+bare deb/libsame1 1cac65eedc8589273ab48d373dd3fbc0a4c10d3f5786988de7164e47bd0ccd1d
+bare deb/tool-split 2d64acc6a764903e410098ba39213e0c004da11a420155554bc75e8036565650
+bare deb/tool 8952ae9cc1fbf419b565423d263e23b16c70d2740130abb52b7194a075901bc7
 bare overlay adef02e1151c1d9aaa0d8fadc2b4d9000fefae410f8acc6f1181b5c878ca9600
 bare combined 27cad4a5a2b4b919d87a0e6728913a5731e72b1f17ab8339e5e15275e7bba722
-bare img/stage1 bef5ba5b31e7c58022762868cb8cc4b09d9d022abf29ac446b31001f8905f447
-bare-user deb/everything 97f721d7c65ad4281592643f013f2809aff430f2792ce4aa8b96c1097b7a7167
-bare-user deb/libsame1 9d06feec5b23ccfce40c2e61fdc1e471037a39b98dcae4203b3d6d91adef09cb
-bare-user deb/tool-split 4d175d44544d71d7d83650cc99cd9e8919d6438c920452ff79f18c693bed7a38
-bare-user deb/tool bb6f1f0c0e9e440495aa7df546bcc604b52e91804dda92fa9b25dcbe5fc5305f
+bare img/stage1 571e699f4287140ded0a1f9f24f1540ff2f533edbebe07007bad9fab287e3992
+bare-user deb/everything fc44aa40e06efd004710877dac098b2a28ea24674ef21d4b291964528d2daa20
+bare-user deb/libsame1 1cac65eedc8589273ab48d373dd3fbc0a4c10d3f5786988de7164e47bd0ccd1d
+bare-user deb/tool-split 2d64acc6a764903e410098ba39213e0c004da11a420155554bc75e8036565650
+bare-user deb/tool 8952ae9cc1fbf419b565423d263e23b16c70d2740130abb52b7194a075901bc7
 bare-user overlay adef02e1151c1d9aaa0d8fadc2b4d9000fefae410f8acc6f1181b5c878ca9600
 bare-user combined 27cad4a5a2b4b919d87a0e6728913a5731e72b1f17ab8339e5e15275e7bba722
-bare-user img/stage1 bef5ba5b31e7c58022762868cb8cc4b09d9d022abf29ac446b31001f8905f447
-archive deb/everything 97f721d7c65ad4281592643f013f2809aff430f2792ce4aa8b96c1097b7a7167
-archive deb/libsame1 9d06feec5b23ccfce40c2e61fdc1e471037a39b98dcae4203b3d6d91adef09cb
-archive deb/tool-split 4d175d44544d71d7d83650cc99cd9e8919d6438c920452ff79f18c693bed7a38
-archive deb/tool bb6f1f0c0e9e440495aa7df546bcc604b52e91804dda92fa9b25dcbe5fc5305f
+bare-user img/stage1 571e699f4287140ded0a1f9f24f1540ff2f533edbebe07007bad9fab287e3992
+archive deb/everything fc44aa40e06efd004710877dac098b2a28ea24674ef21d4b291964528d2daa20
+archive deb/libsame1 1cac65eedc8589273ab48d373dd3fbc0a4c10d3f5786988de7164e47bd0ccd1d
+archive deb/tool-split 2d64acc6a764903e410098ba39213e0c004da11a420155554bc75e8036565650
+archive deb/tool 8952ae9cc1fbf419b565423d263e23b16c70d2740130abb52b7194a075901bc7
 archive overlay adef02e1151c1d9aaa0d8fadc2b4d9000fefae410f8acc6f1181b5c878ca9600
 archive combined 27cad4a5a2b4b919d87a0e6728913a5731e72b1f17ab8339e5e15275e7bba722
-archive img/stage1 bef5ba5b31e7c58022762868cb8cc4b09d9d022abf29ac446b31001f8905f447
+archive img/stage1 571e699f4287140ded0a1f9f24f1540ff2f533edbebe07007bad9fab287e3992
 END
 EXPECTED="$SCRATCH/expected"
 

@@ -11,8 +11,7 @@
 . "$TOP_SRCDIR/tests/libdeb.sh"
 . "$TOP_SRCDIR/tests/libbuildtest.sh"
 
-[ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
-command -v ninja > /dev/null || skip_all "ninja is not installed"
+skip_unless_stage2
 
 SRV="$SCRATCH/srv"
 D="$SRV/debian"
@@ -45,8 +44,7 @@ chmod 755 "$stage/DEBIAN/postinst"
 # in the pool file name, which the test server would decode.
 ( cd "$D/pool/main" && deb=$(make_deb "$stage" openssh-server 1:9.2p1-2 amd64 \
     "Priority: optional" "Depends: coreutils") && mv "$deb" openssh-server_9.2p1-2_amd64.deb )
-repo_dists "$D" bookworm amd64
-repo_sign "$D" bookworm archive
+repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"

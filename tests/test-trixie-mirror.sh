@@ -3,8 +3,11 @@
 # configuration names (moved to trixie by "lock --suite", as mmdebstrap's
 # SUITE does): minbase, then a realistic server set built in the same build
 # directory, each compared with what mmdebstrap builds on the same machine
-# from the same mirror.  Skips, saying why, only when no mirror answers.
+# from the same mirror, and its stage 1 with what the real dpkg --unpack
+# makes of the same .debs (tests/libdifferential.sh).  Skips, saying why,
+# only when no mirror answers.
 . "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/libdifferential.sh"
 
 require_mirror
 [ "$(id -u)" = 0 ] || skip_all "mmdebstrap --mode=root and chroot need root"
@@ -58,6 +61,27 @@ test_expect_success 'build trixie minbase: base-files ships the merged-/usr link
     assert_file_has_content img/var/lib/dpkg/info/base-files.list "^/bin\$"
 '
 
+# same_as_dpkg_unpack IMAGE: stage 1 of IMAGE against the real dpkg --unpack
+# of its lockfile's .debs in its install order (tests/libdifferential.sh).
+same_as_dpkg_unpack () {
+    cd "$W"
+    a2o --repo build/ostree export "stage1/$1" --dir "s1-$1"
+    local start=$(date +%s)
+    unpack_reference "dpkgref-$1" "$1.lock.json" build/cache/debs
+    assert_same_unpacked "dpkgref-$1" "s1-$1"
+    echo $(($(date +%s) - start)) > "dpkgref-$1.seconds"
+}
+# took IMAGE: how long same_as_dpkg_unpack IMAGE took.
+took () {
+    [ ! -f "$W/dpkgref-$1.seconds" ] \
+        || say "$1: the dpkg --unpack reference and the comparison took $(cat "$W/dpkgref-$1.seconds") s"
+}
+
+test_expect_success 'trixie minbase: stage 1 is what the real dpkg --unpack makes of the same .debs in the same order, in a chroot, but for the documented differences' '
+    same_as_dpkg_unpack minbase
+'
+took minbase
+
 test_expect_success 'trixie minbase: every package ii, dpkg --audit and dpkg --verify clean' '
     assert_dpkg_clean "$W/img"
 '
@@ -97,6 +121,17 @@ test_expect_success 'the trixie server set builds in the same build directory, u
     say "server: $total packages, $new unpacked, $shared shared with minbase"
     [ "$new" -le $((total - shared + 2)) ]
     a2o --repo build/ostree export server --dir server
+'
+
+test_expect_success 'trixie server set: stage 1 is what the real dpkg --unpack makes of the same .debs in the same order, in a chroot, but for the documented differences' '
+    same_as_dpkg_unpack server
+'
+took server
+
+test_expect_todo 'trixie: stage 1 writes the status stanzas in dpkg'"'"'s order, by name then architecture' \
+    'stage 1 sorts by NAME:ARCH (python3.13-minimal before python3), reported' '
+    assert_same_status_order "$W/dpkgref-minbase" "$W/s1-minbase"
+    assert_same_status_order "$W/dpkgref-server" "$W/s1-server"
 '
 
 test_expect_success 'trixie server set: every package ii, dpkg --audit and dpkg --verify clean' '

@@ -725,4 +725,42 @@ test_expect_success 'a package that ships no md5sums gets the one dpkg --unpack 
     cmp nomd/root/var/lib/dpkg/info/nomd.md5sums nomd/ours
 '
 
+test_expect_success 'a package with no md5sums and no regular file gets the empty md5sums dpkg --unpack writes' '
+    rm -rf nofile && mkdir -p nofile/p/DEBIAN nofile/p/usr/share/nofile
+    ln -s /etc/hostname nofile/p/usr/share/nofile/link
+    printf "Package: nofile\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.invalid>\nDescription: t\n" \
+        > nofile/p/DEBIAN/control
+    dpkg-deb --root-owner-group -b nofile/p nofile/nofile.deb > /dev/null
+    dpkg_unpack nofile/root nofile/nofile.deb
+    new_repo
+    a2o --repo repo unpack-deb --ref nofile nofile/nofile.deb > /dev/null
+    ostree --repo=repo cat nofile /var/lib/dpkg/info/nofile.md5sums > nofile/ours
+    test -f nofile/root/var/lib/dpkg/info/nofile.md5sums
+    cmp nofile/root/var/lib/dpkg/info/nofile.md5sums nofile/ours
+    ostree --repo=repo ls nofile /var/lib/dpkg/info/nofile.md5sums > nofile/ls
+    assert_file_has_content nofile/ls "^-00644 0 0 *0 "
+'
+
+test_expect_success 'the paths data.tar links together are recorded in the package commit, in a fixed order; a package without links has no such key' '
+    rm -rf hl && mkdir -p hl/p/DEBIAN hl/p/usr/bin hl/p/bin hl/p/usr/share/hl
+    echo one > hl/p/usr/bin/z && ln hl/p/usr/bin/z hl/p/usr/bin/a && ln hl/p/usr/bin/z hl/p/bin/m
+    echo two > hl/p/usr/share/hl/x && ln hl/p/usr/share/hl/x hl/p/usr/share/hl/y
+    echo two > hl/p/usr/share/hl/twin
+    printf "Package: hl\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.invalid>\nDescription: t\n" \
+        > hl/p/DEBIAN/control
+    dpkg-deb --root-owner-group -b hl/p hl/hl.deb > /dev/null
+    new_repo
+    a2o --repo repo unpack-deb --ref hl hl/hl.deb > /dev/null
+    a2o --repo repo unpack-deb --ref hl2 hl/hl.deb > /dev/null
+    assert_streq "$(ref_commit repo hl)" "$(ref_commit repo hl2)"
+    ostree --repo=repo show --print-metadata-key=apt2ostree.hardlinks hl > hl/groups
+    assert_streq "$(tr "\047" "\"" < hl/groups)" "[[\"/usr/bin/a\", \"/usr/bin/m\", \"/usr/bin/z\"], [\"/usr/share/hl/x\", \"/usr/share/hl/y\"]]"
+    rm -rf nl && mkdir -p nl/p/DEBIAN nl/p/usr/bin && echo x > nl/p/usr/bin/x && cp nl/p/usr/bin/x nl/p/usr/bin/y
+    printf "Package: nl\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.invalid>\nDescription: t\n" \
+        > nl/p/DEBIAN/control
+    dpkg-deb --root-owner-group -b nl/p nl/nl.deb > /dev/null
+    a2o --repo repo unpack-deb --ref nl nl/nl.deb > /dev/null
+    ! ostree --repo=repo show --print-metadata-key=apt2ostree.hardlinks nl 2> /dev/null
+'
+
 test_done

@@ -219,3 +219,14 @@ util_fail (GError **error, const char *format, ...)
   g_set_error_literal (error, UTIL_ERROR, 0, message);
   return FALSE;
 }
+
+gboolean
+util_fail_code (GError **error, GQuark domain, int code, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  g_set_error_literal (error, domain, code, message);
+  return FALSE;
+}

@@ -46,6 +46,11 @@ GQuark util_error_quark (void);
 /* Prefix an error with printf-style context, keeping it on one line. */
 gboolean util_fail (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
 
+/* The same with the error's DOMAIN and CODE, for a caller that must tell
+ * one kind of failure from another; always FALSE. */
+gboolean util_fail_code (GError **error, GQuark domain, int code, const char *format, ...)
+  G_GNUC_PRINTF (4, 5);
+
 /* strcmp() of two char* held in a GPtrArray, for g_ptr_array_sort(). */
 gint util_compare_strings (gconstpointer a, gconstpointer b);
 

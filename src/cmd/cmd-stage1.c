@@ -10,14 +10,16 @@
 #include "deb/dpkgdb.h"
 #include "base/pathfilter.h"
 #include "sandbox/stage2.h"
+#include "store/linkgroups.h"
 #include "store/tree.h"
 #include "base/util.h"
 
 /* Whether the package trees were unpacked with --merged-usr (they must all
- * agree), and a warning for every entry OSTree could not store. */
+ * agree), a warning for every entry OSTree could not store, and the union
+ * of the packages' hard-link groups in HARDLINKS. */
 static gboolean
 inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
-                  GPtrArray *dpkg_names, GError **error)
+                  GPtrArray *dpkg_names, LinkGroups *hardlinks, GError **error)
 {
   int merged = -1;
   for (guint i = 0; i < revs->len; i++)
@@ -59,6 +61,7 @@ inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
         return util_fail (error, "\"%s\" was unpacked %s merged /usr, unlike the packages before it",
                           rev->name, this_merged ? "with" : "without");
       merged = this_merged;
+      linkgroups_add_metadata (hardlinks, metadata);
 
       g_autoptr(GVariant) skipped = g_variant_dict_lookup_value (&dict, DEB_META_SKIPPED,
                                                                   G_VARIANT_TYPE ("a(ss)"));
@@ -179,7 +182,8 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
 
   DpkgdbOptions options = { arch, TRUE };
   g_autoptr(GPtrArray) dpkg_names = g_ptr_array_new_with_free_func (g_free);
-  if (!inspect_packages (edit.repo, revs, &options.merged_usr, dpkg_names, error))
+  g_autoptr(LinkGroups) hardlinks = linkgroups_new ();
+  if (!inspect_packages (edit.repo, revs, &options.merged_usr, dpkg_names, hardlinks, error))
     return FALSE;
 
   /* Two packages with a file at one path: the later one's is set aside for
@@ -201,6 +205,11 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_variant_builder_init (&metadata, G_VARIANT_TYPE_VARDICT);
   g_variant_builder_add (&metadata, "{sv}", STAGE1_META_PACKAGES,
                          g_variant_new_strv ((const char *const *) dpkg_names->pdata, dpkg_names->len));
+  /* Export links what the packages linked (the key only when some did, so
+   * that the commit of an image without hard links keeps its checksum). */
+  GVariant *groups = linkgroups_to_variant (hardlinks);
+  if (groups != NULL)
+    g_variant_builder_add (&metadata, "{sv}", LINKGROUPS_META_KEY, groups);
   if (!cmd_edit_finish (inv, &edit, out_ref, g_variant_builder_end (&metadata), cancellable, error))
     return FALSE;
   return cache_ref == NULL

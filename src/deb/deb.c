@@ -17,6 +17,7 @@
 #include "deb/deb.h"
 #include "deb/debfile.h"
 #include "deb/debmeta.h"
+#include "store/linkgroups.h"
 #include "store/objects.h"
 #include "store/tarentry.h"
 #include "base/util.h"
@@ -98,6 +99,7 @@ typedef struct {
   TarEntryLinks *links;             /* final paths of files and of entries not stored */
   GHashTable *symlinks;             /* final paths of symlinks */
   GHashTable *explicit_dirs;        /* final paths whose dirmeta came from an entry */
+  LinkGroups *hardlinks;            /* final paths data.tar links together */
   GPtrArray *skipped;               /* shipped path, kind, ... */
 } DebUnpack;
 
@@ -113,6 +115,7 @@ deb_unpack_clear (DebUnpack *u)
   g_clear_pointer (&u->links, tarentry_links_free);
   g_clear_pointer (&u->symlinks, g_hash_table_unref);
   g_clear_pointer (&u->explicit_dirs, g_hash_table_unref);
+  g_clear_pointer (&u->hardlinks, linkgroups_free);
   g_clear_pointer (&u->skipped, g_ptr_array_unref);
 }
 
@@ -340,7 +343,11 @@ unpack_hardlink (DebUnpack *u, const TarEntry *te, GPtrArray *shipped, GPtrArray
     debmeta_md5sum_hardlink (u->meta, shipped_path, target_shipped_path);
 
   g_autofree char *copy = g_strdup (checksum);
-  return place_file (u, final, pathname, copy, error);
+  if (!place_file (u, final, pathname, copy, error))
+    return FALSE;
+  g_autofree char *path = util_join_tree_path (final, final->len);
+  linkgroups_link (u->hardlinks, target_path, path);
+  return TRUE;
 }
 
 /* Read the current entry's SIZE bytes into u->file_buf. */
@@ -581,6 +588,7 @@ deb_info_free (DebInfo *info)
   g_free (info->architecture);
   g_free (info->multi_arch);
   g_free (info->sha256);
+  g_clear_pointer (&info->hardlinks, g_variant_unref);
   if (info->skipped)
     g_ptr_array_unref (info->skipped);
   g_free (info);
@@ -611,6 +619,9 @@ unpack (DebUnpack *u, const char *path, guint64 size, GError **error)
                              add_metadata_file, u, error))
     return NULL;
   info->skipped = g_steal_pointer (&u->skipped);
+  info->hardlinks = linkgroups_to_variant (u->hardlinks);
+  if (info->hardlinks != NULL)
+    g_variant_ref_sink (info->hardlinks);
   return g_steal_pointer (&info);
 }
 
@@ -636,6 +647,7 @@ deb_unpack (DebSink *sink, const char *path, const DebUnpackOptions *opts, guint
     .links = tarentry_links_new (),
     .symlinks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
     .explicit_dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL),
+    .hardlinks = linkgroups_new (),
     .skipped = g_ptr_array_new_with_free_func (g_free),
   };
   g_autoptr(DebInfo) info = unpack (&u, path, st.st_size, error);
@@ -676,6 +688,10 @@ deb_commit_metadata (const DebInfo *info)
   for (guint i = 0; info->skipped != NULL && i + 1 < info->skipped->len; i += 2)
     g_variant_builder_add (&skipped, "(ss)", info->skipped->pdata[i], info->skipped->pdata[i + 1]);
   g_variant_builder_add (&builder, "{sv}", DEB_META_SKIPPED, g_variant_builder_end (&skipped));
+  /* Only a package with hard links has the key: the commits of the others
+   * keep their metadata but for the format. */
+  if (info->hardlinks != NULL)
+    g_variant_builder_add (&builder, "{sv}", DEB_META_HARDLINKS, info->hardlinks);
   g_variant_builder_add (&builder, "{sv}", DEB_META_FORMAT, g_variant_new_uint32 (DEB_FORMAT_VERSION));
   return g_variant_builder_end (&builder);
 }

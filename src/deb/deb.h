@@ -7,6 +7,7 @@
 #include <glib.h>
 
 #include "deb/debmeta.h"
+#include "store/linkgroups.h"
 #include "store/objects.h"
 #include "store/writer.h"
 
@@ -22,11 +23,16 @@ G_BEGIN_DECLS
 #define DEB_META_SIZE "apt2ostree.deb-size"
 #define DEB_META_MERGED_USR "apt2ostree.merged-usr"
 #define DEB_META_SKIPPED "apt2ostree.skipped"
+/* The paths data.tar links together (store/linkgroups.h), only in the
+ * commit of a package that has hard links. */
+#define DEB_META_HARDLINKS LINKGROUPS_META_KEY
 /* The version of the rules deb_unpack() follows (a uint32): it
  * changes when the same .deb would give another tree (2: control.tar
- * members whose name has a dot are left out, as dpkg leaves them out). */
+ * members whose name has a dot are left out, as dpkg leaves them out; 3: an
+ * empty md5sums for a package that ships none and has no regular file, as
+ * dpkg --unpack writes it, and the hard-link groups recorded). */
 #define DEB_META_FORMAT "apt2ostree.deb-format"
-#define DEB_FORMAT_VERSION 2
+#define DEB_FORMAT_VERSION 3
 
 typedef struct {
   /* Rewrite bin, sbin, lib, lib32, lib64 and libx32 into usr/ (the .list
@@ -49,6 +55,8 @@ typedef struct {
   /* Entries OSTree cannot store (device nodes, fifos, sockets), skipped:
    * pairs of strings, the shipped path ("/dev/null") and its kind ("fifo"). */
   GPtrArray *skipped;
+  /* The final paths data.tar links together (LINKGROUPS_TYPE), or NULL. */
+  GVariant *hardlinks;
 } DebInfo;
 
 void deb_info_free (DebInfo *info);

@@ -551,7 +551,8 @@ debmeta_foreach_file (DebMeta *meta, const char *package, const char *arch,
   g_autofree char *base = deb_info_basename (package, arch, multi_arch);
 
   g_autoptr(GList) names = g_hash_table_get_keys (meta->control);
-  if (debmeta_wants_md5sums (meta) && meta->md5sums->len > 0)
+  /* Even with no regular file: dpkg --unpack then writes an empty one. */
+  if (debmeta_wants_md5sums (meta))
     names = g_list_prepend (names, (gpointer) "md5sums");
   names = g_list_sort (names, (GCompareFunc) strcmp);
   for (GList *l = names; l; l = l->next)

@@ -77,7 +77,8 @@ typedef gboolean (*DebMetaFileFunc) (gpointer user_data, const char *path, GByte
 
 /* A package that ships no md5sums gets the one dpkg --unpack writes for it:
  * every regular file in data.tar order, conffiles and hard links included
- * (a link with its target's md5), as "MD5  path/without/leading/slash". */
+ * (a link with its target's md5), as "MD5  path/without/leading/slash";
+ * empty (but there) when it has no regular file. */
 gboolean debmeta_wants_md5sums (DebMeta *meta);
 void debmeta_md5sum_add (DebMeta *meta, const char *shipped_path, const char *md5);
 void debmeta_md5sum_hardlink (DebMeta *meta, const char *shipped_path,

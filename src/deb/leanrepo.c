@@ -23,19 +23,7 @@ struct LeanRepo {
   DebSink *sink;
 };
 
-static gboolean
-defer (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-defer (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, UNPACK_ERROR, UNPACK_ERROR_DEFER, message);
-  return FALSE;
-}
+#define defer(error, ...) util_fail_code ((error), UNPACK_ERROR, UNPACK_ERROR_DEFER, __VA_ARGS__)
 
 /* The store's "not here" is the commands module's to run. */
 static gboolean

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "store/checkout.h"
+#include "store/linkgroups.h"
 #include "sandbox/fakeroot.h"
 #include "sandbox/mod.h"
 #include "store/repo.h"
@@ -301,6 +302,25 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
 
 /* --- commit --- */
 
+/* The input's hard-link groups (store/linkgroups.h) go on to OUT: paths
+ * the command changed are checked when the tree is exported.  Not with
+ * --capture-subdir, where the paths would name other files. */
+static gboolean
+carry_link_groups (Mod *mod, RepoRev *rev, GVariantBuilder *meta, GError **error)
+{
+  if (mod->options->capture_subdir != NULL)
+    return TRUE;
+  g_autoptr(GVariant) commit = NULL;
+  if (!ostree_repo_load_commit (mod->repo, rev->commit, &commit, NULL, error))
+    return FALSE;
+  g_autoptr(GVariant) metadata = g_variant_get_child_value (commit, 0);
+  g_autoptr(GVariant) groups = g_variant_lookup_value (metadata, LINKGROUPS_META_KEY,
+                                                       G_VARIANT_TYPE (LINKGROUPS_TYPE));
+  if (groups != NULL)
+    g_variant_builder_add (meta, "{sv}", LINKGROUPS_META_KEY, groups);
+  return TRUE;
+}
+
 static gboolean
 capture_subdir (OstreeMutableTree *root, const char *path, OstreeMutableTree **out_subdir,
                 GError **error)
@@ -391,6 +411,8 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
       while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
         g_variant_builder_add (meta, "{sv}", key, value);
     }
+  if (!carry_link_groups (mod, rev, meta, error))
+    return FALSE;
   return repo_txn_commit (txn, out_tree, options->out_ref, subject,
                           g_variant_builder_end (meta), out_commit, cancellable, error);
 }

@@ -53,8 +53,11 @@ repo_ensure (const char *path, const char *mode_name, GCancellable *cancellable,
       return NULL;
     }
 
-  g_autofree char *config = g_build_filename (path, "config", NULL);
-  if (g_file_test (config, G_FILE_TEST_EXISTS))
+  /* libostree calls a repository existing when it has "objects"; one
+   * without (a creation killed part-way leaves "config" alone) is finished
+   * by ostree_repo_create, as its documentation promises. */
+  g_autofree char *objects = g_build_filename (path, "objects", NULL);
+  if (g_file_test (objects, G_FILE_TEST_IS_DIR))
     {
       g_autoptr(OstreeRepo) existing = repo_open (path, cancellable, error);
       if (existing == NULL)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/linkgroups.h"
 #include "store/tarball.h"
 #include "store/repo.h"
 #include "store/tarentry.h"
@@ -418,6 +419,8 @@ typedef struct {
   struct archive_entry *entry;
   gint64 mtime;
   GString *path;                 /* "./usr/bin" */
+  GHashTable *link_group;        /* tree path -> its hard-link group's number, or NULL */
+  GHashTable *first_of;          /* "GROUP:CHECKSUM" -> the entry written first, "./usr/bin/a" */
 } TarWriter;
 
 static gboolean
@@ -438,6 +441,26 @@ tar_entry_start (TarWriter *w, guint32 mode, guint32 uid, guint32 gid)
   archive_entry_set_mtime (w->entry, w->mtime, 0);
 }
 
+/* The entry a regular file at w->path (content CHECKSUM) is a hard link
+ * to: the first one written of its commit's link group that has the same
+ * content (so the same owner and mode), else NULL and it is recorded as
+ * that first one.  A member a later step changed or replaced is only
+ * linked to members it still equals. */
+static const char *
+tar_link_target (TarWriter *w, const char *checksum)
+{
+  if (w->link_group == NULL)
+    return NULL;
+  gpointer group = g_hash_table_lookup (w->link_group, w->path->str + 1);  /* after "." */
+  if (group == NULL)
+    return NULL;
+  g_autofree char *key = g_strdup_printf ("%u:%s", GPOINTER_TO_UINT (group), checksum);
+  const char *first = g_hash_table_lookup (w->first_of, key);
+  if (first == NULL)
+    g_hash_table_insert (w->first_of, g_steal_pointer (&key), g_strdup (w->path->str));
+  return first;
+}
+
 static gboolean
 tar_write_file (TarWriter *w, const char *checksum, GCancellable *cancellable, GError **error)
 {
@@ -452,6 +475,15 @@ tar_write_file (TarWriter *w, const char *checksum, GCancellable *cancellable, G
                    g_file_info_get_attribute_uint32 (info, "unix::gid"));
   tarentry_set_xattrs (w->entry, xattrs);
   gboolean is_link = g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK;
+  const char *link_target = is_link ? NULL : tar_link_target (w, checksum);
+  if (link_target != NULL)
+    {
+      archive_entry_set_hardlink (w->entry, link_target);
+      archive_entry_set_size (w->entry, 0);
+      if (archive_write_header (w->archive, w->entry) != ARCHIVE_OK)
+        return tar_fail (w, error);
+      return TRUE;
+    }
   guint64 size = is_link ? 0 : (guint64) g_file_info_get_size (info);
   if (is_link)
     archive_entry_set_symlink (w->entry, g_file_info_get_symlink_target (info));
@@ -612,7 +644,11 @@ tar_write_to_fd (OstreeRepo *repo, const char *commit, const char *file, int fd,
 
   struct archive_entry *entry = archive_entry_new ();
   g_autoptr(GString) path = g_string_new ("./");
-  TarWriter w = { repo, file, a, entry, (gint64) ostree_commit_get_timestamp (commit_v), path };
+  g_autoptr(GVariant) metadata = g_variant_get_child_value (commit_v, 0);
+  g_autoptr(GHashTable) link_group = linkgroups_index_metadata (metadata);
+  g_autoptr(GHashTable) first_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  TarWriter w = { repo, file, a, entry, (gint64) ostree_commit_get_timestamp (commit_v), path,
+                  link_group, first_of };
   gboolean ok = tar_write_dir (&w, contents, meta, cancellable, error);
   archive_entry_free (entry);
   if (!ok)

@@ -30,8 +30,11 @@ gboolean tarball_read_to_mtree (OstreeRepo *repo, const char *file, OstreeMutabl
  * Entries come depth-first in byte order of their names, each directory
  * before its contents, with the exact owner, mode, symlink target and
  * extended attributes (pax SCHILY.xattr), the commit's timestamp as mtime and
- * no user or group names; files with the same content are written as
- * separate files, as a checkout would.  A file is written under a temporary
+ * no user or group names.  Files with the same content are written as
+ * separate files (OSTree keeps no link identity), but for the paths the
+ * commit's metadata says are linked (store/linkgroups.h): each of those
+ * that still has its group's content and owner is a hard link to the first
+ * one written.  A file is written under a temporary
  * name and renamed into place, so a failure leaves no partial FILE. */
 gboolean tarball_write_commit (OstreeRepo *repo, const char *commit, const char *file,
                                GCancellable *cancellable, GError **error);

@@ -25,7 +25,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/statvfs.h>
@@ -39,19 +38,8 @@
 
 G_DEFINE_QUARK (apt2ostree-store-txn-error-quark, store_txn_error)
 
-static gboolean
-not_here (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-not_here (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, STORE_TXN_ERROR, STORE_TXN_ERROR_NOT_HERE, message);
-  return FALSE;
-}
+#define not_here(error, ...) \
+  util_fail_code ((error), STORE_TXN_ERROR, STORE_TXN_ERROR_NOT_HERE, __VA_ARGS__)
 
 /* --- the config ------------------------------------------------------- */
 
