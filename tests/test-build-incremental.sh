@@ -212,6 +212,31 @@ test_expect_success 'with --cache-url an incremental build writes no keyed image
     diff -u before after
 '
 
+# mine VERSION TEXT: the local package mine, shipping TEXT, into $W/local.
+mine () {
+    local stage="$SCRATCH/stage/mine"
+    rm -rf "$stage" && mkdir -p "$stage/usr/share/mine" "$W/local"
+    echo "$2" > "$stage/usr/share/mine/text"
+    ( cd "$W/local" && make_deb "$stage" mine "$1" all "Priority: optional" ) > /dev/null
+}
+
+test_expect_success 'a local package rebuilt with the same version is unpacked again by an incremental build' '
+    cd "$W"
+    mine 1.0 first
+    lock_image local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
+    a2o build local.lock.json=img --incremental > out
+    a2o --repo "$R" export img --dir ex1 > /dev/null
+    assert_streq "$(cat ex1/usr/share/mine/text)" first
+    prev=$(ref_commit $R img)
+    mine 1.0 second
+    lock_image local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
+    a2o build local.lock.json=img --incremental > out
+    assert_streq "$(incremental_of img)" "$prev"
+    a2o --repo "$R" export img --dir ex2 > /dev/null
+    assert_streq "$(cat ex2/usr/share/mine/text)" second
+    dpkg --root=ex2 --verify
+'
+
 test_expect_success 'the Ninja file of an incremental build starts stage 2 from the image and reads the lockfile' '
     cd "$W"
     a2o ninja v2.lock.json=img --incremental -o inc.ninja
