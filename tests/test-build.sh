@@ -51,18 +51,6 @@ repo_serve "$SRV"
 
 # The tests share one work directory (and one build directory, build/):
 # each builds on the one before, as a user's checkout would.
-# test_expect_todo NAME WHY BODY: a test of something not done yet; its
-# failure is reported as TODO (TAP), its success as a plain pass.
-test_expect_todo () {
-    local out
-    out=$(test_expect_success "$1" "$3")   # a subshell: counts nothing here
-    _test_count=$((_test_count + 1))
-    case $out in
-        "not ok"*) printf '%s\n' "$out" | sed "1s/\$/ # TODO $2/" ;;
-        *) printf '%s\n' "$out" ;;
-    esac
-}
-
 W="$SCRATCH/work"
 mkdir -p "$W"
 cd "$W"

@@ -234,18 +234,6 @@ test_expect_success 'lockfiles/bionic-l4t/l4t.sources holds no host, and --mirro
     done
 '
 
-# test_expect_todo NAME WHY BODY: a test of something not done yet; its
-# failure is reported as TODO (TAP), its success as a plain pass.
-test_expect_todo () {
-    local out
-    out=$(test_expect_success "$1" "$3")
-    _test_count=$((_test_count + 1))
-    case $out in
-        "not ok"*) printf '%s\n' "$out" | sed "1s/\$/ # TODO $2/" ;;
-        *) printf '%s\n' "$out" ;;
-    esac
-}
-
 # What switch-bsp and NVIDIA's own packages do too: the diverting package
 # ships the diverted path itself.
 mkdir -p "$S/nvidia-l4t-tac/DEBIAN" "$S/nvidia-l4t-tac/usr/bin"

@@ -25,7 +25,25 @@ static const char *const dpkg_empty_files[] = { "available", "diversions", "stat
 static const char *const merged_dirs_always[] = { "bin", "sbin", "lib", NULL };
 static const char *const merged_dirs_if_present[] = { "lib32", "lib64", "libx32", "libo32", NULL };
 
-/* var/lib/dpkg/status: the stanzas of DEB_STATUS_DIR, sorted by name,
+/* Two stanza file names, NAME:ARCH, in dpkg's order for its status file:
+ * by package name, then by architecture ("foo" before "foo-doc", which
+ * comparing the whole file names would reverse: '-' sorts before ':'). */
+static gint
+compare_stanza_names (gconstpointer a, gconstpointer b)
+{
+  const char *x = *(const char *const *) a;
+  const char *y = *(const char *const *) b;
+  size_t x_len = strcspn (x, ":");
+  size_t y_len = strcspn (y, ":");
+  int by_name = strncmp (x, y, MIN (x_len, y_len));
+  if (by_name != 0)
+    return by_name;
+  if (x_len != y_len)
+    return x_len < y_len ? -1 : 1;
+  return strcmp (x + x_len, y + y_len);
+}
+
+/* var/lib/dpkg/status: the stanzas of DEB_STATUS_DIR in dpkg's order,
  * separated by blank lines.  The stanza directory itself goes away. */
 static GBytes *
 collect_status (OstreeRepo *repo, OstreeMutableTree *root, GCancellable *cancellable,
@@ -43,6 +61,7 @@ collect_status (OstreeRepo *repo, OstreeMutableTree *root, GCancellable *cancell
 
   GHashTable *files = ostree_mutable_tree_get_files (dir);
   g_autoptr(GPtrArray) names = util_sorted_keys (files);
+  g_ptr_array_sort (names, compare_stanza_names);
 
   g_autoptr(GString) status = g_string_new ("");
   for (guint i = 0; i < names->len; i++)
