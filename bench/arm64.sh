@@ -47,6 +47,19 @@ t0=$(now)
 t1=$(now)
 change=$(secs "$t0" "$t1")
 
+# The same change with --incremental: back to minbase (less purged), then
+# + less again (one package unpacked by dpkg), each stage 2 starting from the
+# image the step before made.
+t0=$(now)
+"$A2O" build minbase.lock.json --ref img --builddir build --incremental > /dev/null
+t1=$(now)
+back_incr=$(secs "$t0" "$t1")
+
+t0=$(now)
+"$A2O" build changed.lock.json --ref img --builddir build --incremental > /dev/null
+t1=$(now)
+change_incr=$(secs "$t0" "$t1")
+
 t0=$(now)
 mmdebstrap --quiet --variant=minbase --mode=root --arch=arm64 bookworm mm.tar
 t1=$(now)
@@ -61,5 +74,10 @@ printf '%-44s %10s\n' "step" "seconds"
 printf '%-44s %10s\n' "apt2ostree build, cold (downloads included)" "$cold"
 printf '%-44s %10s\n' "apt2ostree build, nothing changed" "$noop"
 printf '%-44s %10s\n' "apt2ostree build, + $EXTRA" "$change"
+printf '%-44s %10s\n' "apt2ostree build --incremental, - $EXTRA" "$back_incr"
+printf '%-44s %10s\n' "apt2ostree build --incremental, + $EXTRA" "$change_incr"
 printf '%-44s %10s\n' "mmdebstrap --arch=arm64 --variant=minbase" "$mm"
 printf '%-44s %10s\n' "mmdebstrap ... --include=$EXTRA" "$mm2"
+ratio () { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
+echo "ratios to mmdebstrap: cold $(ratio "$cold" "$mm")x (goal <= 0.7); + $EXTRA $(ratio "$change" "$mm2")x" \
+     "(<= 0.4), with --incremental $(ratio "$change_incr" "$mm2")x (<= 0.1)"

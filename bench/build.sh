@@ -16,6 +16,8 @@
 #      at another version the sources offer (an older liblzma5, libzstd1...),
 #      built as the same image, against a cold mmdebstrap minbase (it has no
 #      way to rebuild less);
+#      then back to the first lockfile with build --incremental (stage 2
+#      from the image the change made: one package unpacked by dpkg);
 #   5. disk: the repository holding both images (and every package tree and
 #      stage-1 tree) against the two mmdebstrap tarballs; and the repository
 #      with one image against it with two;
@@ -98,6 +100,10 @@ timed change.lock "$A2O" lock change.txt --suite "$suite" --variant minbase -o c
 timed change.build "$A2O" build change.lock.json --ref min
 change_steps=$(grep -E '^\[[0-9]+/[0-9]+\] ' change.build.log | sed 's/^\[[0-9]*\/[0-9]*\] //' | paste -sd, -)
 cp build/.ninja_log change.ninja_log
+# ... and back, with --incremental: stage 2 starts from the image the change
+# made (purge nothing, dpkg --unpack one package, dpkg --configure -a).
+timed incr.build "$A2O" build min.lock.json --ref min --incremental
+cp build/.ninja_log incr.ninja_log
 
 # --- 6. stage 2 on its own -----------------------------------------------------
 stage2_cold=$(edge_seconds cold.ninja_log 'refs/heads/min$')
@@ -105,6 +111,7 @@ stage1_cold=$(edge_seconds cold.ninja_log 'refs/heads/stage1/min$')
 unpack_cold=$(edge_seconds cold.ninja_log 'refs/heads/deb/')
 stage2_change=$(edge_seconds change.ninja_log 'refs/heads/min$')
 stage1_change=$(edge_seconds change.ninja_log 'refs/heads/stage1/min$')
+stage2_incr=$(edge_seconds incr.ninja_log 'refs/heads/min$')
 timed sandbox "$A2O" --repo build/ostree mod -v --chroot --ref bench-noop stage1/min -- true
 sandbox_split=$(sed -n 's/^apt2ostree mod: //p' sandbox.log)
 
@@ -131,6 +138,9 @@ $suite minbase: $n_min packages                        seconds      ratio (goal)
                   steps: $change_steps
                   stage 1 $stage1_change s, stage 2 $stage2_change s
                 mmdebstrap (cold, as it must)    $(cat mm.cold)       $(ratio "$change_total" "$(cat mm.cold)")x  (<= 0.25)
+                apt2ostree build alone           $(cat change.build)       $(ratio "$(cat change.build)" "$(cat mm.cold)")x
+                ... back, build --incremental    $(cat incr.build)       $(ratio "$(cat incr.build)" "$(cat mm.cold)")x  (<= 0.03)
+                  stage 2 $stage2_incr s (from scratch: $stage2_change s)
  5 disk (KiB)   repository, one image            $repo_one
                 repository, both images          $repo_two       $(ratio "$repo_two" "$repo_one")x of one  (<= 1.1)
                 mmdebstrap tarballs, one / both  $mm_one / $mm_two

@@ -307,6 +307,7 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .apt_sources = args->apt_sources,
     .cache_url = args->cache.url,
     .cache_key = args->cache.key_path,
+    .incremental = args->incremental,
   };
   return ninja_generate ((NinjaImage *) images->data, images->len, &options, error);
 }

@@ -35,6 +35,7 @@ typedef struct {
   char *sbom;              /* --sbom FILE (one lockfile) or DIR/ (DIR/IMAGE.spdx.json) */
   gboolean apt_sources;    /* --apt-sources */
   BuildCache cache;        /* --cache-url, --cache-key */
+  gboolean incremental;    /* --incremental: stage 2 from the previous image */
 } BuildArgs;
 
 /* download_jobs not given: told apart from a given 0, which is an error. */
@@ -67,6 +68,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
     "DIR/IMAGE.spdx.json", "FILE|DIR/" },             \
   { "apt-sources", 0, 0, G_OPTION_ARG_NONE, &(args).apt_sources,                             \
     "Write the sources and keys the image was built from into its /etc/apt", NULL },        \
+  { "incremental", 0, 0, G_OPTION_ARG_NONE, &(args).incremental,                             \
+    "Stage 2 from the previous image, as apt-get would: fast, not for releases", NULL },     \
   BUILDCACHE_OPTION_ENTRIES (&(args).cache)
 
 /* The images of OPERANDS (LOCKFILE or LOCKFILE=REF, at least one), the

@@ -408,6 +408,8 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
     append_text (out, " --deployable");
   if (options->apt_sources)
     append_text (out, " --apt-sources");
+  if (options->incremental)
+    append_text (out, " --incremental");
   if (options->sbom != NULL)
     {
       append_text (out, " --sbom ");
@@ -478,6 +480,16 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
    * lockfile would leave the manifest older than its input for ever
    * ("manifest still dirty after 100 tries"). */
   append_text (out, "\n  description = regenerate $out\n  generator = 1\n  restat = 1\n\n");
+  /* --incremental: the image its ref holds before the edge runs is where
+   * stage 2 starts (none: from scratch); never from or into the cache. */
+  if (options->incremental)
+    append_text (out,
+        "rule a2o_configure_incremental\n"
+        "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
+        "$a2o --repo $repo_arg configure --ref $ref --incremental --lockfile $lockfile "
+        "--debs $cache_arg $hooks $stage1 > /dev/null\n"
+        "  description = configure $ref (incremental: from the image it replaces)\n"
+        "  restat = 1\n\n");
 }
 
 static void
@@ -614,12 +626,25 @@ static void
 append_stage2 (NinjaOut *out, const NinjaImage *image, const NinjaOptions *options,
                const char *configure_in, const char *configured)
 {
-  append_printf (out, "\n# %s, stage 2: dpkg --configure -a in a sandbox.\nbuild ", image->image);
+  if (options->incremental)
+    append_printf (out, "\n# %s, stage 2, incremental: over the image its ref holds (see\n"
+                   "# \"build --incremental\"), dpkg --purge, --unpack, --configure -a.\nbuild ",
+                   image->image);
+  else
+    append_printf (out, "\n# %s, stage 2: dpkg --configure -a in a sandbox.\nbuild ", image->image);
   append_ref_path (out, configured);
-  append_text (out, ": a2o_configure ");
+  append_text (out, options->incremental ? ": a2o_configure_incremental " : ": a2o_configure ");
   append_ref_path (out, configure_in);
+  if (options->incremental)
+    {
+      /* Its packages are read from there. */
+      append_text (out, " | ");
+      append_path (out, image->lockfile_path);
+    }
   append_text (out, "\n");
   append_variable (out, "ref", configured);
+  if (options->incremental)
+    append_variable (out, "lockfile", image->lockfile_path);
   append_variable (out, "stage1", configure_in);
   g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, ninja_lockfile_epoch (image->lock));
   append_variable (out, "epoch", epoch);

@@ -4,7 +4,9 @@
  * size; output: that package's ref file), written once however many images
  * use the package; then, for each image, a stage-1 edge (its package trees,
  * in install order, into stage1/NAME) and a stage-2 edge (configure, into
- * NAME).  Every edge has restat = 1, so an unchanged ref stops the work below
+ * NAME; with --incremental, a2o_configure_incremental, which starts from
+ * what its own output ref holds and also reads the lockfile).  Every edge
+ * has restat = 1, so an unchanged ref stops the work below
  * it.  Paths are written as given, relative to the directory ninja runs in
  * (as ninja reads subninja files too).  The same inputs give the same bytes.
  *
@@ -47,6 +49,8 @@ typedef struct {
   gboolean apt_sources;                 /* --apt-sources (for the regeneration command) */
   const char *cache_url;                /* --cache-url: trees pulled from there first, or NULL */
   const char *cache_key;                /* --cache-key FILE, or NULL */
+  gboolean incremental;                 /* --incremental: stage 2 starts from the image
+                                         * its edge's ref holds before it runs */
 } NinjaOptions;
 
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,

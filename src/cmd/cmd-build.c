@@ -265,7 +265,8 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (todo->len > 0 && !run_ninja (ninja != NULL ? ninja : "ninja", ninja_file, jobs, todo,
                                    args.sbom, error))
     return FALSE;
-  for (guint i = 0; i < keys->len; i++)
+  /* An incremental image is never recorded as its key's (from-scratch) answer. */
+  for (guint i = 0; !args.incremental && i < keys->len; i++)
     if (keys->pdata[i] != NULL
         && !buildcache_record_result (repo, ((BuildImage *) args.images->pdata[i])->image,
                                       keys->pdata[i], cancellable, error))

@@ -5,6 +5,7 @@
 
 #include "base/util.h"
 #include "build/buildcache.h"
+#include "build/incremental.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "sandbox/stage2.h"
@@ -33,19 +34,66 @@ configure_from_cache (OstreeRepo *repo, const BuildCache *cache, const RepoRev *
                                   cancellable, error);
 }
 
+/* --incremental: stage 2 from OUT_REF's image when there is one (and the
+ * .debs that changed are at hand); FALSE with *OUT_DONE unset when it must
+ * run from scratch. */
+static gboolean
+configure_incremental (OstreeRepo *repo, const Stage2Options *options, const char *lock_path,
+                       const char *debs_dir, gboolean *out_done, char **out_commit,
+                       GCancellable *cancellable, GError **error)
+{
+  g_autofree char *prev = repo_read_ref (repo, options->out_ref);
+  if (prev == NULL)
+    return TRUE;
+  g_autoptr(Lockfile) lock = lockfile_load (lock_path, error);
+  if (lock == NULL)
+    return FALSE;
+  g_autoptr(IncrementalPlan) plan = incremental_plan (repo, prev, options->in, lock, lock_path,
+                                                      debs_dir, cancellable, error);
+  if (plan == NULL)
+    return FALSE;
+  if (plan->fallback != NULL)
+    {
+      g_printerr ("apt2ostree configure --incremental %s: %s; configuring from scratch\n",
+                  options->out_ref, plan->fallback);
+      return TRUE;
+    }
+  *out_done = TRUE;
+  if (plan->purge->len == 1 && plan->debs->len == 1)
+    {
+      /* The image already has these very packages: it stays as it is. */
+      *out_commit = g_steal_pointer (&prev);
+      return TRUE;
+    }
+  Stage2Incremental incremental = {
+    .prev = plan->prev,
+    .purge = (const char *const *) plan->purge->pdata,
+    .debs = (const char *const *) plan->debs->pdata,
+  };
+  return stage2_configure_incremental (repo, options, &incremental, out_commit, cancellable,
+                                       error);
+}
+
 gboolean
 cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                GError **error)
 {
   g_autofree char *out_ref = NULL;
   g_auto(GStrv) hooks = NULL;
-  gboolean verbose = FALSE;
+  gboolean verbose = FALSE, incremental = FALSE;
+  g_autofree char *lock_path = NULL, *debs_dir = NULL;
   g_auto(BuildCache) cache = { NULL };
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the configured image to this ref", "OUT" },
     { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &hooks,
       "A shell command run in the image just before dpkg --configure -a", "COMMAND" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Show dpkg's output as it runs", NULL },
+    { "incremental", 0, 0, G_OPTION_ARG_NONE, &incremental,
+      "Start from the image OUT holds, as apt-get would (not for release builds)", NULL },
+    { "lockfile", 0, 0, G_OPTION_ARG_FILENAME, &lock_path,
+      "--incremental: the lockfile IN was made from", "LOCKFILE" },
+    { "debs", 0, 0, G_OPTION_ARG_FILENAME, &debs_dir,
+      "--incremental: the download cache of its .debs (default: build/cache/debs)", "DIR" },
     BUILDCACHE_OPTION_ENTRIES (&cache),
     { NULL }
   };
@@ -61,6 +109,12 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     return cmd_usage_error (inv, error, "--ref OUT is required");
   if (!repo_check_ref_name (out_ref, error) || !buildcache_check (&cache, error))
     return FALSE;
+  if (incremental && lock_path == NULL)
+    return cmd_usage_error (inv, error, "--incremental needs --lockfile LOCKFILE");
+  /* An incremental image is never a cache's answer for its key. */
+  if (incremental && cache.url != NULL)
+    return cmd_usage_error (inv, error, "--incremental and --cache-url do not go together: the "
+                            "cache holds from-scratch images only");
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
@@ -90,7 +144,13 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     .verbose = verbose,
   };
   g_autofree char *commit = NULL;
-  if (!stage2_configure (repo, &options, &commit, cancellable, error))
+  gboolean done = FALSE;
+  if (incremental
+      && !configure_incremental (repo, &options, lock_path,
+                                 debs_dir != NULL ? debs_dir : "build/cache/debs", &done, &commit,
+                                 cancellable, error))
+    return FALSE;
+  if (!done && !stage2_configure (repo, &options, &commit, cancellable, error))
     return FALSE;
   if (cache_ref != NULL && !buildcache_record_result (repo, out_ref, cache_ref, cancellable, error))
     return FALSE;

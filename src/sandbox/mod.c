@@ -402,6 +402,15 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
                                               options->capture_subdir ? options->capture_subdir : "");
   g_autoptr(GVariantBuilder) meta = g_variant_builder_new (G_VARIANT_TYPE ("a{sv}"));
   g_variant_builder_add (meta, "{sv}", "apt2ostree.mod.command", g_variant_new_string (cmd));
+  if (options->metadata != NULL)
+    {
+      GVariantIter iter;
+      const char *key;
+      GVariant *value;
+      g_variant_iter_init (&iter, options->metadata);
+      while (g_variant_iter_loop (&iter, "{&sv}", &key, &value))
+        g_variant_builder_add (meta, "{sv}", key, value);
+    }
   if (!carry_link_groups (mod, rev, meta, error))
     return FALSE;
   return repo_txn_commit (txn, out_tree, options->out_ref, subject,

@@ -30,6 +30,7 @@ typedef struct {
   gboolean verbose;              /* the command's output also goes to stderr */
   char **argv;                   /* the command */
   const char *description;       /* how errors name the command; NULL: its command line */
+  GVariant *metadata;            /* more commit metadata (a{sv}) for OUT, or NULL */
   ModTimings *timings;           /* filled in when not NULL */
 } ModOptions;
 

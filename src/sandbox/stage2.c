@@ -31,7 +31,12 @@
  *      regenerates the host keys at first boot (Debian's sshd refuses to
  *      start without them, and only its postinst makes them).
  * The sandbox's host name is fixed (sandbox.h), so what a script writes
- * never names the build machine. */
+ * never names the build machine.
+ *
+ * The incremental form (build --incremental) starts from the configured
+ * image it replaces instead: 2, dpkg --purge of the packages that left,
+ * dpkg's own --unpack of the .debs that changed or arrived (dpkg runs the
+ * preinsts and records the triggers), then 5 to 8, the same text. */
 #include "config.h"
 
 #include "sandbox/foreign.h"
@@ -41,11 +46,95 @@
 #include "store/tree.h"
 #include "base/util.h"
 
-static const char stage2_script[] =
-  "set -e\n"
-  "export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true\n"
-  "cd /\n"
+/* The steps both scripts share (the from-scratch one below, the
+ * incremental one after it), as text pasted into each: the from-scratch
+ * script's bytes are in every image commit's metadata, so they must not move. */
+#define STAGE2_PROLOGUE \
+  "set -e\n" \
+  "export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true\n" \
+  "cd /\n" \
   "step() { echo \"apt2ostree configure: $*\"; }\n"
+
+/* 2. (both scripts) */
+#define STAGE2_NO_SERVICES \
+  "# 2. no services\n" \
+  "printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d\n" \
+  "chmod 755 /usr/sbin/policy-rc.d\n" \
+  "\n"
+
+/* 5. (both scripts) */
+#define STAGE2_HOOKS \
+  "# 5. hooks\n" \
+  "if [ -n \"${APT2OSTREE_HOOKS:-}\" ]; then\n" \
+  "  step \"hooks\"\n" \
+  "  sh -e -c \"$APT2OSTREE_HOOKS\"\n" \
+  "fi\n" \
+  "\n"
+
+/* 6. (both scripts) */
+#define STAGE2_CONFIGURE \
+  "# 6. configure\n" \
+  "step \"dpkg --configure -a\"\n" \
+  "{ dpkg --configure -a 2>&1; echo $? > /tmp/dpkg.status; } | tee /tmp/dpkg.log\n" \
+  "if [ \"$(cat /tmp/dpkg.status)\" != 0 ]; then\n" \
+  "  # dpkg's own report scrolls away behind what it says next: say last which\n" \
+  "  # package's script failed, and what that script printed.\n" \
+  "  awk '/^Setting up / { name = $3; said = \"\"; next }\n" \
+  "       /^dpkg: error processing package / { failed = $5; getline why; sub(/^ +/, \"\", why)\n" \
+  "         if (why ~ /script/) printf \"apt2ostree configure: package %s: %s; it said: %s\\n\",\n" \
+  "           failed, why, (failed == name && said != \"\") ? said : \"(nothing)\"; next }\n" \
+  "       name != \"\" { said = (said == \"\") ? $0 : said \" / \" $0 }' /tmp/dpkg.log >&2\n" \
+  "  exit 1\n" \
+  "fi\n" \
+  "dpkg --audit\n" \
+  "\n"
+
+/* 7. and 8. (both scripts) */
+#define STAGE2_CLEAN \
+  "# 7. clean\n" \
+  "rm -f /usr/sbin/policy-rc.d\n" \
+  "rm -f /var/log/dpkg.log /var/log/alternatives.log /var/log/apt/history.log \\\n" \
+  "      /var/log/apt/term.log /var/log/apt/eipp.log.xz /var/cache/ldconfig/aux-cache \\\n" \
+  "      /var/lib/dpkg/*-old /var/cache/debconf/*-old\n" \
+  "# stage 1 made these for dpkg; like mmdebstrap's images, keep them only if used\n" \
+  "for f in available statoverride; do\n" \
+  "  [ -s /var/lib/dpkg/$f ] || rm -f /var/lib/dpkg/$f\n" \
+  "done\n" \
+  "\n" \
+  "# 8. per-machine state, made again on each machine at first boot\n" \
+  "rm -f /etc/ssh/ssh_host_* /var/lib/systemd/random-seed /var/lib/urandom/random-seed \\\n" \
+  "      /var/lib/systemd/credential.secret\n" \
+  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n" \
+  "[ -L /var/lib/dbus/machine-id ] || rm -f /var/lib/dbus/machine-id\n" \
+  "if [ \"$(dpkg-query -W -f '${db:Status-Status}' openssh-server 2>/dev/null)\" = installed ]; then\n" \
+  "  unit=" STAGE2_SSH_KEYGEN_UNIT "\n" \
+  "  mkdir -p /etc/systemd/system/multi-user.target.wants\n" \
+  "  cat > /etc/systemd/system/$unit <<'EOF'\n" \
+  "# Written by apt2ostree configure: the image ships no SSH host keys (every\n" \
+  "# machine running it would share them).  This makes the missing ones before\n" \
+  "# sshd starts (its unit's \"sshd -t\" fails without them).\n" \
+  "[Unit]\n" \
+  "Description=Generate this machine's SSH host keys\n" \
+  "DefaultDependencies=no\n" \
+  "Requires=local-fs.target\n" \
+  "After=local-fs.target\n" \
+  "Before=ssh.service ssh.socket sshd.service shutdown.target\n" \
+  "Conflicts=shutdown.target\n" \
+  "\n" \
+  "[Service]\n" \
+  "Type=oneshot\n" \
+  "ExecStart=/usr/bin/ssh-keygen -A\n" \
+  "RemainAfterExit=yes\n" \
+  "\n" \
+  "[Install]\n" \
+  "WantedBy=multi-user.target\n" \
+  "EOF\n" \
+  "  chmod 644 /etc/systemd/system/$unit\n" \
+  "  ln -sf ../$unit /etc/systemd/system/multi-user.target.wants/$unit\n" \
+  "fi\n"
+
+static const char stage2_script[] =
+  STAGE2_PROLOGUE
   "\n"
   "# 1. users and groups\n"
   "for f in passwd group; do\n"
@@ -54,10 +143,7 @@ static const char stage2_script[] =
   "  fi\n"
   "done\n"
   "\n"
-  "# 2. no services\n"
-  "printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d\n"
-  "chmod 755 /usr/sbin/policy-rc.d\n"
-  "\n"
+  STAGE2_NO_SERVICES
   "# 3. preinst scripts, in install order, run the way dpkg runs them: from\n"
   "#    var/lib/dpkg/tmp.ci beside the package's control files (debconf reads\n"
   "#    the package's name and templates there)\n"
@@ -168,68 +254,38 @@ static const char stage2_script[] =
   "done < /var/lib/dpkg/triggers/File\n"
   "[ -s /var/lib/dpkg/triggers/File ] || rm /var/lib/dpkg/triggers/File\n"
   "\n"
-  "# 5. hooks\n"
-  "if [ -n \"${APT2OSTREE_HOOKS:-}\" ]; then\n"
-  "  step \"hooks\"\n"
-  "  sh -e -c \"$APT2OSTREE_HOOKS\"\n"
+  STAGE2_HOOKS
+  STAGE2_CONFIGURE
+  STAGE2_CLEAN;
+
+/* The incremental script (build --incremental): over the configured image
+ * it replaces, what apt-get does on a running device.  $1 is the dpkg names
+ * of the packages that left, space-separated; the other arguments are the
+ * .debs that changed or arrived, in install order.  Users, preinsts, the
+ * trigger database: dpkg itself sees to them here, as it unpacks. */
+static const char stage2_incremental_script[] =
+  STAGE2_PROLOGUE
+  "\n"
+  STAGE2_NO_SERVICES
+  "# the packages that left, purged (dependencies come right again below)\n"
+  "purge=$1; shift\n"
+  "if [ -n \"$purge\" ]; then\n"
+  "  step \"dpkg --purge$(printf ' %s' $purge)\"\n"
+  "  dpkg --purge --no-triggers --force-depends --force-remove-essential $purge\n"
   "fi\n"
   "\n"
-  "# 6. configure\n"
-  "step \"dpkg --configure -a\"\n"
-  "{ dpkg --configure -a 2>&1; echo $? > /tmp/dpkg.status; } | tee /tmp/dpkg.log\n"
-  "if [ \"$(cat /tmp/dpkg.status)\" != 0 ]; then\n"
-  "  # dpkg's own report scrolls away behind what it says next: say last which\n"
-  "  # package's script failed, and what that script printed.\n"
-  "  awk '/^Setting up / { name = $3; said = \"\"; next }\n"
-  "       /^dpkg: error processing package / { failed = $5; getline why; sub(/^ +/, \"\", why)\n"
-  "         if (why ~ /script/) printf \"apt2ostree configure: package %s: %s; it said: %s\\n\",\n"
-  "           failed, why, (failed == name && said != \"\") ? said : \"(nothing)\"; next }\n"
-  "       name != \"\" { said = (said == \"\") ? $0 : said \" / \" $0 }' /tmp/dpkg.log >&2\n"
-  "  exit 1\n"
+  "# the packages that changed or arrived, unpacked by dpkg (preinsts; the\n"
+  "# triggers they activate run once, in dpkg --configure -a); a conffile takes\n"
+  "# the package's version, as a from-scratch image has it\n"
+  "if [ $# -gt 0 ]; then\n"
+  "  step \"dpkg --unpack ($# packages)\"\n"
+  "  dpkg --unpack --no-triggers --auto-deconfigure --force-depends --force-confnew \\\n"
+  "    --force-confmiss \"$@\"\n"
   "fi\n"
-  "dpkg --audit\n"
   "\n"
-  "# 7. clean\n"
-  "rm -f /usr/sbin/policy-rc.d\n"
-  "rm -f /var/log/dpkg.log /var/log/alternatives.log /var/log/apt/history.log \\\n"
-  "      /var/log/apt/term.log /var/log/apt/eipp.log.xz /var/cache/ldconfig/aux-cache \\\n"
-  "      /var/lib/dpkg/*-old /var/cache/debconf/*-old\n"
-  "# stage 1 made these for dpkg; like mmdebstrap's images, keep them only if used\n"
-  "for f in available statoverride; do\n"
-  "  [ -s /var/lib/dpkg/$f ] || rm -f /var/lib/dpkg/$f\n"
-  "done\n"
-  "\n"
-  "# 8. per-machine state, made again on each machine at first boot\n"
-  "rm -f /etc/ssh/ssh_host_* /var/lib/systemd/random-seed /var/lib/urandom/random-seed \\\n"
-  "      /var/lib/systemd/credential.secret\n"
-  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n"
-  "[ -L /var/lib/dbus/machine-id ] || rm -f /var/lib/dbus/machine-id\n"
-  "if [ \"$(dpkg-query -W -f '${db:Status-Status}' openssh-server 2>/dev/null)\" = installed ]; then\n"
-  "  unit=" STAGE2_SSH_KEYGEN_UNIT "\n"
-  "  mkdir -p /etc/systemd/system/multi-user.target.wants\n"
-  "  cat > /etc/systemd/system/$unit <<'EOF'\n"
-  "# Written by apt2ostree configure: the image ships no SSH host keys (every\n"
-  "# machine running it would share them).  This makes the missing ones before\n"
-  "# sshd starts (its unit's \"sshd -t\" fails without them).\n"
-  "[Unit]\n"
-  "Description=Generate this machine's SSH host keys\n"
-  "DefaultDependencies=no\n"
-  "Requires=local-fs.target\n"
-  "After=local-fs.target\n"
-  "Before=ssh.service ssh.socket sshd.service shutdown.target\n"
-  "Conflicts=shutdown.target\n"
-  "\n"
-  "[Service]\n"
-  "Type=oneshot\n"
-  "ExecStart=/usr/bin/ssh-keygen -A\n"
-  "RemainAfterExit=yes\n"
-  "\n"
-  "[Install]\n"
-  "WantedBy=multi-user.target\n"
-  "EOF\n"
-  "  chmod 644 /etc/systemd/system/$unit\n"
-  "  ln -sf ../$unit /etc/systemd/system/multi-user.target.wants/$unit\n"
-  "fi\n";
+  STAGE2_HOOKS
+  STAGE2_CONFIGURE
+  STAGE2_CLEAN;
 
 /* The packages of a stage-1 commit, in install order. */
 static GPtrArray *
@@ -326,5 +382,71 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
       g_prefix_error (error, "configure %s: ", options->in);
       return FALSE;
     }
+  return TRUE;
+}
+
+/* Where the incremental script finds the .debs: each bound read-only, as
+ * DEBS_DIR/N.deb (mount points, so never part of the result). */
+#define DEBS_DIR "/run/apt2ostree-debs"
+
+gboolean
+stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
+                              const Stage2Incremental *incremental, char **out_commit,
+                              GCancellable *cancellable, GError **error)
+{
+  g_autoptr(RepoRev) prev = repo_resolve (repo, incremental->prev, error);
+  g_autoptr(RepoRev) stage1 = prev != NULL ? repo_resolve (repo, options->in, error) : NULL;
+  if (stage1 == NULL)
+    return FALSE;
+  g_autofree char *arch = stage1_arch (repo, options->in, cancellable, error);
+  if (arch == NULL)
+    return FALSE;
+  if (!foreign_check_arch (arch, error))
+    return g_prefix_error (error, "configure %s: ", options->in), FALSE;
+
+  g_autofree char *purge = incremental->purge != NULL
+                           ? g_strjoinv (" ", (char **) incremental->purge) : g_strdup ("");
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup ("/bin/sh"));
+  g_ptr_array_add (argv, g_strdup ("-c"));
+  g_ptr_array_add (argv, g_strdup (stage2_incremental_script));
+  g_ptr_array_add (argv, g_strdup ("apt2ostree-configure-incremental"));
+  g_ptr_array_add (argv, g_strdup (purge));
+  for (guint i = 0; incremental->debs != NULL && incremental->debs[i] != NULL; i++)
+    {
+      char *dest = g_strdup_printf (DEBS_DIR "/%u.deb", i);
+      g_ptr_array_add (binds, g_strdup (incremental->debs[i]));
+      g_ptr_array_add (binds, dest);
+      g_ptr_array_add (argv, g_strdup (dest));
+    }
+  g_ptr_array_add (argv, NULL);
+  g_ptr_array_add (binds, NULL);
+
+  g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
+  const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
+  /* What tells this image from a from-scratch one: where it started. */
+  GVariantBuilder meta;
+  g_variant_builder_init (&meta, G_VARIANT_TYPE_VARDICT);
+  g_variant_builder_add (&meta, "{sv}", STAGE2_META_INCREMENTAL, g_variant_new_string (prev->commit));
+  g_variant_builder_add (&meta, "{sv}", STAGE2_META_INCREMENTAL_STAGE1,
+                         g_variant_new_string (stage1->commit));
+  g_autoptr(GVariant) metadata = g_variant_ref_sink (g_variant_builder_end (&meta));
+
+  ModOptions mod = {
+    .in = prev->commit,
+    .out_ref = options->out_ref,
+    .chroot = TRUE,
+    .ro_binds = (const char *const *) binds->pdata,
+    .setenv = setenv,
+    .verbose = options->verbose,
+    .argv = (char **) argv->pdata,
+    .description = "the incremental stage-2 script (dpkg --purge, dpkg --unpack, hooks, "
+                   "dpkg --configure -a)",
+    .metadata = metadata,
+  };
+  if (!mod_run (repo, &mod, out_commit, cancellable, error))
+    return g_prefix_error (error, "configure %s incrementally from %s: ", options->in,
+                           prev->commit), FALSE;
   return TRUE;
 }
