@@ -237,6 +237,15 @@ test_expect_success 'a local package rebuilt with the same version is unpacked a
     dpkg --root=ex2 --verify
 '
 
+test_expect_success 'a previous image with another dpkg architecture list is not built on: stage 2 runs from scratch, saying why' '
+    cd "$W"
+    a2o --repo "$R" mod --ref img img -- sh -c "echo i386 >> /work/var/lib/dpkg/arch" > /dev/null
+    a2o build v1.lock.json=img --incremental > out 2>&1 || { cat out; false; }
+    grep -q "another dpkg architecture list" out
+    [ -z "$(incremental_of img)" ]
+    assert_streq "$(ref_commit $R img)" "$(ref_commit $R scratch1)"
+'
+
 test_expect_success 'the Ninja file of an incremental build starts stage 2 from the image and reads the lockfile' '
     cd "$W"
     a2o ninja v2.lock.json=img --incremental -o inc.ninja
