@@ -7,6 +7,7 @@
 #include "base/deb822.h"
 #include "base/util.h"
 #include "build/incremental.h"
+#include "deb/dpkgdb.h"
 #include "store/repo.h"
 #include "store/tree.h"
 
@@ -49,18 +50,12 @@ static GHashTable *
 installed_packages (OstreeRepo *repo, const RepoRev *rev, GPtrArray **out_stanzas,
                     GCancellable *cancellable, GError **error)
 {
-  g_autofree char *checksum = NULL, *contents = NULL, *meta = NULL;
-  if (!tree_find (repo, rev, "var/lib/dpkg/status", &checksum, &contents, &meta, error))
-    return g_prefix_error (error, "%s: ", rev->name), NULL;
-  if (checksum == NULL)
-    return util_fail (error, "%s: var/lib/dpkg/status is a directory", rev->name), NULL;
-  g_autoptr(GBytes) data = repo_read_file (repo, checksum, cancellable, error);
-  if (data == NULL)
+  g_autoptr(GFile) root = NULL;
+  if (!ostree_repo_read_commit (repo, rev->commit, &root, NULL, cancellable, error))
     return NULL;
-  gsize len;
-  const char *bytes = g_bytes_get_data (data, &len);
-  g_autofree char *text = g_strndup (bytes, len);
-  *out_stanzas = deb822_parse (text);
+  *out_stanzas = dpkgdb_read_status (root, rev->name, cancellable, error);
+  if (*out_stanzas == NULL)
+    return NULL;
   g_autoptr(GHashTable) installed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < (*out_stanzas)->len; i++)
     {
