@@ -87,15 +87,34 @@ base_repo () {
     done < "$BASE_MANIFEST"
 }
 
-# base_image NAME PACKAGE...: lock the base plus PACKAGEs from sources.list
-# (in the current directory) for BASE_ARCH into NAME.lock.json (merged /usr unless
-# MERGED=no) and build it into build/ (ref NAME); a failed build prints its
-# output and ends the test file.
-base_image () {
+# serve_work_dir ROOT: serve ROOT (repo_serve) and enter the test's work
+# directory, W=$SCRATCH/work, with a sources.list naming ROOT/debian's
+# bookworm signed by the "archive" key (repo_publish ROOT/debian bookworm
+# ARCH archive made it).
+serve_work_dir () {
+    repo_serve "$1"
+    W="$SCRATCH/work"
+    mkdir -p "$W"
+    cd "$W"
+    repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+}
+
+# base_lock NAME PACKAGE...: lock the base plus PACKAGEs from sources.list
+# (in the current directory) for BASE_ARCH into NAME.lock.json (merged /usr
+# unless MERGED=no).
+base_lock () {
     local name=$1; shift
     printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
     a2o lock "$name.txt" --sources sources.list --arch "$BASE_ARCH" --variant custom --merged-usr "${MERGED:-yes}" \
         --cache cache -o "$name.lock.json" > /dev/null
+}
+
+# base_image NAME PACKAGE...: base_lock NAME PACKAGE..., then build it into
+# build/ (ref NAME); a failed build prints its output and ends the test
+# file.
+base_image () {
+    base_lock "$@"
+    local name=$1
     a2o build "$name.lock.json" > "$name.build.out" 2>&1 || { cat "$name.build.out"; exit 1; }
 }
 

@@ -47,14 +47,10 @@ test_deb failing 1.0 'echo "failing: cannot frobnicate the widget" >&2; exit 3'
 test_deb victim 1.0
 test_deb lost 1.0
 reindex
-repo_serve "$SRV"
 
 # The tests share one work directory (and one build directory, build/):
 # each builds on the one before, as a user's checkout would.
-W="$SCRATCH/work"
-mkdir -p "$W"
-cd "$W"
-repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+serve_work_dir "$SRV"
 
 # lock_image NAME PACKAGE...: NAME.lock.json for the base plus PACKAGEs.
 lock_image () {

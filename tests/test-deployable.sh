@@ -51,12 +51,8 @@ echo extra > "$S/extra/usr/share/extra/file"
     make_deb "$S/extra" extra 1.0 "$ARCH" "Priority: optional"
 ) > /dev/null
 repo_publish "$D" bookworm "$ARCH" archive
-repo_serve "$SRV"
 
-W="$SCRATCH/work"
-mkdir -p "$W"
-cd "$W"
-repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+serve_work_dir "$SRV"
 base_image one "linux-image-$KVER" ostree-boot dracut
 base_image two "linux-image-$KVER" ostree-boot dracut extra
 base_image noboot "linux-image-$KVER" dracut

@@ -35,12 +35,8 @@ pkg down 1:2.0~rc1
 pkg gone 1.0
 pkg new 1.0 'mkdir -p /var/lib/new; echo made > /var/lib/new/state'
 repo_publish "$D" bookworm amd64 archive
-repo_serve "$SRV"
 
-W="$SCRATCH/work"
-mkdir -p "$W"
-cd "$W"
-repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+serve_work_dir "$SRV"
 base_image a up=1.0 down=1:2.0 gone
 base_image b up=1.10 down=1:2.0~rc1 new
 

@@ -103,13 +103,9 @@ printf 'Package: nomd5\nVersion: 1.0\nArchitecture: amd64\nPriority: optional\nM
 ) > /dev/null
 repo_dists "$D" bookworm amd64
 repo_sign "$D" bookworm archive
-repo_serve "$SRV"
 
-W=$SCRATCH/work
-mkdir -p "$W"
-cd "$W"
+serve_work_dir "$SRV"
 EXTRA="hello diverter statov repl-a repl-b conf trig plug capped suid nomd5"
-repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
 
 # The fixture packages in the lockfile's install order (what stage 1 and
 # stage 2 follow).

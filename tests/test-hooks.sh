@@ -35,15 +35,9 @@ script_deb board-check preinst '[ -e /etc/board_release ] || { echo "board-check
 # Its postinst writes a state file that an after-configure tree replaces.
 script_deb stateful postinst 'if [ "$1" = configure ]; then echo "written by postinst" > /etc/stateful.conf; fi' "Depends: coreutils"
 repo_publish "$D" bookworm amd64 archive
-repo_serve "$SRV"
 
-W="$SCRATCH/work"
-mkdir -p "$W"
-cd "$W"
-repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
-printf '%s\n' $BASE_REQUEST board-check stateful > img.txt
-a2o lock img.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
-    -o img.lock.json > /dev/null
+serve_work_dir "$SRV"
+base_lock img board-check stateful
 
 # The hook directories a user would write: root-owned, 0755 directories.
 mkdir -p -m 0755 before/etc after/etc

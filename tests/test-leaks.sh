@@ -162,15 +162,9 @@ D="$SRV/debian"
 base_repo "$D"
 repo_key archive
 repo_publish "$D" bookworm amd64 archive
-repo_serve "$SRV"
 
-W="$SCRATCH/work"
-mkdir -p "$W"
-cd "$W"
-repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
-printf '%s\n' $BASE_REQUEST > img.txt
-a2o lock img.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
-    -o img.lock.json > /dev/null
+serve_work_dir "$SRV"
+base_lock img
 # Every process of these builds names the build directory, and every mount
 # its path.
 B="b-$MARK"

@@ -40,12 +40,8 @@ stage_docs "$SCRATCH/stage/docs-extra" docs-extra
   && make_deb "$SCRATCH/stage/docs" docs 1.0 amd64 "Priority: optional" \
   && make_deb "$SCRATCH/stage/docs-extra" docs-extra 1.0 amd64 "Priority: optional" ) > /dev/null
 repo_publish "$D" bookworm amd64 archive
-repo_serve "$SRV"
 
-W="$SCRATCH/work"
-mkdir -p "$W"
-cd "$W"
-repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+serve_work_dir "$SRV"
 printf '%s\n' $BASE_REQUEST docs docs-extra > slim.txt
 FILTERS=(--path-exclude='/usr/share/doc/*' --path-include='/usr/share/doc/*/copyright'
          --path-exclude '/usr/share/man/*' --path-exclude='/usr/share/locale/*')

@@ -45,15 +45,9 @@ chmod 755 "$stage/DEBIAN/postinst"
 ( cd "$D/pool/main" && deb=$(make_deb "$stage" openssh-server 1:9.2p1-2 amd64 \
     "Priority: optional" "Depends: coreutils") && mv "$deb" openssh-server_9.2p1-2_amd64.deb )
 repo_publish "$D" bookworm amd64 archive
-repo_serve "$SRV"
 
-W="$SCRATCH/work"
-mkdir -p "$W"
-cd "$W"
-repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
-printf '%s\n' $BASE_REQUEST openssh-server > img.txt
-a2o lock img.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
-    -o img.lock.json > /dev/null
+serve_work_dir "$SRV"
+base_lock img openssh-server
 HOOK='grep -E "^(CapEff|CapBnd|NoNewPrivs)" /proc/self/status > /etc/stage2-status'
 
 test_expect_success 'two builds in fresh build directories give the same commit' '
