@@ -39,11 +39,13 @@
  * preinsts and records the triggers), then 5 to 8, the same text. */
 #include "config.h"
 
+#include <string.h>
+
 #include "sandbox/foreign.h"
 #include "sandbox/mod.h"
 #include "store/repo.h"
 #include "sandbox/stage2.h"
-#include "store/tree.h"
+#include "store/treeread.h"
 #include "base/util.h"
 
 /* The steps both scripts share (the from-scratch one below, the
@@ -317,25 +319,20 @@ stage1_packages (OstreeRepo *repo, const char *rev, GError **error)
 static char *
 stage1_arch (OstreeRepo *repo, const char *rev, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(RepoRev) in = repo_resolve (repo, rev, error);
-  if (in == NULL)
+  g_autoptr(GFile) root = NULL;
+  if (!ostree_repo_read_commit (repo, rev, &root, NULL, cancellable, error))
     return NULL;
-  g_autofree char *checksum = NULL, *contents = NULL, *meta = NULL;
-  if (!tree_find (repo, in, "var/lib/dpkg/arch", &checksum, &contents, &meta, error))
-    return g_prefix_error (error, "\"%s\": ", rev), NULL;
-  if (checksum == NULL)
-    return util_fail (error, "\"%s\": var/lib/dpkg/arch is a directory", rev), NULL;
-  g_autoptr(GBytes) data = repo_read_file (repo, checksum, cancellable, error);
-  if (data == NULL)
-    return NULL;
-  gsize len;
-  const char *text = g_bytes_get_data (data, &len);
-  g_autofree char *all = g_strndup (text, len);
-  g_auto(GStrv) lines = g_strsplit (all, "\n", 2);
-  g_strstrip (lines[0]);
-  if (lines[0][0] == '\0')
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = treeread_text (root, "var/lib/dpkg/arch", cancellable, &local_error);
+  if (local_error != NULL)
+    return util_fail (error, "\"%s\": %s", rev, local_error->message), NULL;
+  if (text == NULL)
+    return util_fail (error, "\"%s\": no var/lib/dpkg/arch (not a stage-1 tree?)", rev), NULL;
+  text[strcspn (text, "\n")] = '\0';
+  g_strstrip (text);
+  if (text[0] == '\0')
     return util_fail (error, "\"%s\": var/lib/dpkg/arch is empty", rev), NULL;
-  return g_strdup (lines[0]);
+  return g_steal_pointer (&text);
 }
 
 gboolean
