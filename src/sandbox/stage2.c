@@ -335,6 +335,16 @@ stage1_arch (OstreeRepo *repo, const char *rev, GCancellable *cancellable, GErro
   return g_steal_pointer (&text);
 }
 
+/* With --verbose, where the time around the script went (mod.h). */
+static void
+report_timings (const Stage2Options *options, const ModTimings *t)
+{
+  if (options->verbose)
+    g_printerr ("apt2ostree configure: checkout %.3f s, command %.3f s, commit %.3f s, "
+                "keeping the checkout %.3f s, cleanup %.3f s\n", t->checkout, t->command,
+                t->commit, t->keep, t->cleanup);
+}
+
 gboolean
 stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
                   GCancellable *cancellable, GError **error)
@@ -365,6 +375,7 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
   g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
   const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
 
+  ModTimings timings = { 0, };
   ModOptions mod = {
     .in = options->in,
     .out_ref = options->out_ref,
@@ -373,12 +384,14 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
     .verbose = options->verbose,
     .argv = (char **) argv->pdata,
     .description = "the stage-2 script (preinsts, triggers, hooks, dpkg --configure -a)",
+    .timings = &timings,
   };
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     {
       g_prefix_error (error, "configure %s: ", options->in);
       return FALSE;
     }
+  report_timings (options, &timings);
   return TRUE;
 }
 
@@ -430,6 +443,7 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
                          g_variant_new_string (stage1->commit));
   g_autoptr(GVariant) metadata = g_variant_ref_sink (g_variant_builder_end (&meta));
 
+  ModTimings timings = { 0, };
   ModOptions mod = {
     .in = prev->commit,
     .out_ref = options->out_ref,
@@ -441,9 +455,12 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .description = "the incremental stage-2 script (dpkg --purge, dpkg --unpack, hooks, "
                    "dpkg --configure -a)",
     .metadata = metadata,
+    .keep_checkout = TRUE,
+    .timings = &timings,
   };
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     return g_prefix_error (error, "configure %s incrementally from %s: ", options->in,
                            prev->commit), FALSE;
+  report_timings (options, &timings);
   return TRUE;
 }
