@@ -207,6 +207,18 @@ test_expect_success 'the next incremental stage 2 starts from the kept checkout,
     assert_streq "$(ref_commit $R img)" "$(cat p.commit)"
 '
 
+test_expect_success 'a kept checkout of another commit of the image (the ref was set back) is brought to it and used, to the same image' '
+    cd "$W"
+    assert_streq "$(kept_commit img)" "$(cat p.commit)"
+    ino=$(stat -c %i "$K/img/tree/usr/share/beta")
+    cp q.commit $R/refs/heads/img
+    configure_img v1.lock.json stage1/scratch1
+    assert_not_file_has_content err "kept checkout"
+    assert_streq "$(stat -c %i "$K/img/tree/usr/share/beta")" "$ino"
+    assert_streq "$(ref_commit $R img)" "$(cat p.commit)"
+    assert_streq "$(kept_commit img)" "$(cat p.commit)"
+'
+
 test_expect_success 'a kept checkout that changed since it was kept, or is gone, is not used: stage 2 checks the image out again, to the same image' '
     cd "$W"
     configure_img v2.lock.json stage1/img

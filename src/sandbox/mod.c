@@ -109,17 +109,31 @@ make_scratch (Mod *mod, GError **error)
 
 /* --- checkout --- */
 
-/* The checkout of IN the last run to OUT_REF kept, when it is one: lower
- * is then its tree.  What is not one stays in the scratch directory, to
- * go with it. */
+/* The checkout the last run to OUT_REF kept, when nothing changed it: of
+ * IN, or brought to IN from the commit it is of (an image the ref held
+ * before: the cost is what differs).  lower is then its tree.  What is not
+ * used stays in the scratch directory, to go with it. */
 static gboolean
-take_kept (Mod *mod, RepoRev *rev, gboolean *out_taken, GError **error)
+take_kept (Mod *mod, RepoRev *rev, gboolean *out_taken, GCancellable *cancellable,
+           GError **error)
 {
   g_autofree char *taken = g_build_filename (mod->scratch, "taken", NULL);
-  g_autofree char *tree = NULL, *why = NULL;
-  if (!kept_checkout_take (mod->repo, mod->options->out_ref, rev->commit, taken, &tree, &why,
-                           error))
+  g_autofree char *tree = NULL, *commit = NULL, *why = NULL;
+  if (!kept_checkout_take (mod->repo, mod->options->out_ref, taken, &tree, &commit, &why, error))
     return FALSE;
+  if (tree != NULL && !g_str_equal (commit, rev->commit))
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(RepoRev) kept = repo_resolve (mod->repo, commit, &local_error);
+      if (kept == NULL
+          || !checkout_update (mod->repo, tree, kept->root_contents, kept->root_meta,
+                               rev->root_contents, rev->root_meta, cancellable, &local_error))
+        {
+          why = g_strdup_printf ("cannot bring it from %s to %s: %s", commit, rev->commit,
+                                 local_error->message);
+          g_clear_pointer (&tree, g_free);
+        }
+    }
   if (why != NULL)
     g_printerr ("apt2ostree: the kept checkout of %s is not used (%s): checking it out again\n",
                 mod->options->out_ref, why);
@@ -138,7 +152,7 @@ static gboolean
 checkout_lower (Mod *mod, RepoRev *rev, GCancellable *cancellable, GError **error)
 {
   gboolean taken = FALSE;
-  if (mod->keep && !take_kept (mod, rev, &taken, error))
+  if (mod->keep && !take_kept (mod, rev, &taken, cancellable, error))
     return FALSE;
   /* As root from a bare repository a hardlink is all a file needs; not
    * root, from a bare-user one, it is what ostree's checkout mode USER

@@ -32,10 +32,11 @@ key_of (const char *commit, const char *fingerprint)
 }
 
 gboolean
-kept_checkout_take (OstreeRepo *repo, const char *ref, const char *commit, const char *dest,
-                    char **out_tree, char **out_why, GError **error)
+kept_checkout_take (OstreeRepo *repo, const char *ref, const char *dest, char **out_tree,
+                    char **out_commit, char **out_why, GError **error)
 {
   *out_tree = NULL;
+  *out_commit = NULL;
   *out_why = NULL;
   g_autofree char *path = kept_path (repo, ref);
   /* Taken by one run only: the next run over REF finds nothing. */
@@ -47,23 +48,25 @@ kept_checkout_take (OstreeRepo *repo, const char *ref, const char *commit, const
     }
   g_autofree char *key_path = g_build_filename (dest, "key", NULL);
   g_autofree char *key = NULL;
-  if (!g_file_get_contents (key_path, &key, NULL, NULL))
+  if (!g_file_get_contents (key_path, &key, NULL, NULL) || strchr (key, ' ') == NULL)
     {
       *out_why = g_strdup ("it has no key (left unfinished)");
       return TRUE;
     }
+  g_autofree char *commit = g_strndup (key, strchr (key, ' ') - key);
   g_autofree char *tree = g_build_filename (dest, "tree", NULL);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *fingerprint = checkout_fingerprint (tree, &local_error);
   g_autofree char *want = fingerprint != NULL ? key_of (commit, fingerprint) : NULL;
   if (fingerprint == NULL)
     *out_why = g_strdup (local_error->message);
-  else if (!g_str_has_prefix (key, commit) || key[strlen (commit)] != ' ')
-    *out_why = g_strdup ("it is a checkout of another commit");
   else if (!g_str_equal (key, want))
     *out_why = g_strdup ("it changed since it was kept");
   else
-    *out_tree = g_steal_pointer (&tree);
+    {
+      *out_tree = g_steal_pointer (&tree);
+      *out_commit = g_steal_pointer (&commit);
+    }
   return TRUE;
 }
 
