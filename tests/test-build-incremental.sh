@@ -219,12 +219,12 @@ test_expect_success 'a kept checkout of another commit of the image (the ref was
     assert_streq "$(kept_commit img)" "$(cat p.commit)"
 '
 
-test_expect_success 'a kept checkout that changed since it was kept, or is gone, is not used: stage 2 checks the image out again, to the same image' '
+test_expect_success 'a kept checkout that changed since it was kept, has no key, or is gone, is not used: stage 2 checks the image out again, to the same image' '
     cd "$W"
     configure_img v2.lock.json stage1/img
     ref_commit $R img > e.commit
     for tamper in "touch $K/img/tree/etc/tampered" "chmod 700 $K/img/tree/usr/share" \
-                  "rm -f $K/img/tree/etc/alpha.conf" "rm -rf $K/img"; do
+                  "rm -f $K/img/tree/etc/alpha.conf" "rm -f $K/img/key" "rm -rf $K/img"; do
         cp q.commit $R/refs/heads/img && rm -rf "$K/img"
         configure_img v1.lock.json stage1/scratch1
         assert_streq "$(ref_commit $R img)" "$(cat p.commit)"
@@ -234,6 +234,7 @@ test_expect_success 'a kept checkout that changed since it was kept, or is gone,
         assert_streq "$(kept_commit img)" "$(cat e.commit)"
         case $tamper in
             "rm -rf"*) assert_not_file_has_content err "kept checkout" ;;
+            *key) assert_file_has_content err "the kept checkout of img is not used (it has no key" ;;
             *) assert_file_has_content err "the kept checkout of img is not used (it changed since it was kept)" ;;
         esac
     done

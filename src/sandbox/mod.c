@@ -1,4 +1,5 @@
-/* mod.c — checkout, overlay, bubblewrap, commit the upper directory. */
+/* mod.c — checkout, overlay, bubblewrap, commit the upper directory; with
+ * keep_checkout, the checkout kept from one run to the next. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -321,7 +322,7 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
                                                        : g_strdup_printf ("\"%s\"", line);
   g_autofree char *kept = NULL;
   if (options->keep_on_failure)
-    kept = g_strdup_printf ("scratch kept in %s (the tree in %s and upper/, all output in "
+    kept = g_strdup_printf ("scratch kept in %s (the tree in %s/ and upper/, all output in "
                             "output.log)", mod->scratch, mod->lower + strlen (mod->scratch) + 1);
   else
     kept = g_strdup ("scratch removed (keep it with --keep-on-failure)");
@@ -442,9 +443,9 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
   else
     out_tree = g_object_ref (root);
 
-  /* The checkout is done with: remove it before the transaction's syncfs,
-   * which would otherwise write out its directories only to see them
-   * deleted. */
+  /* The checkout is done with (unless kept for the next run): remove it
+   * before the transaction's syncfs, which would otherwise write out its
+   * directories only to see them deleted. */
   gint64 rm_start = g_get_monotonic_time ();
   if (!mod->keep && !scratch_rm_rf (mod->lower, error))
     return FALSE;
