@@ -330,6 +330,12 @@ test_expect_success 'the Ninja file of an incremental build starts stage 2 from 
     ! grep -q incremental plain.ninja
 '
 
+test_expect_success 'configure -v says where the time around the stage-2 script went' '
+    cd "$W"
+    a2o --repo "$R" configure -v --ref vtest stage1/scratch1 > /dev/null 2> err
+    grep -q "^apt2ostree configure: checkout [0-9.]* s, command [0-9.]* s, commit [0-9.]* s, keeping the checkout [0-9.]* s, cleanup [0-9.]* s\$" err
+'
+
 test_expect_success 'two images of one incremental build keep a checkout each, of their own image' '
     cd "$W"
     a2o build v1.lock.json=two-a v2.lock.json=two-b --incremental > out
