@@ -17,7 +17,9 @@
 #      built as the same image, against a cold mmdebstrap minbase (it has no
 #      way to rebuild less);
 #      then back to the first lockfile with build --incremental (stage 2
-#      from the image the change made: one package unpacked by dpkg);
+#      from the image the change made: one package unpacked by dpkg), and
+#      twice more, to the change and back, as the edit-rebuild loop goes
+#      (each from the checkout of the image the one before kept);
 #   5. disk: the repository holding both images (and every package tree and
 #      stage-1 tree) against the two mmdebstrap tarballs; and the repository
 #      with one image against it with two;
@@ -104,6 +106,11 @@ cp build/.ninja_log change.ninja_log
 # made (purge nothing, dpkg --unpack one package, dpkg --configure -a).
 timed incr.build "$A2O" build min.lock.json --ref min --incremental
 cp build/.ninja_log incr.ninja_log
+# ... the loop: the change again and back, each over the checkout the
+# run before kept.
+timed loop1.build "$A2O" build change.lock.json --ref min --incremental
+timed loop2.build "$A2O" build min.lock.json --ref min --incremental
+cp build/.ninja_log loop.ninja_log
 
 # --- 6. stage 2 on its own -----------------------------------------------------
 stage2_cold=$(edge_seconds cold.ninja_log 'refs/heads/min$')
@@ -112,6 +119,7 @@ unpack_cold=$(edge_seconds cold.ninja_log 'refs/heads/deb/')
 stage2_change=$(edge_seconds change.ninja_log 'refs/heads/min$')
 stage1_change=$(edge_seconds change.ninja_log 'refs/heads/stage1/min$')
 stage2_incr=$(edge_seconds incr.ninja_log 'refs/heads/min$')
+stage2_loop=$(edge_seconds loop.ninja_log 'refs/heads/min$')
 timed sandbox "$A2O" --repo build/ostree mod -v --chroot --ref bench-noop stage1/min -- true
 sandbox_split=$(sed -n 's/^apt2ostree mod: //p' sandbox.log)
 
@@ -122,6 +130,7 @@ change_total=$(calc "$(cat change.lock) + $(cat change.build)")
 mm_one=$(kib mm-min.tar)
 mm_two=$(kib mm-min.tar mm-plus.tar)
 ratio () { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
+ratio3 () { awk "BEGIN { printf \"%.3f\", $1 / $2 }"; }
 
 cat <<EOF
 
@@ -139,8 +148,10 @@ $suite minbase: $n_min packages                        seconds      ratio (goal)
                   stage 1 $stage1_change s, stage 2 $stage2_change s
                 mmdebstrap (cold, as it must)    $(cat mm.cold)       $(ratio "$change_total" "$(cat mm.cold)")x  (<= 0.25)
                 apt2ostree build alone           $(cat change.build)       $(ratio "$(cat change.build)" "$(cat mm.cold)")x
-                ... back, build --incremental    $(cat incr.build)       $(ratio "$(cat incr.build)" "$(cat mm.cold)")x  (<= 0.03)
+                ... back, build --incremental    $(cat incr.build)       $(ratio3 "$(cat incr.build)" "$(cat mm.cold)")x
                   stage 2 $stage2_incr s (from scratch: $stage2_change s)
+                ... the loop: change again, back  $(cat loop1.build), $(cat loop2.build)  $(ratio3 "$(cat loop1.build)" "$(cat mm.cold)")x, $(ratio3 "$(cat loop2.build)" "$(cat mm.cold)")x  (<= 0.03)
+                  stage 2 of the last $stage2_loop s (over the kept checkout)
  5 disk (KiB)   repository, one image            $repo_one
                 repository, both images          $repo_two       $(ratio "$repo_two" "$repo_one")x of one  (<= 1.1)
                 mmdebstrap tarballs, one / both  $mm_one / $mm_two

@@ -167,6 +167,79 @@ while read -r path; do
 done < "$W/differ"
 [ -s "$W/differ" ] || say "differs: nothing"
 
+# Kept checkouts (store/keptcheckout.h): the incremental stage 2 keeps the
+# checkout of the image it made, and the next one over that image starts
+# from it instead of checking the image out again.
+K=$R/apt2ostree-checkouts
+# kept_commit REF: the commit REF's kept checkout says it is of.
+kept_commit () { cut -d " " -f1 "$K/$1/key"; }
+# configure_img LOCKFILE STAGE1: img's incremental stage 2 alone, as the
+# build runs it; what it said in err.
+configure_img () {
+    a2o --repo "$R" configure --ref img --incremental --lockfile "$1" "$2" > /dev/null 2> err \
+        || { cat err; false; }
+}
+# listing DIR: every path of DIR with its type, mode, owner and link target.
+listing () { (cd "$1" && find . -printf '%P\t%y\t%m\t%u\t%g\t%l\n' | LC_ALL=C sort); }
+
+test_expect_success 'an incremental build keeps the checkout of the image it made; a from-scratch one keeps none' '
+    cd "$W"
+    assert_streq "$(kept_commit img)" "$(ref_commit $R img)"
+    [ ! -e "$K/scratch1" ] && [ ! -e "$K/scratch2" ]
+    assert_streq "$(stat -c %a "$K")" 700
+'
+
+test_expect_success 'the next incremental stage 2 starts from the kept checkout, brings it to its image, and makes the image a fresh checkout makes' '
+    cd "$W"
+    ref_commit $R img > q.commit
+    ino=$(stat -c %i "$K/img/tree/usr/share/beta")
+    configure_img v1.lock.json stage1/scratch1
+    assert_not_file_has_content err "kept checkout"
+    assert_streq "$(stat -c %i "$K/img/tree/usr/share/beta")" "$ino"
+    ref_commit $R img > p.commit
+    assert_streq "$(kept_commit img)" "$(cat p.commit)"
+    rm -rf co && ostree --repo="$R" checkout img co
+    diff -u <(listing co) <(listing "$K/img/tree")
+    diff -r --no-dereference co "$K/img/tree"
+    cp q.commit $R/refs/heads/img
+    rm -rf "$K/img"
+    configure_img v1.lock.json stage1/scratch1
+    assert_streq "$(ref_commit $R img)" "$(cat p.commit)"
+'
+
+test_expect_success 'a kept checkout of another commit of the image (the ref was set back) is brought to it and used, to the same image' '
+    cd "$W"
+    assert_streq "$(kept_commit img)" "$(cat p.commit)"
+    ino=$(stat -c %i "$K/img/tree/usr/share/beta")
+    cp q.commit $R/refs/heads/img
+    configure_img v1.lock.json stage1/scratch1
+    assert_not_file_has_content err "kept checkout"
+    assert_streq "$(stat -c %i "$K/img/tree/usr/share/beta")" "$ino"
+    assert_streq "$(ref_commit $R img)" "$(cat p.commit)"
+    assert_streq "$(kept_commit img)" "$(cat p.commit)"
+'
+
+test_expect_success 'a kept checkout that changed since it was kept, has no key, or is gone, is not used: stage 2 checks the image out again, to the same image' '
+    cd "$W"
+    configure_img v2.lock.json stage1/img
+    ref_commit $R img > e.commit
+    for tamper in "touch $K/img/tree/etc/tampered" "chmod 700 $K/img/tree/usr/share" \
+                  "rm -f $K/img/tree/etc/alpha.conf" "rm -f $K/img/key" "rm -rf $K/img"; do
+        cp q.commit $R/refs/heads/img && rm -rf "$K/img"
+        configure_img v1.lock.json stage1/scratch1
+        assert_streq "$(ref_commit $R img)" "$(cat p.commit)"
+        $tamper
+        configure_img v2.lock.json stage1/img
+        assert_streq "$(ref_commit $R img)" "$(cat e.commit)"
+        assert_streq "$(kept_commit img)" "$(cat e.commit)"
+        case $tamper in
+            "rm -rf"*) assert_not_file_has_content err "kept checkout" ;;
+            *key) assert_file_has_content err "the kept checkout of img is not used (it has no key" ;;
+            *) assert_file_has_content err "the kept checkout of img is not used (it changed since it was kept)" ;;
+        esac
+    done
+'
+
 test_expect_success 'an incremental stage 2 whose postinst fails writes no ref and leaves the previous image as it was' '
     cd "$W"
     before=$(ref_commit $R img)
@@ -175,6 +248,8 @@ test_expect_success 'an incremental stage 2 whose postinst fails writes no ref a
     grep -q "broken: cannot frobnicate the widget" out err
     assert_streq "$(ref_commit $R img)" "$before"
     assert_streq "$(mtime $R/refs/heads/img)" "$m"
+    assert_not_has_file "$K/img"
+    [ -z "$(ls $R/tmp | grep "^mod-")" ]
 '
 
 test_expect_success 'an incremental build with the packages the image already has leaves it as it is' '
@@ -253,6 +328,31 @@ test_expect_success 'the Ninja file of an incremental build starts stage 2 from 
     grep -q ": a2o_configure_incremental \$repo/refs/heads/stage1/img | v2.lock.json\$" inc.ninja
     a2o ninja v2.lock.json=img -o plain.ninja
     ! grep -q incremental plain.ninja
+'
+
+test_expect_success 'configure -v says where the time around the stage-2 script went' '
+    cd "$W"
+    a2o --repo "$R" configure -v --ref vtest stage1/scratch1 > /dev/null 2> err
+    grep -q "^apt2ostree configure: checkout [0-9.]* s, command [0-9.]* s, commit [0-9.]* s, keeping the checkout [0-9.]* s, cleanup [0-9.]* s\$" err
+'
+
+test_expect_success 'two images of one incremental build keep a checkout each, of their own image' '
+    cd "$W"
+    a2o build v1.lock.json=two-a v2.lock.json=two-b --incremental > out
+    a2o build v2.lock.json=two-a v1.lock.json=two-b --incremental > out
+    [ -n "$(incremental_of two-a)" ] && [ -n "$(incremental_of two-b)" ]
+    assert_streq "$(kept_commit two-a)" "$(ref_commit $R two-a)"
+    assert_streq "$(kept_commit two-b)" "$(ref_commit $R two-b)"
+    [ "$(ref_commit $R two-a)" != "$(ref_commit $R two-b)" ]
+'
+
+test_expect_success 'prune removes the kept checkouts of the images it deletes, and of images built since from scratch' '
+    cd "$W"
+    [ -e "$K/img" ] || { a2o build v2.lock.json=img --incremental > out; a2o build v1.lock.json=img > out; }
+    [ "$(kept_commit img)" != "$(ref_commit $R img)" ]
+    a2o prune --builddir build v1.lock.json=img v1.lock.json=two-b > out
+    [ ! -e "$K/img" ] && [ ! -e "$K/two-a" ]
+    assert_streq "$(kept_commit two-b)" "$(ref_commit $R two-b)"
 '
 
 test_done

@@ -11,6 +11,7 @@
 #include "apt/lockfile.h"
 #include "deb/deb.h"
 #include "base/util.h"
+#include "store/keptcheckout.h"
 
 /* The refs the images SPECS need that are not named by an image: their
  * package trees.  The images themselves go into IMAGES. */
@@ -137,6 +138,11 @@ prune_delete (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats, GCancellable
     }
   for (guint i = 0; i < refs->len; i++)
     remove_empty_parents (ostree_repo_get_dfd (repo), refs->pdata[i]);
+  /* A checkout kept for a ref that is gone, or that holds another commit
+   * now, would keep its files' objects on disk. */
+  guint kept_removed;
+  if (!kept_checkout_prune (repo, &kept_removed, cancellable, error))
+    return FALSE;
 
   *stats = (PruneStats) { 0 };
   if (!ostree_repo_prune (repo, OSTREE_REPO_PRUNE_FLAGS_REFS_ONLY, -1, &stats->objects_total,

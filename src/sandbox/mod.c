@@ -1,4 +1,5 @@
-/* mod.c — checkout, overlay, bubblewrap, commit the upper directory. */
+/* mod.c — checkout, overlay, bubblewrap, commit the upper directory; with
+ * keep_checkout, the checkout kept from one run to the next. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "store/checkout.h"
+#include "store/keptcheckout.h"
 #include "store/linkgroups.h"
 #include "sandbox/fakeroot.h"
 #include "sandbox/mod.h"
@@ -31,6 +33,8 @@ typedef struct {
   gboolean unprivileged;
   Scratch *scratch_dir;    /* locked for as long as we run */
   char *scratch;
+  gboolean keep;           /* options->keep_checkout, where it can be */
+  char *kept;              /* the directory of the checkout, with lower = kept/tree */
   char *lower;
   char *upper;
   char *work;
@@ -44,6 +48,7 @@ mod_clear (Mod *mod)
 {
   g_free (mod->scratch);
   g_clear_pointer (&mod->scratch_dir, scratch_free);
+  g_free (mod->kept);
   g_free (mod->lower);
   g_free (mod->upper);
   g_free (mod->work);
@@ -83,7 +88,16 @@ make_scratch (Mod *mod, GError **error)
     return FALSE;
   const char *abs = mod->scratch_dir->path;
   mod->scratch = g_strdup (abs);
-  mod->lower = g_build_filename (abs, "lower", NULL);
+  /* A checkout to keep is made where kept_checkout_put() wants it. */
+  mod->keep = mod->options->keep_checkout && !mod->unprivileged && mod->options->chroot
+              && mod->options->capture_subdir == NULL;
+  if (mod->keep)
+    {
+      mod->kept = g_build_filename (abs, "kept", NULL);
+      mod->lower = g_build_filename (mod->kept, "tree", NULL);
+    }
+  else
+    mod->lower = g_build_filename (abs, "lower", NULL);
   mod->upper = g_build_filename (abs, "upper", NULL);
   mod->work = g_build_filename (abs, "work", NULL);
   mod->merged = g_build_filename (abs, "merged", NULL);
@@ -96,15 +110,59 @@ make_scratch (Mod *mod, GError **error)
 
 /* --- checkout --- */
 
+/* The checkout the last run to OUT_REF kept, when nothing changed it: of
+ * IN, or brought to IN from the commit it is of (an image the ref held
+ * before: the cost is what differs).  lower is then its tree.  What is not
+ * used stays in the scratch directory, to go with it. */
+static gboolean
+take_kept (Mod *mod, RepoRev *rev, gboolean *out_taken, GCancellable *cancellable,
+           GError **error)
+{
+  g_autofree char *taken = g_build_filename (mod->scratch, "taken", NULL);
+  g_autofree char *tree = NULL, *commit = NULL, *why = NULL;
+  if (!kept_checkout_take (mod->repo, mod->options->out_ref, taken, &tree, &commit, &why, error))
+    return FALSE;
+  if (tree != NULL && !g_str_equal (commit, rev->commit))
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_autoptr(RepoRev) kept = repo_resolve (mod->repo, commit, &local_error);
+      if (kept == NULL
+          || !checkout_update (mod->repo, tree, kept->root_contents, kept->root_meta,
+                               rev->root_contents, rev->root_meta, cancellable, &local_error))
+        {
+          why = g_strdup_printf ("cannot bring it from %s to %s: %s", commit, rev->commit,
+                                 local_error->message);
+          g_clear_pointer (&tree, g_free);
+        }
+    }
+  if (why != NULL)
+    g_printerr ("apt2ostree: the kept checkout of %s is not used (%s): checking it out again\n",
+                mod->options->out_ref, why);
+  *out_taken = tree != NULL;
+  if (tree != NULL)
+    {
+      g_free (mod->kept);
+      mod->kept = g_steal_pointer (&taken);
+      g_free (mod->lower);
+      mod->lower = g_steal_pointer (&tree);
+    }
+  return TRUE;
+}
+
 static gboolean
 checkout_lower (Mod *mod, RepoRev *rev, GCancellable *cancellable, GError **error)
 {
+  gboolean taken = FALSE;
+  if (mod->keep && !take_kept (mod, rev, &taken, cancellable, error))
+    return FALSE;
   /* As root from a bare repository a hardlink is all a file needs; not
    * root, from a bare-user one, it is what ostree's checkout mode USER
    * gives. */
   g_autoptr(GError) local_error = NULL;
-  if (!checkout_hardlinks (mod->repo, rev->root_contents, rev->root_meta, mod->lower,
-                           cancellable, &local_error))
+  if (!taken && mod->kept != NULL && mkdir (mod->kept, 0700) < 0)
+    return util_fail (error, "%s: %s", mod->kept, g_strerror (errno));
+  if (!taken && !checkout_hardlinks (mod->repo, rev->root_contents, rev->root_meta, mod->lower,
+                                     cancellable, &local_error))
     return util_fail (error, "cannot check out %s by hardlinks into %s: %s", mod->options->in,
                       mod->lower, local_error->message);
 
@@ -264,8 +322,8 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
                                                        : g_strdup_printf ("\"%s\"", line);
   g_autofree char *kept = NULL;
   if (options->keep_on_failure)
-    kept = g_strdup_printf ("scratch kept in %s (the tree in lower/ and upper/, all output in "
-                            "output.log)", mod->scratch);
+    kept = g_strdup_printf ("scratch kept in %s (the tree in %s/ and upper/, all output in "
+                            "output.log)", mod->scratch, mod->lower + strlen (mod->scratch) + 1);
   else
     kept = g_strdup ("scratch removed (keep it with --keep-on-failure)");
 
@@ -385,11 +443,11 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
   else
     out_tree = g_object_ref (root);
 
-  /* The checkout is done with: remove it before the transaction's syncfs,
-   * which would otherwise write out its directories only to see them
-   * deleted. */
+  /* The checkout is done with (unless kept for the next run): remove it
+   * before the transaction's syncfs, which would otherwise write out its
+   * directories only to see them deleted. */
   gint64 rm_start = g_get_monotonic_time ();
-  if (!scratch_rm_rf (mod->lower, error))
+  if (!mod->keep && !scratch_rm_rf (mod->lower, error))
     return FALSE;
   double rm_seconds = (g_get_monotonic_time () - rm_start) / 1e6;
   if (options->timings != NULL)
@@ -415,6 +473,22 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
     return FALSE;
   return repo_txn_commit (txn, out_tree, options->out_ref, subject,
                           g_variant_builder_end (meta), out_commit, cancellable, error);
+}
+
+/* The checkout of IN, brought to OUT, kept for the next run.  OUT is
+ * written already: failing here only costs that run a checkout. */
+static void
+keep_checkout (Mod *mod, RepoRev *rev, const char *out, GCancellable *cancellable)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(RepoRev) result = repo_resolve (mod->repo, out, &error);
+  if (result == NULL
+      || !checkout_update (mod->repo, mod->lower, rev->root_contents, rev->root_meta,
+                           result->root_contents, result->root_meta, cancellable, &error)
+      || !kept_checkout_put (mod->repo, mod->options->out_ref, result->commit, mod->kept,
+                             &error))
+    g_printerr ("apt2ostree: warning: the checkout of %s is not kept for the next run: %s\n",
+                mod->options->out_ref, error->message);
 }
 
 /* --- the whole --- */
@@ -479,9 +553,17 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
   if (result.not_found || result.exit_status != 0)
     return command_failed (mod, &result, error);
 
-  if (!commit_result (mod, rev, result.overlay_userxattr, out_commit, cancellable, error))
+  g_autofree char *out = NULL;
+  if (!commit_result (mod, rev, result.overlay_userxattr, &out, cancellable, error))
     return FALSE;
   lap (t ? &t->commit : NULL, &since);
+  if (mod->keep)
+    {
+      keep_checkout (mod, rev, out, cancellable);
+      lap (t ? &t->keep : NULL, &since);
+    }
+  if (out_commit != NULL)
+    *out_commit = g_steal_pointer (&out);
   if (t != NULL)
     t->commit -= t->cleanup;  /* the checkout's removal, counted as cleanup */
   return TRUE;

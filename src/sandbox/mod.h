@@ -14,6 +14,7 @@ typedef struct {
   double command;    /* sandbox setup, the command, sandbox teardown */
   double commit;     /* folding the upper directory into IN, writing OUT */
   double cleanup;    /* removing the scratch directory */
+  double keep;       /* keep_checkout: bringing the checkout to OUT, keeping it */
 } ModTimings;
 
 typedef struct {
@@ -31,6 +32,9 @@ typedef struct {
   char **argv;                   /* the command */
   const char *description;       /* how errors name the command; NULL: its command line */
   GVariant *metadata;            /* more commit metadata (a{sv}) for OUT, or NULL */
+  gboolean keep_checkout;        /* with chroot, as root: take the checkout of IN that the
+                                  * last run to OUT_REF kept, if it is one, and keep one of
+                                  * OUT for the next (store/keptcheckout.h) */
   ModTimings *timings;           /* filled in when not NULL */
 } ModOptions;
 

@@ -39,11 +39,13 @@
  * preinsts and records the triggers), then 5 to 8, the same text. */
 #include "config.h"
 
+#include <string.h>
+
 #include "sandbox/foreign.h"
 #include "sandbox/mod.h"
 #include "store/repo.h"
 #include "sandbox/stage2.h"
-#include "store/tree.h"
+#include "store/treeread.h"
 #include "base/util.h"
 
 /* The steps both scripts share (the from-scratch one below, the
@@ -276,11 +278,13 @@ static const char stage2_incremental_script[] =
   "\n"
   "# the packages that changed or arrived, unpacked by dpkg (preinsts; the\n"
   "# triggers they activate run once, in dpkg --configure -a); a conffile takes\n"
-  "# the package's version, as a from-scratch image has it\n"
+  "# the package's version, as a from-scratch image has it.  No fsync or\n"
+  "# early writeback of each file (--force-unsafe-io): the files land in the\n"
+  "# overlay's upper directory, which only the commit reads (and syncs)\n"
   "if [ $# -gt 0 ]; then\n"
   "  step \"dpkg --unpack ($# packages)\"\n"
-  "  dpkg --unpack --no-triggers --auto-deconfigure --force-depends --force-confnew \\\n"
-  "    --force-confmiss \"$@\"\n"
+  "  dpkg --unpack --force-unsafe-io --no-triggers --auto-deconfigure --force-depends \\\n"
+  "    --force-confnew --force-confmiss \"$@\"\n"
   "fi\n"
   "\n"
   STAGE2_HOOKS
@@ -317,25 +321,30 @@ stage1_packages (OstreeRepo *repo, const char *rev, GError **error)
 static char *
 stage1_arch (OstreeRepo *repo, const char *rev, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(RepoRev) in = repo_resolve (repo, rev, error);
-  if (in == NULL)
+  g_autoptr(GFile) root = NULL;
+  if (!ostree_repo_read_commit (repo, rev, &root, NULL, cancellable, error))
     return NULL;
-  g_autofree char *checksum = NULL, *contents = NULL, *meta = NULL;
-  if (!tree_find (repo, in, "var/lib/dpkg/arch", &checksum, &contents, &meta, error))
-    return g_prefix_error (error, "\"%s\": ", rev), NULL;
-  if (checksum == NULL)
-    return util_fail (error, "\"%s\": var/lib/dpkg/arch is a directory", rev), NULL;
-  g_autoptr(GBytes) data = repo_read_file (repo, checksum, cancellable, error);
-  if (data == NULL)
-    return NULL;
-  gsize len;
-  const char *text = g_bytes_get_data (data, &len);
-  g_autofree char *all = g_strndup (text, len);
-  g_auto(GStrv) lines = g_strsplit (all, "\n", 2);
-  g_strstrip (lines[0]);
-  if (lines[0][0] == '\0')
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *text = treeread_text (root, "var/lib/dpkg/arch", cancellable, &local_error);
+  if (local_error != NULL)
+    return util_fail (error, "\"%s\": %s", rev, local_error->message), NULL;
+  if (text == NULL)
+    return util_fail (error, "\"%s\": no var/lib/dpkg/arch (not a stage-1 tree?)", rev), NULL;
+  text[strcspn (text, "\n")] = '\0';
+  g_strstrip (text);
+  if (text[0] == '\0')
     return util_fail (error, "\"%s\": var/lib/dpkg/arch is empty", rev), NULL;
-  return g_strdup (lines[0]);
+  return g_steal_pointer (&text);
+}
+
+/* With --verbose, where the time around the script went (mod.h). */
+static void
+report_timings (const Stage2Options *options, const ModTimings *t)
+{
+  if (options->verbose)
+    g_printerr ("apt2ostree configure: checkout %.3f s, command %.3f s, commit %.3f s, "
+                "keeping the checkout %.3f s, cleanup %.3f s\n", t->checkout, t->command,
+                t->commit, t->keep, t->cleanup);
 }
 
 gboolean
@@ -368,6 +377,7 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
   g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
   const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
 
+  ModTimings timings = { 0, };
   ModOptions mod = {
     .in = options->in,
     .out_ref = options->out_ref,
@@ -376,12 +386,14 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
     .verbose = options->verbose,
     .argv = (char **) argv->pdata,
     .description = "the stage-2 script (preinsts, triggers, hooks, dpkg --configure -a)",
+    .timings = &timings,
   };
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     {
       g_prefix_error (error, "configure %s: ", options->in);
       return FALSE;
     }
+  report_timings (options, &timings);
   return TRUE;
 }
 
@@ -433,6 +445,7 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
                          g_variant_new_string (stage1->commit));
   g_autoptr(GVariant) metadata = g_variant_ref_sink (g_variant_builder_end (&meta));
 
+  ModTimings timings = { 0, };
   ModOptions mod = {
     .in = prev->commit,
     .out_ref = options->out_ref,
@@ -444,9 +457,12 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .description = "the incremental stage-2 script (dpkg --purge, dpkg --unpack, hooks, "
                    "dpkg --configure -a)",
     .metadata = metadata,
+    .keep_checkout = TRUE,
+    .timings = &timings,
   };
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     return g_prefix_error (error, "configure %s incrementally from %s: ", options->in,
                            prev->commit), FALSE;
+  report_timings (options, &timings);
   return TRUE;
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 
 #include "store/checkout.h"
 #include "store/objects.h"
+#include "base/scratch.h"
 #include "base/util.h"
 
 /* The checkout runs on a few threads: each directory is a task that links
@@ -443,25 +445,20 @@ run_dir_task (gpointer data, gpointer user_data)
   g_mutex_unlock (&co->lock);
 }
 
-gboolean
-checkout_hardlinks (OstreeRepo *repo, const char *contents, const char *meta, const char *path,
-                    GCancellable *cancellable, GError **error)
+/* Start a checkout of REPO's objects: its thread pool, ready for
+ * queue_dir(). */
+static gboolean
+checkout_begin (Checkout *co, OstreeRepo *repo, GCancellable *cancellable, GError **error)
 {
   OstreeRepoMode mode = ostree_repo_get_mode (repo);
   g_return_val_if_fail (mode == OSTREE_REPO_MODE_BARE || mode == OSTREE_REPO_MODE_BARE_USER,
                         FALSE);
-  guint8 contents_csum[OSTREE_SHA256_DIGEST_LEN], meta_csum[OSTREE_SHA256_DIGEST_LEN];
-  ostree_checksum_inplace_to_bytes (contents, contents_csum);
-  ostree_checksum_inplace_to_bytes (meta, meta_csum);
-  if (mkdir (path, 0700) < 0)
-    return util_fail (error, "%s: %s", path, g_strerror (errno));
   int objects_dfd = openat (ostree_repo_get_dfd (repo), "objects",
                             O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (objects_dfd < 0)
     return util_fail (error, "the repository's objects directory: %s", g_strerror (errno));
   g_autofree char *repo_path = g_file_get_path (ostree_repo_get_path (repo));
-
-  Checkout co = {
+  *co = (Checkout) {
     .repo = repo,
     .user = mode == OSTREE_REPO_MODE_BARE_USER,
     .objects_dfd = objects_dfd,
@@ -470,27 +467,333 @@ checkout_hardlinks (OstreeRepo *repo, const char *contents, const char *meta, co
     .dirmetas = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                        (GDestroyNotify) g_variant_unref),
   };
-  g_mutex_init (&co.lock);
-  g_cond_init (&co.idle);
+  g_mutex_init (&co->lock);
+  g_cond_init (&co->idle);
   guint threads = CLAMP (g_get_num_processors (), 1, 4);
-  co.pool = g_thread_pool_new (run_dir_task, &co, threads, FALSE, NULL);
+  co->pool = g_thread_pool_new (run_dir_task, co, threads, FALSE, NULL);
+  return TRUE;
+}
 
-  queue_dir (&co, g_strdup (path), contents_csum, meta_csum);
-  g_mutex_lock (&co.lock);
-  while (co.pending > 0)
-    g_cond_wait (&co.idle, &co.lock);
-  g_mutex_unlock (&co.lock);
-  g_thread_pool_free (co.pool, FALSE, TRUE);
+/* Wait for every queued directory, end the checkout, and say whether all
+ * went well (ERROR_SO_FAR is a failure of the caller's own, or NULL). */
+static gboolean
+checkout_end (Checkout *co, GError *error_so_far, GError **error)
+{
+  g_mutex_lock (&co->lock);
+  while (co->pending > 0)
+    g_cond_wait (&co->idle, &co->lock);
+  g_mutex_unlock (&co->lock);
+  g_thread_pool_free (co->pool, FALSE, TRUE);
 
-  g_mutex_clear (&co.lock);
-  g_cond_clear (&co.idle);
-  g_hash_table_unref (co.dirmetas);
-  g_free (co.objects_path);
-  close (objects_dfd);
-  if (co.error != NULL)
+  g_mutex_clear (&co->lock);
+  g_cond_clear (&co->idle);
+  g_hash_table_unref (co->dirmetas);
+  g_free (co->objects_path);
+  close (co->objects_dfd);
+  if (error_so_far != NULL)
     {
-      g_propagate_error (error, co.error);
+      g_clear_error (&co->error);
+      g_propagate_error (error, error_so_far);
+      return FALSE;
+    }
+  if (co->error != NULL)
+    {
+      g_propagate_error (error, co->error);
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+checkout_hardlinks (OstreeRepo *repo, const char *contents, const char *meta, const char *path,
+                    GCancellable *cancellable, GError **error)
+{
+  guint8 contents_csum[OSTREE_SHA256_DIGEST_LEN], meta_csum[OSTREE_SHA256_DIGEST_LEN];
+  ostree_checksum_inplace_to_bytes (contents, contents_csum);
+  ostree_checksum_inplace_to_bytes (meta, meta_csum);
+  if (mkdir (path, 0700) < 0)
+    return util_fail (error, "%s: %s", path, g_strerror (errno));
+  Checkout co;
+  if (!checkout_begin (&co, repo, cancellable, error))
+    return FALSE;
+  queue_dir (&co, g_strdup (path), contents_csum, meta_csum);
+  return checkout_end (&co, NULL, error);
+}
+
+/* --- bringing a checkout from one tree to another --- */
+
+/* The entries of the dirtree CONTENTS: files (name -> checksum) and
+ * directories (name -> "CONTENTS META"). */
+static gboolean
+dirtree_entries (Checkout *co, const char *contents, GHashTable **out_files,
+                 GHashTable **out_dirs, GError **error)
+{
+  g_autoptr(GVariant) dirtree = read_metadata (co, contents, "dirtree",
+                                               G_VARIANT_TYPE ("(a(say)a(sayay))"), error);
+  if (dirtree == NULL)
+    return FALSE;
+  g_autoptr(GHashTable) files = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  g_autoptr(GHashTable) dirs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  GVariantIter iter;
+  const char *name;
+  GVariant *a, *b;
+  g_autoptr(GVariant) file_list = g_variant_get_child_value (dirtree, 0);
+  g_variant_iter_init (&iter, file_list);
+  while (g_variant_iter_loop (&iter, "(&s@ay)", &name, &a))
+    g_hash_table_insert (files, g_strdup (name), ostree_checksum_from_bytes_v (a));
+  g_autoptr(GVariant) dir_list = g_variant_get_child_value (dirtree, 1);
+  g_variant_iter_init (&iter, dir_list);
+  while (g_variant_iter_loop (&iter, "(&s@ay@ay)", &name, &a, &b))
+    {
+      g_autofree char *tree = ostree_checksum_from_bytes_v (a);
+      g_autofree char *meta = ostree_checksum_from_bytes_v (b);
+      g_hash_table_insert (dirs, g_strdup (name), g_strconcat (tree, " ", meta, NULL));
+    }
+  *out_files = g_steal_pointer (&files);
+  *out_dirs = g_steal_pointer (&dirs);
+  return TRUE;
+}
+
+/* A directory whose metadata changed: its new owner and mode (the same
+ * xattrs only: a change of those is not brought over). */
+static gboolean
+update_dirmeta (Checkout *co, int dfd, const char *path, const char *from_meta,
+                const char *to_meta, GError **error)
+{
+  g_autoptr(GVariant) from = load_dirmeta (co, from_meta, error);
+  g_autoptr(GVariant) to = from != NULL ? load_dirmeta (co, to_meta, error) : NULL;
+  if (to == NULL)
+    return FALSE;
+  guint32 uid, gid, mode, old_uid, old_gid, old_mode;
+  g_autoptr(GVariant) xattrs = NULL;
+  g_autoptr(GVariant) old_xattrs = NULL;
+  g_variant_get (to, "(uuu@a(ayay))", &uid, &gid, &mode, &xattrs);
+  g_variant_get (from, "(uuu@a(ayay))", &old_uid, &old_gid, &old_mode, &old_xattrs);
+  if (!g_variant_equal (xattrs, old_xattrs))
+    return util_fail (error, "%s: its extended attributes changed", path);
+  if (fchown (dfd, GUINT32_FROM_BE (uid), GUINT32_FROM_BE (gid)) < 0
+      || fchmod (dfd, GUINT32_FROM_BE (mode) & 07777) < 0)
+    return util_fail (error, "%s: %s", path, g_strerror (errno));
+  return TRUE;
+}
+
+static gboolean update_dir (Checkout *co, int dfd, const char *path, const char *from_contents,
+                            const char *from_meta, const char *to_contents, const char *to_meta,
+                            GError **error);
+
+/* What left the directory DFD: files gone or changed, directories gone. */
+static gboolean
+update_remove (Checkout *co, int dfd, const char *path, GHashTable *from_files,
+               GHashTable *from_dirs, GHashTable *to_files, GHashTable *to_dirs,
+               gboolean *changed, GError **error)
+{
+  GHashTableIter iter;
+  gpointer name, value;
+  g_hash_table_iter_init (&iter, from_files);
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    {
+      const char *to = g_hash_table_lookup (to_files, name);
+      if (to != NULL && g_str_equal (to, value))
+        continue;
+      if (unlinkat (dfd, name, 0) < 0)
+        return util_fail (error, "%s/%s: %s", path, (char *) name, g_strerror (errno));
+      *changed = TRUE;
+    }
+  g_hash_table_iter_init (&iter, from_dirs);
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    {
+      if (g_hash_table_contains (to_dirs, name))
+        continue;
+      g_autofree char *sub = g_build_filename (path, name, NULL);
+      if (!scratch_rm_rf (sub, error))
+        return FALSE;
+      *changed = TRUE;
+    }
+  return TRUE;
+}
+
+/* What arrived in the directory DFD, and the subdirectories that changed. */
+static gboolean
+update_add (Checkout *co, int dfd, const char *path, GHashTable *from_files,
+            GHashTable *from_dirs, GHashTable *to_files, GHashTable *to_dirs, gboolean *changed,
+            GError **error)
+{
+  GHashTableIter iter;
+  gpointer name, value;
+  g_hash_table_iter_init (&iter, to_files);
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    {
+      const char *from = g_hash_table_lookup (from_files, name);
+      if (from != NULL && g_str_equal (from, value))
+        continue;
+      char object[OBJECTS_PATH_MAX];
+      objects_type_path (object, value, OBJECTS_FILE);
+      if (!checkout_file_bare (co, value, object, dfd, path, name, error))
+        return FALSE;
+      *changed = TRUE;
+    }
+  g_hash_table_iter_init (&iter, to_dirs);
+  while (g_hash_table_iter_next (&iter, &name, &value))
+    {
+      const char *from = g_hash_table_lookup (from_dirs, name);
+      g_autofree char *sub = g_build_filename (path, name, NULL);
+      g_auto(GStrv) to_pair = g_strsplit (value, " ", 2);
+      if (from == NULL)
+        {
+          guint8 tree[OSTREE_SHA256_DIGEST_LEN], meta[OSTREE_SHA256_DIGEST_LEN];
+          ostree_checksum_inplace_to_bytes (to_pair[0], tree);
+          ostree_checksum_inplace_to_bytes (to_pair[1], meta);
+          if (mkdirat (dfd, name, 0700) < 0)
+            return util_fail (error, "%s: %s", sub, g_strerror (errno));
+          queue_dir (co, g_steal_pointer (&sub), tree, meta);
+          *changed = TRUE;
+          continue;
+        }
+      if (g_str_equal (from, value))
+        continue;
+      g_auto(GStrv) from_pair = g_strsplit (from, " ", 2);
+      int sub_dfd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub_dfd < 0)
+        return util_fail (error, "%s: %s", sub, g_strerror (errno));
+      gboolean ok = update_dir (co, sub_dfd, sub, from_pair[0], from_pair[1], to_pair[0],
+                                to_pair[1], error);
+      close (sub_dfd);
+      if (!ok)
+        return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+update_dir (Checkout *co, int dfd, const char *path, const char *from_contents,
+            const char *from_meta, const char *to_contents, const char *to_meta, GError **error)
+{
+  if (g_cancellable_set_error_if_cancelled (co->cancellable, error))
+    return FALSE;
+  g_autoptr(GHashTable) from_files = NULL, from_dirs = NULL, to_files = NULL, to_dirs = NULL;
+  if (!dirtree_entries (co, from_contents, &from_files, &from_dirs, error)
+      || !dirtree_entries (co, to_contents, &to_files, &to_dirs, error))
+    return FALSE;
+  gboolean changed = FALSE;
+  if (!update_remove (co, dfd, path, from_files, from_dirs, to_files, to_dirs, &changed, error)
+      || !update_add (co, dfd, path, from_files, from_dirs, to_files, to_dirs, &changed, error))
+    return FALSE;
+  if (!g_str_equal (from_meta, to_meta))
+    {
+      if (!update_dirmeta (co, dfd, path, from_meta, to_meta, error))
+        return FALSE;
+      changed = TRUE;
+    }
+  /* As a checkout has it (checkout_dir). */
+  const struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
+  if (changed && futimens (dfd, times) < 0)
+    return util_fail (error, "%s: %s", path, g_strerror (errno));
+  return TRUE;
+}
+
+gboolean
+checkout_update (OstreeRepo *repo, const char *path, const char *from_contents,
+                 const char *from_meta, const char *to_contents, const char *to_meta,
+                 GCancellable *cancellable, GError **error)
+{
+  if (ostree_repo_get_mode (repo) != OSTREE_REPO_MODE_BARE)
+    return util_fail (error, "%s: only a checkout of a bare repository can be updated", path);
+  int dfd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dfd < 0)
+    return util_fail (error, "%s: %s", path, g_strerror (errno));
+  Checkout co;
+  if (!checkout_begin (&co, repo, cancellable, error))
+    {
+      close (dfd);
+      return FALSE;
+    }
+  GError *local_error = NULL;
+  (void) update_dir (&co, dfd, path, from_contents, from_meta, to_contents, to_meta,
+                     &local_error);
+  close (dfd);
+  return checkout_end (&co, local_error, error);
+}
+
+/* --- fingerprint --- */
+
+/* One entry into SUM: what any change to it in place would move. */
+static void
+fingerprint_entry (GChecksum *sum, const char *name, const struct stat *st)
+{
+  /* A file hardlinked to an object shares its inode with every other
+   * checkout of it, whose links and unlinks move its ctime: its own
+   * changes are the object's.  A directory, and a file of its own (a
+   * copy), have their ctime moved by any change to them, their entries
+   * included, and by nothing else.  (On a filesystem that keeps whole
+   * seconds only, a change in the second the fingerprint was taken goes
+   * unseen unless it moves a size, a link count or an inode number.) */
+  gboolean own = S_ISDIR (st->st_mode) || st->st_nlink == 1;
+  guint64 fields[] = {
+    st->st_ino, st->st_mode, st->st_uid, st->st_gid, st->st_size,
+    S_ISDIR (st->st_mode) ? st->st_nlink : 0,
+    own ? (guint64) st->st_ctim.tv_sec : 0, own ? (guint64) st->st_ctim.tv_nsec : 0,
+  };
+  g_checksum_update (sum, (const guchar *) name, strlen (name) + 1);
+  g_checksum_update (sum, (const guchar *) fields, sizeof fields);
+}
+
+static gboolean
+fingerprint_dir (GChecksum *sum, int dfd, const char *path, GError **error)
+{
+  int fd = dup (dfd);
+  DIR *dir = fd >= 0 ? fdopendir (fd) : NULL;
+  if (dir == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return util_fail (error, "%s: %s", path, g_strerror (errno));
+    }
+  gboolean ok = TRUE;
+  struct dirent *de;
+  while (ok && (errno = 0, de = readdir (dir)) != NULL)
+    {
+      if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
+        continue;
+      struct stat st;
+      if (fstatat (dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        {
+          ok = util_fail (error, "%s/%s: %s", path, de->d_name, g_strerror (errno));
+          break;
+        }
+      fingerprint_entry (sum, de->d_name, &st);
+      if (!S_ISDIR (st.st_mode))
+        continue;
+      g_autofree char *sub = g_build_filename (path, de->d_name, NULL);
+      int sub_dfd = openat (dfd, de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (sub_dfd < 0)
+        ok = util_fail (error, "%s: %s", sub, g_strerror (errno));
+      else
+        {
+          ok = fingerprint_dir (sum, sub_dfd, sub, error);
+          close (sub_dfd);
+        }
+    }
+  if (ok && de == NULL && errno != 0)
+    ok = util_fail (error, "%s: %s", path, g_strerror (errno));
+  closedir (dir);
+  return ok;
+}
+
+char *
+checkout_fingerprint (const char *path, GError **error)
+{
+  int dfd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (dfd < 0 || fstat (dfd, &st) < 0)
+    {
+      int errsv = errno;
+      if (dfd >= 0)
+        close (dfd);
+      return util_fail (error, "%s: %s", path, g_strerror (errsv)), NULL;
+    }
+  g_autoptr(GChecksum) sum = g_checksum_new (G_CHECKSUM_SHA256);
+  fingerprint_entry (sum, "", &st);
+  gboolean ok = fingerprint_dir (sum, dfd, path, error);
+  close (dfd);
+  return ok ? g_strdup (g_checksum_get_string (sum)) : NULL;
 }

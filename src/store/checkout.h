@@ -27,4 +27,23 @@ G_BEGIN_DECLS
 gboolean checkout_hardlinks (OstreeRepo *repo, const char *contents, const char *meta,
                              const char *path, GCancellable *cancellable, GError **error);
 
+/* Bring the checkout at PATH (checkout_hardlinks() of the tree FROM_CONTENTS
+ * + FROM_META of a bare repository, as root) to the tree TO_CONTENTS +
+ * TO_META: what left is removed, what arrived or changed is hardlinked,
+ * directories get their new owner and mode; the cost is what differs.
+ * Afterwards PATH is what a checkout of the new tree gives (a change of a
+ * directory's xattrs is an error: check it out again). */
+gboolean checkout_update (OstreeRepo *repo, const char *path, const char *from_contents,
+                          const char *from_meta, const char *to_contents, const char *to_meta,
+                          GCancellable *cancellable, GError **error);
+
+/* A checksum of the tree at PATH as it lies on disk: names, inode numbers,
+ * types, modes, owners and sizes of every entry, and the change time of
+ * every directory and of every file that is no object's hardlink.  Any
+ * change to the tree (an entry made, removed, renamed or replaced, a
+ * directory's metadata, a copied file's content) moves it.  What it cannot
+ * see is a write into a hardlinked file: that changes the repository's
+ * object itself, which every checkout of it would show. */
+char *checkout_fingerprint (const char *path, GError **error);
+
 G_END_DECLS
