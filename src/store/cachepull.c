@@ -2,7 +2,10 @@
 #include "config.h"
 
 #include "base/util.h"
+#include "store/cachefetch.h"
 #include "store/cachepull.h"
+#include "store/repo.h"
+#include "store/staging.h"
 
 /* The remote the repository knows CACHE by: one per URL and key file, so
  * two caches (or one cache checked against two keys) never share one. */
@@ -39,9 +42,11 @@ ensure_remote (OstreeRepo *repo, const char *name, const CachePullSource *cache,
                                     cache->url, opts, cancellable, error);
 }
 
-char *
-cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
-                GCancellable *cancellable, GError **error)
+/* REF pulled with libostree's pull (archive-mode repositories, signed
+ * caches); its commit. */
+static char *
+pull_with_libostree (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
+                     GCancellable *cancellable, GError **error)
 {
   g_autofree char *name = remote_name (cache);
   if (!ensure_remote (repo, name, cache, cancellable, error))
@@ -68,6 +73,64 @@ cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
   if (!ostree_repo_resolve_rev (repo, remote_ref, FALSE, &commit, error))
     return NULL;
   if (!ostree_repo_set_ref_immediate (repo, name, ref, NULL, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&commit);
+}
+
+/* Point each of SET_REFS at COMMIT in TXN and finish it. */
+static gboolean
+finish_with_refs (RepoTxn *txn, const char *const *set_refs, const char *commit,
+                  GCancellable *cancellable, GError **error)
+{
+  for (const char *const *r = set_refs; r != NULL && *r != NULL; r++)
+    repo_txn_set_ref (txn, *r, commit);
+  return repo_txn_finish (txn, cancellable, error);
+}
+
+/* REF fetched by this program (cachefetch.h) in TXN, whose writer is W,
+ * and SET_REFS pointed at it in the same transaction; its commit. */
+static char *
+pull_own (OstreeRepo *repo, RepoTxn *txn, ObjectWriter *w, const CachePullSource *cache,
+          const char *ref, const char *const *set_refs, GCancellable *cancellable,
+          GError **error)
+{
+  g_autoptr(GVariant) commitmeta = NULL;
+  g_autofree char *commit = cachefetch_commit (w, ostree_repo_get_dfd (repo), cache->url, ref,
+                                               cachefetch_connections (), &commitmeta, error);
+  if (commit == NULL)
+    return NULL;
+  /* Kept as libostree's pull keeps it (before the commit is visible). */
+  if (commitmeta != NULL
+      && !ostree_repo_write_commit_detached_metadata (repo, commit, commitmeta, cancellable, error))
+    return NULL;
+  if (!finish_with_refs (txn, set_refs, commit, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&commit);
+}
+
+char *
+cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
+                const char *const *set_refs, GCancellable *cancellable, GError **error)
+{
+  OstreeRepoMode mode = ostree_repo_get_mode (repo);
+  gboolean own = cache->key_path == NULL
+                 && (mode == OSTREE_REPO_MODE_BARE || mode == OSTREE_REPO_MODE_BARE_USER);
+  g_autoptr(RepoTxn) txn = NULL;
+  if (own)
+    {
+      txn = repo_txn_begin (repo, cancellable, error);
+      if (txn == NULL)
+        return NULL;
+      ObjectWriter *w = staging_writer_get (repo);
+      if (w != NULL)
+        return pull_own (repo, txn, w, cache, ref, set_refs, cancellable, error);
+      g_clear_pointer (&txn, repo_txn_free);
+    }
+  g_autofree char *commit = pull_with_libostree (repo, cache, ref, cancellable, error);
+  if (commit == NULL)
+    return NULL;
+  txn = repo_txn_begin (repo, cancellable, error);
+  if (txn == NULL || !finish_with_refs (txn, set_refs, commit, cancellable, error))
     return NULL;
   return g_steal_pointer (&commit);
 }
