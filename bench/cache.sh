@@ -12,6 +12,9 @@
 #   3. mmdebstrap --variant=minbase of the same release;
 #   4. bytes: what B fetched from the cache server against the .debs' size.
 #
+# B fetches with $APT2OSTREE_CACHE_CONNECTIONS connections (default 8);
+# CONNECTIONS="1 4 8" runs B again with each.
+#
 # The cache is served the way a team would serve it, by a static web server:
 # SERVER=nginx (the default when nginx is installed: apt-get install
 # nginx-light), or SERVER=python, the tests' tests/httpd.py (a thread and a
@@ -96,11 +99,20 @@ commit_a=$(cat a/ostree/refs/heads/min)
 
 # 2. machine B
 : > requests.log
-timed b.build "$A2O" build min.lock.json --ref min --builddir b --cache-url "$URL" \
+# (B's CPU time too, when GNU time is there.)
+cpu=()
+[ ! -x /usr/bin/time ] || cpu=(/usr/bin/time -o b.cpu -f "%U s user, %S s system")
+timed b.build "${cpu[@]}" "$A2O" build min.lock.json --ref min --builddir b --cache-url "$URL" \
     --mirror "$source=http://127.0.0.1:1/"
 commit_b=$(cat b/ostree/refs/heads/min)
 [ "$commit_a" = "$commit_b" ] || { echo "bench/cache.sh: B's image $commit_b is not A's $commit_a" >&2; exit 1; }
 misses=$(grep -c "building it" b.build.log || true)
+# B again with each number of connections in $CONNECTIONS (e.g. "1 4 8").
+for c in ${CONNECTIONS:-}; do
+    APT2OSTREE_CACHE_CONNECTIONS=$c timed "b$c.build" "$A2O" build min.lock.json --ref min \
+        --builddir "b$c" --cache-url "$URL" --mirror "$source=http://127.0.0.1:1/"
+    rm -rf "b$c"
+done
 
 # 3. mmdebstrap
 timed mm mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" mm.tar mm.sources
@@ -116,5 +128,9 @@ printf '  %-44s %8s s\n' "A: cold build (lock excluded)" "$(cat a.build)" \
     "B: build from the cache" "$(cat b.build)" "mmdebstrap --variant=minbase" "$(cat mm)"
 echo "  B / A (cold):            $(calc "$(cat b.build) / $(cat a.build)")   (goal: at most 0.15)"
 echo "  B / mmdebstrap:          $(calc "$(cat b.build) / $(cat mm)")"
+for c in ${CONNECTIONS:-}; do
+    echo "  B with $c connection(s):  $(cat "b$c.build") s, B / A $(calc "$(cat "b$c.build") / $(cat a.build)")"
+done
+[ ! -s b.cpu ] || echo "  B's CPU time:            $(cat b.cpu)"
 echo "  trees B built itself:    $misses"
 echo "  bytes B fetched / .debs: $(calc "$fetched / $debs")   ($fetched / $debs, $requests requests)"

@@ -61,7 +61,7 @@ lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
                                             &local_error);
   if (commit != NULL)
     return g_steal_pointer (&commit);
-  /* (libostree says a ref is missing in words, not by an error code.) */
+  /* (An error of libostree's pull may run over several lines.) */
   g_strdelimit (local_error->message, "\n", ' ');
   fprintf (stderr, "apt2ostree: %s: not from the cache %s (%s); building it\n", what, cache->url,
            local_error->message);

@@ -380,7 +380,9 @@ take_file_data (Fetch *f, const Want *want, const guint8 *data, gsize len, GErro
       g_autofree char *sum = h != NULL ? objects_content_checksum (h, NULL, 0) : NULL;
       if (sum != NULL && strcmp (sum, want->checksum) != 0)
         return util_fail (error, "its content has checksum %s", sum);
-      g_autofree char *written = sum != NULL ? object_writer_symlink (f->w, uid, gid, target, x, error) : NULL;
+      if (sum == NULL)
+        return FALSE;
+      g_autofree char *written = object_writer_symlink (f->w, uid, gid, target, x, error);
       return written != NULL;
     }
   g_autofree guint8 *content = inflate_exactly (f, data + offset, len - offset, size, error);
