@@ -92,7 +92,11 @@ host_sources_for "$SUITE" > mm.sources
 n=$(grep -c '"sha256": ' min.lock.json)
 source=$(sed -n 's/.*"name": "\([^"]*\)".*/\1/p' min.lock.json | head -n 1)
 
+# Each timed step starts after a sync: no step pays for writing back what
+# the one before it wrote (a syncfs in a build flushes the whole file
+# system, and machine B would not hold A's unwritten data).
 # 1. machine A
+sync
 timed a.build "$A2O" build min.lock.json --ref min --builddir a --cache-url "$URL"
 "$A2O" --repo a/ostree publish --to srv/repo > publish.log
 commit_a=$(cat a/ostree/refs/heads/min)
@@ -102,24 +106,27 @@ commit_a=$(cat a/ostree/refs/heads/min)
 # (B's CPU time too, when GNU time is there.)
 cpu=()
 [ ! -x /usr/bin/time ] || cpu=(/usr/bin/time -o b.cpu -f "%U s user, %S s system")
+sync
 timed b.build "${cpu[@]}" "$A2O" build min.lock.json --ref min --builddir b --cache-url "$URL" \
     --mirror "$source=http://127.0.0.1:1/"
 commit_b=$(cat b/ostree/refs/heads/min)
 [ "$commit_a" = "$commit_b" ] || { echo "bench/cache.sh: B's image $commit_b is not A's $commit_a" >&2; exit 1; }
 misses=$(grep -c "building it" b.build.log || true)
+cp requests.log b.requests.log
 # B again with each number of connections in $CONNECTIONS (e.g. "1 4 8").
 for c in ${CONNECTIONS:-}; do
+    sync
     APT2OSTREE_CACHE_CONNECTIONS=$c timed "b$c.build" "$A2O" build min.lock.json --ref min \
         --builddir "b$c" --cache-url "$URL" --mirror "$source=http://127.0.0.1:1/"
-    rm -rf "b$c"
 done
 
 # 3. mmdebstrap
+sync
 timed mm mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" mm.tar mm.sources
 
 # 4. bytes
-requests=$(wc -l < requests.log)
-fetched=$(sed 's|^/||' requests.log | while read -r p; do
+requests=$(wc -l < b.requests.log)
+fetched=$(sed 's|^/||' b.requests.log | while read -r p; do
     [ -f "srv/$p" ] && stat -c %s "srv/$p"; done | awk '{ s += $1 } END { print s + 0 }')
 debs=$(sed -n 's/.*"size": \([0-9]*\).*/\1/p' min.lock.json | awk '{ s += $1 } END { print s + 0 }')
 

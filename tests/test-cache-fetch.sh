@@ -4,7 +4,9 @@
 # commit, files and detached metadata as libostree's pull gives, over HTTP
 # and from file:///; objects the repository has are not fetched; a missing
 # ref is one request; a damaged object is refused and nothing is kept; a
-# server dying mid-fetch leaves the repository fsck-clean.
+# server dying mid-fetch leaves the repository fsck-clean; with
+# --cache-key the commit's GPG signature is checked before its tree is
+# fetched.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 
@@ -30,6 +32,7 @@ echo two > t2/usr/share/doc/one/file2
 a2o --repo "$SRC" import --ref images/one t1 > /dev/null
 a2o --repo "$SRC" import --ref images/two t2 > /dev/null
 repo_key publisher
+repo_key other
 a2o --repo "$SRC" publish --to "$W/srv/pub" > /dev/null
 a2o --repo "$SRC" publish --to "$W/srv/signed" --gpg-sign "$(cat "$SCRATCH/keys/publisher.fpr")" \
     --gpg-homedir "$SCRATCH/gnupg-publisher" images/one > /dev/null
@@ -171,6 +174,37 @@ test_expect_success 'a signed commit fetched without --cache-key keeps its detac
     same_as_ostree_pull bare-user "$URL/signed" images/one
     c=$(cat "$OWN/refs/heads/images/one")
     cmp "$OWN/objects/${c:0:2}/${c:2}.commitmeta" "$THEIRS/objects/${c:0:2}/${c:2}.commitmeta"
+'
+
+test_expect_success 'with --cache-key the fetch stays this program'"'"'s: the commit'"'"'s signature checked, the same result as ostree pull' '
+    cd "$W"
+    a2o init --repo keyed --mode bare-user > /dev/null
+    : > "$LOG"
+    a2o --repo keyed cache-pull --cache-url "$URL/signed" --cache-key "$SCRATCH/keys/publisher.asc" \
+        images/one > out 2> err
+    [ ! -s err ] || { cat err; false; }
+    ! grep -q "summary\|/config\$" "$LOG"
+    assert_streq "$(cat keyed/refs/heads/images/one)" "$(cat "$SRC/refs/heads/images/one")"
+    c=$(cat keyed/refs/heads/images/one)
+    cmp "keyed/objects/${c:0:2}/${c:2}.commitmeta" "srv/signed/objects/${c:0:2}/${c:2}.commitmeta"
+    ostree --repo=keyed fsck > /dev/null
+'
+
+test_expect_success 'with --cache-key a commit signed by another key, or not signed, is refused before its tree is fetched' '
+    cd "$W"
+    for c in "signed other" "pub publisher"; do
+        set -- $c
+        rm -rf refused && a2o init --repo refused --mode bare-user > /dev/null
+        : > "$LOG"
+        a2o --repo refused cache-pull --cache-url "$URL/$1" --cache-key "$SCRATCH/keys/$2.asc" \
+            images/one > out 2> err
+        assert_one_line err
+        test ! -s out
+        assert_not_has_file refused/refs/heads/images/one
+        ! grep -q "\.dirtree\$\|\.filez\$" "$LOG"
+        assert_streq "$(find refused/objects -type f | wc -l)" 0
+    done
+    assert_file_has_content err "images/one: not from the cache $URL/pub ($URL/pub/objects/.*\.commit: the commit has no GPG signature); building it\$"
 '
 
 test_expect_success 'an archive-mode repository is still served by libostree'"'"'s pull' '

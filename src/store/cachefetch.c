@@ -371,7 +371,7 @@ take_file_data (Fetch *f, const Want *want, const guint8 *data, gsize len, GErro
   uid = GUINT32_FROM_BE (uid), gid = GUINT32_FROM_BE (gid), mode = GUINT32_FROM_BE (mode);
   GVariant *x = g_variant_n_children (xattrs) > 0 ? xattrs : NULL;
   /* (Deflate expands at most about 1032 times: a larger size is a lie.) */
-  if (rdev != 0 || !(S_ISREG (mode) || (S_ISLNK (mode) && size == 0))
+  if (rdev != 0 || !(S_ISREG (mode) || (mode == (S_IFLNK | 0777) && size == 0))
       || size > (guint64) (len - offset) * 1032 + 64)
     return util_fail (error, "its header is not one of a regular file or a symlink");
   if (S_ISLNK (mode))
@@ -398,16 +398,13 @@ static gboolean
 take (Fetch *f, Slot *s, GError **error)
 {
   g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
-  g_autoptr(GError) local_error = NULL;
-  gboolean ok;
-  if (s->want.type == OBJECTS_FILE)
-    ok = take_file_data (f, &s->want, s->body->data, s->body->len, &local_error);
-  else
+  if (s->want.type != OBJECTS_FILE)
     {
       g_autoptr(GBytes) bytes = g_bytes_new (s->body->data, s->body->len);
       return take_metadata (f, &s->want, bytes, url, error);
     }
-  if (!ok)
+  g_autoptr(GError) local_error = NULL;
+  if (!take_file_data (f, &s->want, s->body->data, s->body->len, &local_error))
     return util_fail (error, "%s: refused: %s", url, local_error->message);
   return TRUE;
 }
@@ -607,23 +604,26 @@ fetch_tree (Fetch *f, GVariant *commit, const char *url, GError **error)
 
 /* The commit REF names, fetched into F's writer; see cachefetch_commit(). */
 static char *
-fetch_ref (Fetch *f, CURL *curl, const char *ref, GVariant **out_commitmeta, GError **error)
+fetch_ref (Fetch *f, CURL *curl, const char *ref, CacheFetchVerify verify, gpointer verify_data,
+           GVariant **out_commitmeta, GError **error)
 {
   g_autofree char *checksum = NULL;
   g_autoptr(GVariant) commit = fetch_commit (f, curl, ref, &checksum, error);
   if (commit == NULL)
     return NULL;
-  /* A commit the repository holds in full: nothing to fetch. */
-  char path[OBJECTS_PATH_MAX];
-  objects_type_path (path, checksum, OBJECTS_COMMIT);
-  if (have_local (f, path) && !partial_is_marked (f->repo_dfd, checksum))
-    return g_steal_pointer (&checksum);
   g_autoptr(GVariant) commitmeta = NULL;
   g_autoptr(GError) meta_error = NULL;
   commitmeta = fetch_commitmeta (f, curl, checksum, &meta_error);
   if (meta_error != NULL)
     return g_propagate_error (error, g_steal_pointer (&meta_error)), NULL;
   g_autofree char *url = object_url (f, checksum, "commit");
+  if (verify != NULL && !verify (commit, commitmeta, url, verify_data, error))
+    return NULL;
+  /* A commit the repository holds in full: nothing more to fetch. */
+  char path[OBJECTS_PATH_MAX];
+  objects_type_path (path, checksum, OBJECTS_COMMIT);
+  if (have_local (f, path) && !partial_is_marked (f->repo_dfd, checksum))
+    return g_steal_pointer (&checksum);
   if (!fetch_tree (f, commit, url, error))
     return NULL;
   g_autofree char *written = object_writer_metadata (f->w, OBJECTS_COMMIT, g_variant_ref (commit),
@@ -636,7 +636,8 @@ fetch_ref (Fetch *f, CURL *curl, const char *ref, GVariant **out_commitmeta, GEr
 
 char *
 cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *ref,
-                   guint connections, GVariant **out_commitmeta, GError **error)
+                   guint connections, CacheFetchVerify verify, gpointer verify_data,
+                   GVariant **out_commitmeta, GError **error)
 {
   *out_commitmeta = NULL;
   global_init ();
@@ -648,7 +649,7 @@ cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *r
   if (fetch_init (&f, w, repo_dfd, base, MAX (connections, 1), error))
     {
       CURL *curl = curl_easy_init ();
-      checksum = fetch_ref (&f, curl, ref, out_commitmeta, error);
+      checksum = fetch_ref (&f, curl, ref, verify, verify_data, out_commitmeta, error);
       curl_easy_cleanup (curl);
     }
   fetch_clear (&f);

@@ -29,15 +29,25 @@ GQuark cachefetch_error_quark (void);
  * (1 to 64), 8 when unset. */
 guint cachefetch_connections (void);
 
+/* A check of the commit object COMMIT (fetched from URL, its checksum
+ * checked) and its detached metadata COMMITMETA (an a{sv}, or NULL: the
+ * cache has none), run before anything under the commit is fetched:
+ * FALSE, with ERROR set, refuses it. */
+typedef gboolean (*CacheFetchVerify) (GVariant *commit, GVariant *commitmeta, const char *url,
+                                      gpointer user_data, GError **error);
+
 /* Fetch the commit REF names in the archive repository at URL into W, the
  * writer of a transaction on the repository REPO_DFD, with CONNECTIONS
  * transfers at a time (metadata before content, so that the directory
- * tree is not walked one round trip at a time).  The commit object is
- * written last.  Returns the commit's checksum; *OUT_COMMITMETA is its
- * detached metadata (an a{sv}) when the cache has one, else NULL.  Any
- * failure is one line naming the URL at fault, and the caller drops the
+ * tree is not walked one round trip at a time), after VERIFY (when not
+ * NULL) accepted the commit.  The commit object is written last; a
+ * commit the repository holds in full is not fetched again.  Returns the
+ * commit's checksum; *OUT_COMMITMETA is its detached metadata when the
+ * cache has one and the commit was fetched, else NULL.  Any failure is
+ * one line naming the URL at fault, and the caller drops the
  * transaction. */
 char *cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *ref,
-                         guint connections, GVariant **out_commitmeta, GError **error);
+                         guint connections, CacheFetchVerify verify, gpointer verify_data,
+                         GVariant **out_commitmeta, GError **error);
 
 G_END_DECLS

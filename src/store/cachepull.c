@@ -87,16 +87,58 @@ finish_with_refs (RepoTxn *txn, const char *const *set_refs, const char *commit,
   return repo_txn_finish (txn, cancellable, error);
 }
 
+/* A signed cache: the remote that holds its key, for the check. */
+typedef struct {
+  OstreeRepo *repo;
+  const char *remote;
+} SignatureCheck;
+
+/* The commit COMMIT (from URL) signed by the cache's key: the GPG
+ * signatures of its detached metadata ("ostree.gpgsigs") checked by
+ * libostree's public verifier against the keys of the cache's remote, as
+ * libostree's pull checks them. */
+static gboolean
+check_signature (GVariant *commit, GVariant *commitmeta, const char *url, gpointer user_data,
+                 GError **error)
+{
+  SignatureCheck *check = user_data;
+  g_autoptr(GVariant) sigs = commitmeta == NULL ? NULL
+    : g_variant_lookup_value (commitmeta, "ostree.gpgsigs", G_VARIANT_TYPE ("aay"));
+  if (sigs == NULL || g_variant_n_children (sigs) == 0)
+    return util_fail (error, "%s: the commit has no GPG signature", url);
+  g_autoptr(GByteArray) all = g_byte_array_new ();
+  for (gsize i = 0; i < g_variant_n_children (sigs); i++)
+    {
+      g_autoptr(GVariant) sig = g_variant_get_child_value (sigs, i);
+      gsize len;
+      const guint8 *data = g_variant_get_fixed_array (sig, &len, 1);
+      g_byte_array_append (all, data, len);
+    }
+  g_autoptr(GBytes) signed_data = g_variant_get_data_as_bytes (commit);
+  g_autoptr(GBytes) signatures = g_byte_array_free_to_bytes (g_steal_pointer (&all));
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(OstreeGpgVerifyResult) result = ostree_repo_gpg_verify_data (
+      check->repo, check->remote, signed_data, signatures, NULL, NULL, NULL, &local_error);
+  if (result == NULL || !ostree_gpg_verify_result_require_valid_signature (result, &local_error))
+    return util_fail (error, "%s: GPG signature: %s", url, local_error->message);
+  return TRUE;
+}
+
 /* REF fetched by this program (cachefetch.h) in TXN, whose writer is W,
- * and SET_REFS pointed at it in the same transaction; its commit. */
+ * the commit's signature checked first with a key file (REMOTE is the
+ * cache's remote then, else NULL), and SET_REFS pointed at it in the same
+ * transaction; its commit. */
 static char *
 pull_own (OstreeRepo *repo, RepoTxn *txn, ObjectWriter *w, const CachePullSource *cache,
-          const char *ref, const char *const *set_refs, GCancellable *cancellable,
-          GError **error)
+          const char *remote, const char *ref, const char *const *set_refs,
+          GCancellable *cancellable, GError **error)
 {
+  SignatureCheck check = { repo, remote };
   g_autoptr(GVariant) commitmeta = NULL;
   g_autofree char *commit = cachefetch_commit (w, ostree_repo_get_dfd (repo), cache->url, ref,
-                                               cachefetch_connections (), &commitmeta, error);
+                                               cachefetch_connections (),
+                                               remote != NULL ? check_signature : NULL, &check,
+                                               &commitmeta, error);
   if (commit == NULL)
     return NULL;
   /* Kept as libostree's pull keeps it (before the commit is visible). */
@@ -113,17 +155,19 @@ cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
                 const char *const *set_refs, GCancellable *cancellable, GError **error)
 {
   OstreeRepoMode mode = ostree_repo_get_mode (repo);
-  gboolean own = cache->key_path == NULL
-                 && (mode == OSTREE_REPO_MODE_BARE || mode == OSTREE_REPO_MODE_BARE_USER);
   g_autoptr(RepoTxn) txn = NULL;
-  if (own)
+  if (mode == OSTREE_REPO_MODE_BARE || mode == OSTREE_REPO_MODE_BARE_USER)
     {
+      /* (A key file is known to libostree's verifier through a remote.) */
+      g_autofree char *remote = cache->key_path != NULL ? remote_name (cache) : NULL;
+      if (remote != NULL && !ensure_remote (repo, remote, cache, cancellable, error))
+        return NULL;
       txn = repo_txn_begin (repo, cancellable, error);
       if (txn == NULL)
         return NULL;
       ObjectWriter *w = staging_writer_get (repo);
       if (w != NULL)
-        return pull_own (repo, txn, w, cache, ref, set_refs, cancellable, error);
+        return pull_own (repo, txn, w, cache, remote, ref, set_refs, cancellable, error);
       g_clear_pointer (&txn, repo_txn_free);
     }
   g_autofree char *commit = pull_with_libostree (repo, cache, ref, cancellable, error);
