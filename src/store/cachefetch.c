@@ -53,9 +53,39 @@ typedef struct {
   GQueue content;             /* of Want: .filez */
   GHashTable *seen;           /* "CHECKSUM.TYPE" of every object wanted */
   GHashTable *headers;        /* objects_headers_new() */
-  z_stream zs;
-  gboolean zs_ready;
+  GThreadPool *decoders;      /* of Decoded: .filez decoded off this thread */
+  GAsyncQueue *decoded;       /* of Decoded: back, to write */
+  guint decoding;             /* handed to the decoders and not written yet */
 } Fetch;
+
+/* Content handed to a decoder thread (which inflates it) before this
+ * thread writes it: at most this many at once. */
+#define DECODING_MAX 256
+
+/* A fetched .filez: its header read and content inflated by a decoder,
+ * then checked and written by the main thread. */
+typedef struct {
+  Want want;
+  GByteArray *body;           /* the .filez */
+  guint32 uid, gid, mode;
+  char *target;               /* a symlink's target */
+  GVariant *xattrs;           /* NULL: none */
+  guint8 *content;
+  guint64 size;
+  GError *error;
+} Decoded;
+
+static void
+decoded_free (gpointer data)
+{
+  Decoded *d = data;
+  g_clear_pointer (&d->body, g_byte_array_unref);
+  g_free (d->target);
+  g_clear_pointer (&d->xattrs, g_variant_unref);
+  g_free (d->content);
+  g_clear_error (&d->error);
+  g_free (d);
+}
 
 guint
 cachefetch_connections (void)
@@ -314,23 +344,20 @@ take_metadata (Fetch *f, const Want *want, GBytes *bytes, const char *url, GErro
 
 /* DATA (LEN bytes of raw deflate) inflated into exactly SIZE bytes. */
 static guint8 *
-inflate_exactly (Fetch *f, const guint8 *data, gsize len, guint64 size, GError **error)
+inflate_exactly (const guint8 *data, gsize len, guint64 size, GError **error)
 {
-  if (!f->zs_ready)
-    {
-      if (inflateInit2 (&f->zs, -15) != Z_OK)
-        return util_fail (error, "zlib: %s", f->zs.msg ? f->zs.msg : "cannot start"), NULL;
-      f->zs_ready = TRUE;
-    }
-  else
-    inflateReset (&f->zs);
+  z_stream zs = { 0 };
+  if (inflateInit2 (&zs, -15) != Z_OK)
+    return util_fail (error, "zlib: %s", zs.msg ? zs.msg : "cannot start"), NULL;
   g_autofree guint8 *out = g_malloc (size + 1);
-  f->zs.next_in = (Bytef *) data;
-  f->zs.avail_in = len;
-  f->zs.next_out = out;
-  f->zs.avail_out = size + 1;
-  int rc = inflate (&f->zs, Z_FINISH);
-  if (rc != Z_STREAM_END || f->zs.total_out != size || f->zs.avail_in != 0)
+  zs.next_in = (Bytef *) data;
+  zs.avail_in = len;
+  zs.next_out = out;
+  zs.avail_out = size + 1;
+  int rc = inflate (&zs, Z_FINISH);
+  gboolean ok = rc == Z_STREAM_END && zs.total_out == size && zs.avail_in == 0;
+  inflateEnd (&zs);
+  if (!ok)
     return util_fail (error, "its compressed content is damaged"), NULL;
   return g_steal_pointer (&out);
 }
@@ -353,60 +380,110 @@ filez_header (const guint8 *data, gsize len, gsize *out_offset, GError **error)
   return header;
 }
 
-/* The content object WANT from its .filez DATA: inflated, checked,
- * written. */
+/* D's .filez read: its header into D, a regular file's content inflated.
+ * (On a decoder thread.) */
 static gboolean
-take_file_data (Fetch *f, const Want *want, const guint8 *data, gsize len, GError **error)
+decode (Decoded *d, GError **error)
 {
-  gsize offset;
+  const guint8 *data = d->body->data;
+  gsize len = d->body->len, offset;
   g_autoptr(GVariant) header = filez_header (data, len, &offset, error);
   if (header == NULL)
     return FALSE;
   guint64 size;
-  guint32 uid, gid, mode, rdev;
-  const char *target;
+  guint32 rdev;
   g_autoptr(GVariant) xattrs = NULL;
-  g_variant_get (header, "(tuuuu&s@a(ayay))", &size, &uid, &gid, &mode, &rdev, &target, &xattrs);
-  size = GUINT64_FROM_BE (size);
-  uid = GUINT32_FROM_BE (uid), gid = GUINT32_FROM_BE (gid), mode = GUINT32_FROM_BE (mode);
-  GVariant *x = g_variant_n_children (xattrs) > 0 ? xattrs : NULL;
+  g_variant_get (header, "(tuuuusa(ayay))", &size, &d->uid, &d->gid, &d->mode, &rdev, &d->target,
+                 NULL);
+  xattrs = g_variant_get_child_value (header, 6);
+  d->size = GUINT64_FROM_BE (size);
+  d->uid = GUINT32_FROM_BE (d->uid), d->gid = GUINT32_FROM_BE (d->gid);
+  d->mode = GUINT32_FROM_BE (d->mode);
+  if (g_variant_n_children (xattrs) > 0)
+    d->xattrs = g_steal_pointer (&xattrs);
   /* (Deflate expands at most about 1032 times: a larger size is a lie.) */
-  if (rdev != 0 || !(S_ISREG (mode) || (mode == (S_IFLNK | 0777) && size == 0))
-      || size > (guint64) (len - offset) * 1032 + 64)
+  if (rdev != 0 || !(S_ISREG (d->mode) || (d->mode == (S_IFLNK | 0777) && d->size == 0))
+      || d->size > (guint64) (len - offset) * 1032 + 64)
     return util_fail (error, "its header is not one of a regular file or a symlink");
-  if (S_ISLNK (mode))
+  if (S_ISREG (d->mode))
+    d->content = inflate_exactly (data + offset, len - offset, d->size, error);
+  return S_ISLNK (d->mode) || d->content != NULL;
+}
+
+/* A decoder thread's job. */
+static void
+decode_job (gpointer data, gpointer user_data)
+{
+  Decoded *d = data;
+  Fetch *f = user_data;
+  (void) decode (d, &d->error);
+  g_clear_pointer (&d->body, g_byte_array_unref);
+  g_async_queue_push (f->decoded, d);
+  curl_multi_wakeup (f->multi);
+}
+
+/* The decoded content object D checked against its checksum and
+ * written. */
+static gboolean
+write_decoded (Fetch *f, Decoded *d, GError **error)
+{
+  if (d->error != NULL)
+    return g_propagate_error (error, g_steal_pointer (&d->error)), FALSE;
+  if (S_ISLNK (d->mode))
     {
-      g_autoptr(GBytes) h = objects_file_header (uid, gid, mode, target, x, error);
+      g_autoptr(GBytes) h = objects_file_header (d->uid, d->gid, d->mode, d->target, d->xattrs,
+                                                 error);
       g_autofree char *sum = h != NULL ? objects_content_checksum (h, NULL, 0) : NULL;
-      if (sum != NULL && strcmp (sum, want->checksum) != 0)
-        return util_fail (error, "its content has checksum %s", sum);
       if (sum == NULL)
         return FALSE;
-      g_autofree char *written = object_writer_symlink (f->w, uid, gid, target, x, error);
+      if (strcmp (sum, d->want.checksum) != 0)
+        return util_fail (error, "its content has checksum %s", sum);
+      g_autofree char *written = object_writer_symlink (f->w, d->uid, d->gid, d->target,
+                                                        d->xattrs, error);
       return written != NULL;
     }
-  g_autofree guint8 *content = inflate_exactly (f, data + offset, len - offset, size, error);
-  if (content == NULL)
-    return FALSE;
-  g_autofree char *written = object_writer_regular_checked (f->w, f->headers, want->checksum, uid,
-                                                            gid, mode, x, content, size, error);
+  g_autofree char *written = object_writer_regular_checked (
+      f->w, f->headers, d->want.checksum, d->uid, d->gid, d->mode, d->xattrs, d->content, d->size,
+      error);
   return written != NULL;
 }
 
-/* What slot S fetched: checked and written, or one line naming its URL. */
+/* Write what the decoders gave back: one at least when WAIT. */
+static gboolean
+drain (Fetch *f, gboolean wait, GError **error)
+{
+  Decoded *d;
+  while ((d = wait ? g_async_queue_pop (f->decoded) : g_async_queue_try_pop (f->decoded)) != NULL)
+    {
+      wait = FALSE;
+      f->decoding--;
+      g_autoptr(GError) local_error = NULL;
+      gboolean ok = write_decoded (f, d, &local_error);
+      g_autofree char *url = object_url (f, d->want.checksum, "filez");
+      decoded_free (d);
+      if (!ok)
+        return util_fail (error, "%s: refused: %s", url, local_error->message);
+    }
+  return TRUE;
+}
+
+/* What slot S fetched: metadata checked and written, content handed to a
+ * decoder; or one line naming its URL. */
 static gboolean
 take (Fetch *f, Slot *s, GError **error)
 {
-  g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
   if (s->want.type != OBJECTS_FILE)
     {
+      g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
       g_autoptr(GBytes) bytes = g_bytes_new (s->body->data, s->body->len);
       return take_metadata (f, &s->want, bytes, url, error);
     }
-  g_autoptr(GError) local_error = NULL;
-  if (!take_file_data (f, &s->want, s->body->data, s->body->len, &local_error))
-    return util_fail (error, "%s: refused: %s", url, local_error->message);
-  return TRUE;
+  Decoded *d = g_new0 (Decoded, 1);
+  d->want = s->want;
+  d->body = s->body;
+  s->body = g_byte_array_new ();
+  f->decoding++;
+  return g_thread_pool_push (f->decoders, d, error);
 }
 
 /* Give each idle slot the next wanted object, metadata first. */
@@ -419,7 +496,7 @@ start_slots (Fetch *f, GError **error)
       if (s->busy)
         continue;
       g_autofree Want *w = g_queue_pop_head (&f->meta);
-      if (w == NULL)
+      if (w == NULL && f->decoding < DECODING_MAX)
         w = g_queue_pop_head (&f->content);
       if (w == NULL)
         return TRUE;
@@ -470,15 +547,23 @@ run (Fetch *f, GError **error)
 {
   for (;;)
     {
-      if (!start_slots (f, error))
+      if (!drain (f, FALSE, error) || !start_slots (f, error))
         return FALSE;
       if (f->running == 0)
-        return TRUE;
+        {
+          /* Nothing in flight: done, or the decoders are behind. */
+          if (f->decoding == 0)
+            return TRUE;
+          if (!drain (f, TRUE, error))
+            return FALSE;
+          continue;
+        }
       int still = 0;
       CURLMcode mc = curl_multi_perform (f->multi, &still);
       guint done = 0;
       if (mc == CURLM_OK && !collect (f, &done, error))
         return FALSE;
+      /* (A decoder that finishes wakes the poll.) */
       if (mc == CURLM_OK && done == 0 && still > 0)
         mc = curl_multi_poll (f->multi, NULL, 0, 1000, NULL);
       if (mc != CURLM_OK)
@@ -489,6 +574,17 @@ run (Fetch *f, GError **error)
 static void
 fetch_clear (Fetch *f)
 {
+  /* The decoders first (they wake the multi handle); each job left ends
+   * in the queue, to be freed. */
+  if (f->decoders != NULL)
+    g_thread_pool_free (f->decoders, FALSE, TRUE);
+  if (f->decoded != NULL)
+    {
+      Decoded *d;
+      while ((d = g_async_queue_try_pop (f->decoded)) != NULL)
+        decoded_free (d);
+      g_async_queue_unref (f->decoded);
+    }
   for (guint i = 0; i < f->n_slots; i++)
     {
       if (f->slots[i].busy)
@@ -503,8 +599,6 @@ fetch_clear (Fetch *f)
   g_queue_clear_full (&f->content, g_free);
   g_clear_pointer (&f->seen, g_hash_table_unref);
   g_clear_pointer (&f->headers, g_hash_table_unref);
-  if (f->zs_ready)
-    inflateEnd (&f->zs);
   util_fd_close (&f->objects_dfd);
 }
 
@@ -522,6 +616,12 @@ fetch_init (Fetch *f, ObjectWriter *w, int repo_dfd, const char *url, guint conn
   f->headers = objects_headers_new ();
   f->multi = curl_multi_init ();
   curl_multi_setopt (f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) connections);
+  f->decoded = g_async_queue_new ();
+  /* Inflating is most of the CPU a fetch takes: the other cores do it. */
+  guint decoders = CLAMP (g_get_num_processors () - 1, 1, 4);
+  f->decoders = g_thread_pool_new (decode_job, f, decoders, FALSE, error);
+  if (f->decoders == NULL)
+    return FALSE;
   f->n_slots = connections;
   f->slots = g_new0 (Slot, connections);
   for (guint i = 0; i < connections; i++)
