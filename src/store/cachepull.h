@@ -6,13 +6,15 @@
  * (cachefetch.h): the objects over libcurl, a few connections at once,
  * each checked against its checksum before the store's own writer writes
  * it, in the store's own transaction, so a damaged object is never
- * stored and a fetch that fails leaves nothing visible.  libostree's pull
- * does what that path does not serve: an archive-mode repository (no
- * own writer there), a signed cache (--cache-key: the commit must carry a
- * GPG signature by that key), or a repository whose own transaction
- * cannot be had; libostree checks every object too, and knows the cache
- * as a remote of the repository ("apt2ostree-cache-" and a hash of the
- * URL and the key file's path), added the first time it is used. */
+ * stored and a fetch that fails leaves nothing visible.  With a key file
+ * the commit must carry a GPG signature by that key, checked through
+ * libostree's public verifier before the tree is fetched; the cache is
+ * then named to libostree as a remote of the repository
+ * ("apt2ostree-cache-" and a hash of the URL and the key file's path),
+ * added the first time it is used, which holds the key.  libostree's
+ * pull does what the own path does not serve: an archive-mode repository
+ * (no own writer there) or a repository whose own transaction cannot be
+ * had; it checks every object too. */
 #pragma once
 
 #include <ostree.h>
