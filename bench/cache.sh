@@ -12,6 +12,9 @@
 #   3. mmdebstrap --variant=minbase of the same release;
 #   4. bytes: what B fetched from the cache server against the .debs' size.
 #
+# B fetches with $APT2OSTREE_CACHE_CONNECTIONS connections (default 8);
+# CONNECTIONS="1 4 8" runs B again with each.
+#
 # The cache is served the way a team would serve it, by a static web server:
 # SERVER=nginx (the default when nginx is installed: apt-get install
 # nginx-light), or SERVER=python, the tests' tests/httpd.py (a thread and a
@@ -89,25 +92,41 @@ host_sources_for "$SUITE" > mm.sources
 n=$(grep -c '"sha256": ' min.lock.json)
 source=$(sed -n 's/.*"name": "\([^"]*\)".*/\1/p' min.lock.json | head -n 1)
 
+# Each timed step starts after a sync: no step pays for writing back what
+# the one before it wrote (a syncfs in a build flushes the whole file
+# system, and machine B would not hold A's unwritten data).
 # 1. machine A
+sync
 timed a.build "$A2O" build min.lock.json --ref min --builddir a --cache-url "$URL"
 "$A2O" --repo a/ostree publish --to srv/repo > publish.log
 commit_a=$(cat a/ostree/refs/heads/min)
 
 # 2. machine B
 : > requests.log
-timed b.build "$A2O" build min.lock.json --ref min --builddir b --cache-url "$URL" \
+# (B's CPU time too, when GNU time is there.)
+cpu=()
+[ ! -x /usr/bin/time ] || cpu=(/usr/bin/time -o b.cpu -f "%U s user, %S s system")
+sync
+timed b.build "${cpu[@]}" "$A2O" build min.lock.json --ref min --builddir b --cache-url "$URL" \
     --mirror "$source=http://127.0.0.1:1/"
 commit_b=$(cat b/ostree/refs/heads/min)
 [ "$commit_a" = "$commit_b" ] || { echo "bench/cache.sh: B's image $commit_b is not A's $commit_a" >&2; exit 1; }
 misses=$(grep -c "building it" b.build.log || true)
+cp requests.log b.requests.log
+# B again with each number of connections in $CONNECTIONS (e.g. "1 4 8").
+for c in ${CONNECTIONS:-}; do
+    sync
+    APT2OSTREE_CACHE_CONNECTIONS=$c timed "b$c.build" "$A2O" build min.lock.json --ref min \
+        --builddir "b$c" --cache-url "$URL" --mirror "$source=http://127.0.0.1:1/"
+done
 
 # 3. mmdebstrap
+sync
 timed mm mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" mm.tar mm.sources
 
 # 4. bytes
-requests=$(wc -l < requests.log)
-fetched=$(sed 's|^/||' requests.log | while read -r p; do
+requests=$(wc -l < b.requests.log)
+fetched=$(sed 's|^/||' b.requests.log | while read -r p; do
     [ -f "srv/$p" ] && stat -c %s "srv/$p"; done | awk '{ s += $1 } END { print s + 0 }')
 debs=$(sed -n 's/.*"size": \([0-9]*\).*/\1/p' min.lock.json | awk '{ s += $1 } END { print s + 0 }')
 
@@ -116,5 +135,9 @@ printf '  %-44s %8s s\n' "A: cold build (lock excluded)" "$(cat a.build)" \
     "B: build from the cache" "$(cat b.build)" "mmdebstrap --variant=minbase" "$(cat mm)"
 echo "  B / A (cold):            $(calc "$(cat b.build) / $(cat a.build)")   (goal: at most 0.15)"
 echo "  B / mmdebstrap:          $(calc "$(cat b.build) / $(cat mm)")"
+for c in ${CONNECTIONS:-}; do
+    echo "  B with $c connection(s):  $(cat "b$c.build") s, B / A $(calc "$(cat "b$c.build") / $(cat a.build)")"
+done
+[ ! -s b.cpu ] || echo "  B's CPU time:            $(cat b.cpu)"
 echo "  trees B built itself:    $misses"
 echo "  bytes B fetched / .debs: $(calc "$fetched / $debs")   ($fetched / $debs, $requests requests)"

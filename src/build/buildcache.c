@@ -49,20 +49,30 @@ buildcache_ref (const char *kind, const char *const *inputs)
   return g_strconcat ("cache/", kind, "/", g_checksum_get_string (sum), NULL);
 }
 
-char *
-buildcache_lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
-                   const char *what, GCancellable *cancellable)
+/* CACHE_REF's commit from CACHE with SET_REFS pointed at it, or NULL: a
+ * miss, said in one line naming WHAT. */
+static char *
+lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+        const char *const *set_refs, const char *what, GCancellable *cancellable)
 {
   CachePullSource source = { cache->url, cache->key_path };
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *commit = cachepull_pull (repo, &source, cache_ref, cancellable, &local_error);
+  g_autofree char *commit = cachepull_pull (repo, &source, cache_ref, set_refs, cancellable,
+                                            &local_error);
   if (commit != NULL)
     return g_steal_pointer (&commit);
-  /* (libostree says a ref is missing in words, not by an error code.) */
+  /* (An error of libostree's pull may run over several lines.) */
   g_strdelimit (local_error->message, "\n", ' ');
   fprintf (stderr, "apt2ostree: %s: not from the cache %s (%s); building it\n", what, cache->url,
            local_error->message);
   return NULL;
+}
+
+char *
+buildcache_lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                   const char *what, GCancellable *cancellable)
+{
+  return lookup (repo, cache, cache_ref, NULL, what, cancellable);
 }
 
 gboolean
@@ -83,14 +93,10 @@ buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *
                          GCancellable *cancellable, GError **error)
 {
   *out_commit = NULL;
-  g_autofree char *commit = buildcache_lookup (repo, cache, cache_ref, what, cancellable);
-  if (commit == NULL)
-    return TRUE;
-  /* (cache-pull asks for a cache ref by its own name.) */
+  /* (cache-pull asks for a cache ref by its own name.)  The refs are
+   * written with the objects, in one transaction. */
   const char *refs[] = { out_ref, strcmp (out_ref, cache_ref) != 0 ? cache_ref : NULL, NULL };
-  if (!buildcache_set_refs (repo, refs, commit, cancellable, error))
-    return FALSE;
-  *out_commit = g_steal_pointer (&commit);
+  *out_commit = lookup (repo, cache, cache_ref, refs, what, cancellable);
   return TRUE;
 }
 

@@ -2,7 +2,10 @@
 #include "config.h"
 
 #include "base/util.h"
+#include "store/cachefetch.h"
 #include "store/cachepull.h"
+#include "store/repo.h"
+#include "store/staging.h"
 
 /* The remote the repository knows CACHE by: one per URL and key file, so
  * two caches (or one cache checked against two keys) never share one. */
@@ -39,9 +42,11 @@ ensure_remote (OstreeRepo *repo, const char *name, const CachePullSource *cache,
                                     cache->url, opts, cancellable, error);
 }
 
-char *
-cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
-                GCancellable *cancellable, GError **error)
+/* REF pulled with libostree's pull (archive-mode repositories, signed
+ * caches); its commit. */
+static char *
+pull_with_libostree (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
+                     GCancellable *cancellable, GError **error)
 {
   g_autofree char *name = remote_name (cache);
   if (!ensure_remote (repo, name, cache, cancellable, error))
@@ -68,6 +73,108 @@ cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
   if (!ostree_repo_resolve_rev (repo, remote_ref, FALSE, &commit, error))
     return NULL;
   if (!ostree_repo_set_ref_immediate (repo, name, ref, NULL, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&commit);
+}
+
+/* Point each of SET_REFS at COMMIT in TXN and finish it. */
+static gboolean
+finish_with_refs (RepoTxn *txn, const char *const *set_refs, const char *commit,
+                  GCancellable *cancellable, GError **error)
+{
+  for (const char *const *r = set_refs; r != NULL && *r != NULL; r++)
+    repo_txn_set_ref (txn, *r, commit);
+  return repo_txn_finish (txn, cancellable, error);
+}
+
+/* A signed cache: the remote that holds its key, for the check. */
+typedef struct {
+  OstreeRepo *repo;
+  const char *remote;
+} SignatureCheck;
+
+/* The commit COMMIT (from URL) signed by the cache's key: the GPG
+ * signatures of its detached metadata ("ostree.gpgsigs") checked by
+ * libostree's public verifier against the keys of the cache's remote, as
+ * libostree's pull checks them. */
+static gboolean
+check_signature (GVariant *commit, GVariant *commitmeta, const char *url, gpointer user_data,
+                 GError **error)
+{
+  SignatureCheck *check = user_data;
+  g_autoptr(GVariant) sigs = commitmeta == NULL ? NULL
+    : g_variant_lookup_value (commitmeta, "ostree.gpgsigs", G_VARIANT_TYPE ("aay"));
+  if (sigs == NULL || g_variant_n_children (sigs) == 0)
+    return util_fail (error, "%s: the commit has no GPG signature", url);
+  g_autoptr(GByteArray) all = g_byte_array_new ();
+  for (gsize i = 0; i < g_variant_n_children (sigs); i++)
+    {
+      g_autoptr(GVariant) sig = g_variant_get_child_value (sigs, i);
+      gsize len;
+      const guint8 *data = g_variant_get_fixed_array (sig, &len, 1);
+      g_byte_array_append (all, data, len);
+    }
+  g_autoptr(GBytes) signed_data = g_variant_get_data_as_bytes (commit);
+  g_autoptr(GBytes) signatures = g_byte_array_free_to_bytes (g_steal_pointer (&all));
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(OstreeGpgVerifyResult) result = ostree_repo_gpg_verify_data (
+      check->repo, check->remote, signed_data, signatures, NULL, NULL, NULL, &local_error);
+  if (result == NULL || !ostree_gpg_verify_result_require_valid_signature (result, &local_error))
+    return util_fail (error, "%s: GPG signature: %s", url, local_error->message);
+  return TRUE;
+}
+
+/* REF fetched by this program (cachefetch.h) in TXN, whose writer is W,
+ * the commit's signature checked first with a key file (REMOTE is the
+ * cache's remote then, else NULL), and SET_REFS pointed at it in the same
+ * transaction; its commit. */
+static char *
+pull_own (OstreeRepo *repo, RepoTxn *txn, ObjectWriter *w, const CachePullSource *cache,
+          const char *remote, const char *ref, const char *const *set_refs,
+          GCancellable *cancellable, GError **error)
+{
+  SignatureCheck check = { repo, remote };
+  g_autoptr(GVariant) commitmeta = NULL;
+  g_autofree char *commit = cachefetch_commit (w, ostree_repo_get_dfd (repo), cache->url, ref,
+                                               cachefetch_connections (),
+                                               remote != NULL ? check_signature : NULL, &check,
+                                               &commitmeta, error);
+  if (commit == NULL)
+    return NULL;
+  /* Kept as libostree's pull keeps it (before the commit is visible). */
+  if (commitmeta != NULL
+      && !ostree_repo_write_commit_detached_metadata (repo, commit, commitmeta, cancellable, error))
+    return NULL;
+  if (!finish_with_refs (txn, set_refs, commit, cancellable, error))
+    return NULL;
+  return g_steal_pointer (&commit);
+}
+
+char *
+cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
+                const char *const *set_refs, GCancellable *cancellable, GError **error)
+{
+  OstreeRepoMode mode = ostree_repo_get_mode (repo);
+  g_autoptr(RepoTxn) txn = NULL;
+  if (mode == OSTREE_REPO_MODE_BARE || mode == OSTREE_REPO_MODE_BARE_USER)
+    {
+      /* (A key file is known to libostree's verifier through a remote.) */
+      g_autofree char *remote = cache->key_path != NULL ? remote_name (cache) : NULL;
+      if (remote != NULL && !ensure_remote (repo, remote, cache, cancellable, error))
+        return NULL;
+      txn = repo_txn_begin (repo, cancellable, error);
+      if (txn == NULL)
+        return NULL;
+      ObjectWriter *w = staging_writer_get (repo);
+      if (w != NULL)
+        return pull_own (repo, txn, w, cache, remote, ref, set_refs, cancellable, error);
+      g_clear_pointer (&txn, repo_txn_free);
+    }
+  g_autofree char *commit = pull_with_libostree (repo, cache, ref, cancellable, error);
+  if (commit == NULL)
+    return NULL;
+  txn = repo_txn_begin (repo, cancellable, error);
+  if (txn == NULL || !finish_with_refs (txn, set_refs, commit, cancellable, error))
     return NULL;
   return g_steal_pointer (&commit);
 }

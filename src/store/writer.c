@@ -379,6 +379,23 @@ object_writer_regular (ObjectWriter *w, GHashTable *headers, guint32 uid, guint3
 }
 
 char *
+object_writer_regular_checked (ObjectWriter *w, GHashTable *headers, const char *expected,
+                               guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+                               const guint8 *data, gsize size, GError **error)
+{
+  g_autoptr(GBytes) header = objects_regular_header (headers, uid, gid, mode, xattrs, error);
+  if (header == NULL)
+    return NULL;
+  g_autofree char *checksum = objects_content_checksum (header, data, size);
+  if (strcmp (checksum, expected) != 0)
+    return util_fail (error, "its content has checksum %s", checksum), NULL;
+  char path[OBJECTS_PATH_MAX];
+  objects_type_path (path, checksum, OBJECTS_FILE);
+  return store (w, path, g_steal_pointer (&checksum), FALSE, uid, gid, mode, xattrs, data, size,
+                error);
+}
+
+char *
 object_writer_regular_stream (ObjectWriter *w, guint32 uid, guint32 gid, guint32 mode,
                               GVariant *xattrs, guint64 size, ObjectWriterRead read,
                               gpointer user_data, GError **error)

@@ -44,6 +44,13 @@ char *object_writer_regular (ObjectWriter *w, GHashTable *headers, guint32 uid, 
                              guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                              GError **error);
 
+/* The same for a file that must have the checksum EXPECTED (one fetched
+ * from elsewhere): when it has another, nothing is written and the error
+ * says which. */
+char *object_writer_regular_checked (ObjectWriter *w, GHashTable *headers, const char *expected,
+                                     guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+                                     const guint8 *data, gsize size, GError **error);
+
 /* A regular file of SIZE bytes that READ (called until it has given SIZE
  * bytes: it returns how many it put in BUF, 0 at the end, -1 with ERROR set)
  * streams, for files too large to hold in memory. */

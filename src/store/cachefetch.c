@@ -1,0 +1,757 @@
+/* cachefetch.c — a commit of an archive repository fetched into the
+ * store's own writer; see cachefetch.h.
+ *
+ * The walk: the ref, the commit, its detached metadata, one at a time;
+ * then the tree with libcurl's multi interface, a few keep-alive
+ * connections, dirtree and dirmeta objects ahead of content, so that each
+ * dirtree that arrives adds its children to the queue at once.  Objects
+ * are checked and written as they arrive, on this one thread. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "base/sha256.h"
+#include "base/util.h"
+#include "store/cachefetch.h"
+#include "store/objects.h"
+#include "store/partial.h"
+
+G_DEFINE_QUARK (apt2ostree-cachefetch-error-quark, cachefetch_error)
+
+/* An object to fetch. */
+typedef struct {
+  ObjectsType type;
+  char checksum[65];
+} Want;
+
+/* One transfer and its buffer. */
+typedef struct {
+  CURL *curl;
+  Want want;
+  gboolean busy;
+  GByteArray *body;
+  char errbuf[CURL_ERROR_SIZE];
+} Slot;
+
+typedef struct {
+  ObjectWriter *w;
+  int repo_dfd;               /* not owned */
+  int objects_dfd;            /* the repository's objects/ */
+  const char *url;            /* the cache, without a trailing slash */
+  CURLM *multi;
+  Slot *slots;
+  guint n_slots;
+  guint running;
+  GQueue meta;                /* of Want: dirtree and dirmeta objects */
+  GQueue content;             /* of Want: .filez */
+  GHashTable *seen;           /* "CHECKSUM.TYPE" of every object wanted */
+  GHashTable *headers;        /* objects_headers_new() */
+  GThreadPool *decoders;      /* of Decoded: .filez decoded off this thread */
+  GAsyncQueue *decoded;       /* of Decoded: back, to write */
+  guint decoding;             /* handed to the decoders and not written yet */
+} Fetch;
+
+/* Content handed to a decoder thread (which inflates it) before this
+ * thread writes it: at most this many at once. */
+#define DECODING_MAX 256
+
+/* A fetched .filez: its header read and content inflated by a decoder,
+ * then checked and written by the main thread. */
+typedef struct {
+  Want want;
+  GByteArray *body;           /* the .filez */
+  guint32 uid, gid, mode;
+  char *target;               /* a symlink's target */
+  GVariant *xattrs;           /* NULL: none */
+  guint8 *content;
+  guint64 size;
+  GError *error;
+} Decoded;
+
+static void
+decoded_free (gpointer data)
+{
+  Decoded *d = data;
+  g_clear_pointer (&d->body, g_byte_array_unref);
+  g_free (d->target);
+  g_clear_pointer (&d->xattrs, g_variant_unref);
+  g_free (d->content);
+  g_clear_error (&d->error);
+  g_free (d);
+}
+
+guint
+cachefetch_connections (void)
+{
+  const char *env = g_getenv ("APT2OSTREE_CACHE_CONNECTIONS");
+  guint64 n = env != NULL ? g_ascii_strtoull (env, NULL, 10) : 0;
+  return n >= 1 && n <= 64 ? (guint) n : 8;
+}
+
+static void
+global_init (void)
+{
+  static gsize initialized = 0;
+  if (g_once_init_enter (&initialized))
+    {
+      curl_global_init (CURL_GLOBAL_DEFAULT);
+      g_once_init_leave (&initialized, 1);
+    }
+}
+
+static size_t
+body_write (char *ptr, size_t size, size_t nmemb, void *user_data)
+{
+  g_byte_array_append (user_data, (const guint8 *) ptr, size * nmemb);
+  return size * nmemb;
+}
+
+/* CURL set up to fetch URL into BODY. */
+static void
+setup_easy (CURL *curl, const char *url, GByteArray *body, char *errbuf)
+{
+  curl_easy_reset (curl);
+  curl_easy_setopt (curl, CURLOPT_URL, url);
+  curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, errbuf);
+  errbuf[0] = '\0';
+  curl_easy_setopt (curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt (curl, CURLOPT_FAILONERROR, 1L);
+  curl_easy_setopt (curl, CURLOPT_FOLLOWLOCATION, 1L);
+  curl_easy_setopt (curl, CURLOPT_MAXREDIRS, 10L);
+  curl_easy_setopt (curl, CURLOPT_PROTOCOLS_STR, "http,https,file");
+  curl_easy_setopt (curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt (curl, CURLOPT_USERAGENT, "apt2ostree/" PACKAGE_VERSION);
+  curl_easy_setopt (curl, CURLOPT_CONNECTTIMEOUT, 30L);
+  /* A server that stops sending is a failed fetch, not a hang. */
+  curl_easy_setopt (curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+  curl_easy_setopt (curl, CURLOPT_LOW_SPEED_TIME, 30L);
+  curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, body_write);
+  curl_easy_setopt (curl, CURLOPT_WRITEDATA, body);
+  g_byte_array_set_size (body, 0);
+}
+
+/* Was CODE (with CURL's status) "no such file"? */
+static gboolean
+is_missing (CURL *curl, CURLcode code)
+{
+  long status = 0;
+  curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
+  return code == CURLE_FILE_COULDNT_READ_FILE
+         || (code == CURLE_HTTP_RETURNED_ERROR && (status == 404 || status == 410));
+}
+
+/* One line for a failed transfer of URL. */
+static gboolean
+transfer_failed (GError **error, CURL *curl, CURLcode code, const char *errbuf, const char *url)
+{
+  long status = 0;
+  curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
+  const char *why = *errbuf != '\0' ? errbuf : curl_easy_strerror (code);
+  if (code == CURLE_HTTP_RETURNED_ERROR)
+    return util_fail (error, "%s: HTTP status %ld", url, status);
+  return util_fail (error, "%s: %s", url, why);
+}
+
+/* URL's bytes in one transfer; *OUT_MISSING (when not NULL) turns TRUE and
+ * NULL is returned without an error when it does not exist. */
+static GBytes *
+fetch_one (CURL *curl, const char *url, gboolean *out_missing, GError **error)
+{
+  char errbuf[CURL_ERROR_SIZE];
+  g_autoptr(GByteArray) body = g_byte_array_new ();
+  setup_easy (curl, url, body, errbuf);
+  CURLcode code = curl_easy_perform (curl);
+  if (code == CURLE_OK)
+    return g_byte_array_free_to_bytes (g_steal_pointer (&body));
+  if (out_missing != NULL && is_missing (curl, code))
+    {
+      *out_missing = TRUE;
+      return NULL;
+    }
+  return transfer_failed (error, curl, code, errbuf, url), NULL;
+}
+
+static char *
+object_url (Fetch *f, const char *checksum, const char *suffix)
+{
+  char path[OBJECTS_REPO_PATH_MAX];
+  objects_repo_path (path, checksum, suffix);
+  return g_strconcat (f->url, "/", path, NULL);
+}
+
+static const char *
+remote_suffix (ObjectsType type)
+{
+  return type == OBJECTS_FILE ? "filez" : objects_type_name (type);
+}
+
+/* Do BYTES hash to CHECKSUM (a metadata object's checksum)? */
+static gboolean
+bytes_have_checksum (GBytes *bytes, const char *checksum)
+{
+  g_autoptr(Sha256) sha = sha256_new ();
+  gsize len;
+  const guint8 *data = g_bytes_get_data (bytes, &len);
+  sha256_update (sha, data, len);
+  g_autofree char *got = sha256_finish_hex (sha);
+  return strcmp (got, checksum) == 0;
+}
+
+/* BYTES as a metadata object of TYPE named CHECKSUM, fetched from URL:
+ * its checksum and its form checked, or NULL. */
+static GVariant *
+checked_metadata (GBytes *bytes, const char *type, const char *checksum, const char *url,
+                  GError **error)
+{
+  if (!bytes_have_checksum (bytes, checksum))
+    return util_fail (error, "%s: damaged (its checksum is not %s)", url, checksum), NULL;
+  g_autoptr(GVariant) v = g_variant_ref_sink (
+      g_variant_new_from_bytes (G_VARIANT_TYPE (type), bytes, FALSE));
+  if (!g_variant_is_normal_form (v))
+    return util_fail (error, "%s: not a %s variant in normal form", url, type), NULL;
+  return g_steal_pointer (&v);
+}
+
+/* Does the repository hold the object PATH (from objects_type_path())? */
+static gboolean
+have_local (Fetch *f, const char *path)
+{
+  struct stat st;
+  return fstatat (f->objects_dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+/* The bytes of the repository's object PATH, or NULL. */
+static GBytes *
+read_local (Fetch *f, const char *path)
+{
+  util_autofd int fd = openat (f->objects_dfd, path, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) < 0 || st.st_size > 64 * 1024 * 1024)
+    return NULL;
+  guint8 *buf = g_malloc (st.st_size + 1);
+  gsize done = 0;
+  while (done < (gsize) st.st_size)
+    {
+      ssize_t n = read (fd, buf + done, st.st_size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return g_free (buf), NULL;
+      done += n;
+    }
+  return g_bytes_new_take (buf, done);
+}
+
+static gboolean walk_dirtree (Fetch *f, GVariant *dirtree, const char *url, GError **error);
+
+/* Fetch the object CHECKSUM of TYPE unless it is wanted already or the
+ * repository has it; a dirtree the repository has is walked from there
+ * (a commit left partial may lack what is under it). */
+static gboolean
+want (Fetch *f, ObjectsType type, const char *checksum, GError **error)
+{
+  char path[OBJECTS_PATH_MAX];
+  objects_type_path (path, checksum, type);
+  if (!g_hash_table_add (f->seen, g_strdup (path)))
+    return TRUE;
+  if (have_local (f, path))
+    {
+      if (type != OBJECTS_DIR_TREE)
+        return TRUE;
+      g_autoptr(GBytes) bytes = read_local (f, path);
+      if (bytes != NULL && bytes_have_checksum (bytes, checksum))
+        {
+          g_autoptr(GVariant) v = g_variant_ref_sink (
+              g_variant_new_from_bytes (G_VARIANT_TYPE ("(a(say)a(sayay))"), bytes, FALSE));
+          return walk_dirtree (f, v, path, error);
+        }
+    }
+  Want *w = g_new (Want, 1);
+  w->type = type;
+  g_strlcpy (w->checksum, checksum, sizeof w->checksum);
+  g_queue_push_tail (type == OBJECTS_FILE ? &f->content : &f->meta, w);
+  return TRUE;
+}
+
+/* A dirtree's entry name: one path component. */
+static gboolean
+name_ok (const char *name)
+{
+  return *name != '\0' && strchr (name, '/') == NULL && strcmp (name, ".") != 0
+         && strcmp (name, "..") != 0;
+}
+
+/* The 32-byte checksum CSUM_V as hex, or NULL when it is not 32 bytes. */
+static char *
+checksum_of (GVariant *csum_v)
+{
+  if (g_variant_n_children (csum_v) != 32)
+    return NULL;
+  return objects_checksum_from_bytes_v (csum_v);
+}
+
+/* Want every object DIRTREE (from URL, for messages) names. */
+static gboolean
+walk_dirtree (Fetch *f, GVariant *dirtree, const char *url, GError **error)
+{
+  g_autoptr(GVariant) files = g_variant_get_child_value (dirtree, 0);
+  g_autoptr(GVariant) dirs = g_variant_get_child_value (dirtree, 1);
+  gsize n_files = g_variant_n_children (files), n_dirs = g_variant_n_children (dirs);
+  for (gsize i = 0; i < n_files + n_dirs; i++)
+    {
+      gboolean is_file = i < n_files;
+      g_autoptr(GVariant) entry = g_variant_get_child_value (is_file ? files : dirs,
+                                                             is_file ? i : i - n_files);
+      const char *name = NULL;
+      g_autoptr(GVariant) a = NULL, b = NULL;
+      if (is_file)
+        g_variant_get (entry, "(&s@ay)", &name, &a);
+      else
+        g_variant_get (entry, "(&s@ay@ay)", &name, &a, &b);
+      g_autofree char *first = checksum_of (a);
+      g_autofree char *second = b != NULL ? checksum_of (b) : NULL;
+      if (!name_ok (name) || first == NULL || (!is_file && second == NULL))
+        return util_fail (error, "%s: a bad entry \"%s\"", url, name);
+      if (!want (f, is_file ? OBJECTS_FILE : OBJECTS_DIR_TREE, first, error)
+          || (!is_file && !want (f, OBJECTS_DIR_META, second, error)))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* The dirtree or dirmeta WANT, fetched from URL as BYTES: checked,
+ * written, and a dirtree walked. */
+static gboolean
+take_metadata (Fetch *f, const Want *want, GBytes *bytes, const char *url, GError **error)
+{
+  gboolean tree = want->type == OBJECTS_DIR_TREE;
+  g_autoptr(GVariant) v = checked_metadata (bytes, tree ? "(a(say)a(sayay))" : "(uuua(ayay))",
+                                            want->checksum, url, error);
+  if (v == NULL)
+    return FALSE;
+  g_autofree char *written = object_writer_metadata (f->w, want->type, g_variant_ref (v), error);
+  if (written == NULL)
+    return FALSE;
+  return !tree || walk_dirtree (f, v, url, error);
+}
+
+/* DATA (LEN bytes of raw deflate) inflated into exactly SIZE bytes. */
+static guint8 *
+inflate_exactly (const guint8 *data, gsize len, guint64 size, GError **error)
+{
+  z_stream zs = { 0 };
+  if (inflateInit2 (&zs, -15) != Z_OK)
+    return util_fail (error, "zlib: %s", zs.msg ? zs.msg : "cannot start"), NULL;
+  g_autofree guint8 *out = g_malloc (size + 1);
+  zs.next_in = (Bytef *) data;
+  zs.avail_in = len;
+  zs.next_out = out;
+  zs.avail_out = size + 1;
+  int rc = inflate (&zs, Z_FINISH);
+  gboolean ok = rc == Z_STREAM_END && zs.total_out == size && zs.avail_in == 0;
+  inflateEnd (&zs);
+  if (!ok)
+    return util_fail (error, "its compressed content is damaged"), NULL;
+  return g_steal_pointer (&out);
+}
+
+/* A .filez's header (see cachefetch.h) and where its content starts. */
+static GVariant *
+filez_header (const guint8 *data, gsize len, gsize *out_offset, GError **error)
+{
+  guint32 be;
+  if (len < 8)
+    return util_fail (error, "too short"), NULL;
+  memcpy (&be, data, 4);
+  guint32 hlen = GUINT32_FROM_BE (be);
+  if (hlen > len - 8)
+    return util_fail (error, "its header is cut short"), NULL;
+  g_autoptr(GBytes) hbytes = g_bytes_new (data + 8, hlen);
+  GVariant *header = g_variant_ref_sink (
+      g_variant_new_from_bytes (G_VARIANT_TYPE ("(tuuuusa(ayay))"), hbytes, FALSE));
+  *out_offset = 8 + hlen;
+  return header;
+}
+
+/* D's .filez read: its header into D, a regular file's content inflated.
+ * (On a decoder thread.) */
+static gboolean
+decode (Decoded *d, GError **error)
+{
+  const guint8 *data = d->body->data;
+  gsize len = d->body->len, offset;
+  g_autoptr(GVariant) header = filez_header (data, len, &offset, error);
+  if (header == NULL)
+    return FALSE;
+  guint64 size;
+  guint32 rdev;
+  g_autoptr(GVariant) xattrs = NULL;
+  g_variant_get (header, "(tuuuusa(ayay))", &size, &d->uid, &d->gid, &d->mode, &rdev, &d->target,
+                 NULL);
+  xattrs = g_variant_get_child_value (header, 6);
+  d->size = GUINT64_FROM_BE (size);
+  d->uid = GUINT32_FROM_BE (d->uid), d->gid = GUINT32_FROM_BE (d->gid);
+  d->mode = GUINT32_FROM_BE (d->mode);
+  if (g_variant_n_children (xattrs) > 0)
+    d->xattrs = g_steal_pointer (&xattrs);
+  /* (Deflate expands at most about 1032 times: a larger size is a lie.) */
+  if (rdev != 0 || !(S_ISREG (d->mode) || (d->mode == (S_IFLNK | 0777) && d->size == 0))
+      || d->size > (guint64) (len - offset) * 1032 + 64)
+    return util_fail (error, "its header is not one of a regular file or a symlink");
+  if (S_ISREG (d->mode))
+    d->content = inflate_exactly (data + offset, len - offset, d->size, error);
+  return S_ISLNK (d->mode) || d->content != NULL;
+}
+
+/* A decoder thread's job. */
+static void
+decode_job (gpointer data, gpointer user_data)
+{
+  Decoded *d = data;
+  Fetch *f = user_data;
+  (void) decode (d, &d->error);
+  g_clear_pointer (&d->body, g_byte_array_unref);
+  g_async_queue_push (f->decoded, d);
+  curl_multi_wakeup (f->multi);
+}
+
+/* The decoded content object D checked against its checksum and
+ * written. */
+static gboolean
+write_decoded (Fetch *f, Decoded *d, GError **error)
+{
+  if (d->error != NULL)
+    return g_propagate_error (error, g_steal_pointer (&d->error)), FALSE;
+  if (S_ISLNK (d->mode))
+    {
+      g_autoptr(GBytes) h = objects_file_header (d->uid, d->gid, d->mode, d->target, d->xattrs,
+                                                 error);
+      g_autofree char *sum = h != NULL ? objects_content_checksum (h, NULL, 0) : NULL;
+      if (sum == NULL)
+        return FALSE;
+      if (strcmp (sum, d->want.checksum) != 0)
+        return util_fail (error, "its content has checksum %s", sum);
+      g_autofree char *written = object_writer_symlink (f->w, d->uid, d->gid, d->target,
+                                                        d->xattrs, error);
+      return written != NULL;
+    }
+  g_autofree char *written = object_writer_regular_checked (
+      f->w, f->headers, d->want.checksum, d->uid, d->gid, d->mode, d->xattrs, d->content, d->size,
+      error);
+  return written != NULL;
+}
+
+/* Write what the decoders gave back: one at least when WAIT. */
+static gboolean
+drain (Fetch *f, gboolean wait, GError **error)
+{
+  Decoded *d;
+  while ((d = wait ? g_async_queue_pop (f->decoded) : g_async_queue_try_pop (f->decoded)) != NULL)
+    {
+      wait = FALSE;
+      f->decoding--;
+      g_autoptr(GError) local_error = NULL;
+      gboolean ok = write_decoded (f, d, &local_error);
+      g_autofree char *url = object_url (f, d->want.checksum, "filez");
+      decoded_free (d);
+      if (!ok)
+        return util_fail (error, "%s: refused: %s", url, local_error->message);
+    }
+  return TRUE;
+}
+
+/* What slot S fetched: metadata checked and written, content handed to a
+ * decoder; or one line naming its URL. */
+static gboolean
+take (Fetch *f, Slot *s, GError **error)
+{
+  if (s->want.type != OBJECTS_FILE)
+    {
+      g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
+      g_autoptr(GBytes) bytes = g_bytes_new (s->body->data, s->body->len);
+      return take_metadata (f, &s->want, bytes, url, error);
+    }
+  Decoded *d = g_new0 (Decoded, 1);
+  d->want = s->want;
+  d->body = s->body;
+  s->body = g_byte_array_new ();
+  f->decoding++;
+  return g_thread_pool_push (f->decoders, d, error);
+}
+
+/* Give each idle slot the next wanted object, metadata first. */
+static gboolean
+start_slots (Fetch *f, GError **error)
+{
+  for (guint i = 0; i < f->n_slots; i++)
+    {
+      Slot *s = &f->slots[i];
+      if (s->busy)
+        continue;
+      g_autofree Want *w = g_queue_pop_head (&f->meta);
+      if (w == NULL && f->decoding < DECODING_MAX)
+        w = g_queue_pop_head (&f->content);
+      if (w == NULL)
+        return TRUE;
+      s->want = *w;
+      g_autofree char *url = object_url (f, w->checksum, remote_suffix (w->type));
+      setup_easy (s->curl, url, s->body, s->errbuf);
+      curl_easy_setopt (s->curl, CURLOPT_PRIVATE, s);
+      CURLMcode mc = curl_multi_add_handle (f->multi, s->curl);
+      if (mc != CURLM_OK)
+        return util_fail (error, "%s: %s", url, curl_multi_strerror (mc));
+      s->busy = TRUE;
+      f->running++;
+    }
+  return TRUE;
+}
+
+/* Take the finished transfers; *OUT_DONE counts them. */
+static gboolean
+collect (Fetch *f, guint *out_done, GError **error)
+{
+  CURLMsg *msg;
+  int left;
+  while ((msg = curl_multi_info_read (f->multi, &left)) != NULL)
+    {
+      if (msg->msg != CURLMSG_DONE)
+        continue;
+      Slot *s = NULL;
+      curl_easy_getinfo (msg->easy_handle, CURLINFO_PRIVATE, (char **) &s);
+      CURLcode code = msg->data.result;
+      curl_multi_remove_handle (f->multi, s->curl);
+      s->busy = FALSE;
+      f->running--;
+      (*out_done)++;
+      if (code != CURLE_OK)
+        {
+          g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
+          return transfer_failed (error, s->curl, code, s->errbuf, url);
+        }
+      if (!take (f, s, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Fetch every wanted object, and what the dirtrees among them name. */
+static gboolean
+run (Fetch *f, GError **error)
+{
+  for (;;)
+    {
+      if (!drain (f, FALSE, error) || !start_slots (f, error))
+        return FALSE;
+      if (f->running == 0)
+        {
+          /* Nothing in flight: done, or the decoders are behind. */
+          if (f->decoding == 0)
+            return TRUE;
+          if (!drain (f, TRUE, error))
+            return FALSE;
+          continue;
+        }
+      int still = 0;
+      CURLMcode mc = curl_multi_perform (f->multi, &still);
+      guint done = 0;
+      if (mc == CURLM_OK && !collect (f, &done, error))
+        return FALSE;
+      /* (A decoder that finishes wakes the poll.) */
+      if (mc == CURLM_OK && done == 0 && still > 0)
+        mc = curl_multi_poll (f->multi, NULL, 0, 1000, NULL);
+      if (mc != CURLM_OK)
+        return util_fail (error, "%s: %s", f->url, curl_multi_strerror (mc));
+    }
+}
+
+static void
+fetch_clear (Fetch *f)
+{
+  /* The decoders first (they wake the multi handle); each job left ends
+   * in the queue, to be freed. */
+  if (f->decoders != NULL)
+    g_thread_pool_free (f->decoders, FALSE, TRUE);
+  if (f->decoded != NULL)
+    {
+      Decoded *d;
+      while ((d = g_async_queue_try_pop (f->decoded)) != NULL)
+        decoded_free (d);
+      g_async_queue_unref (f->decoded);
+    }
+  for (guint i = 0; i < f->n_slots; i++)
+    {
+      if (f->slots[i].busy)
+        curl_multi_remove_handle (f->multi, f->slots[i].curl);
+      curl_easy_cleanup (f->slots[i].curl);
+      g_byte_array_unref (f->slots[i].body);
+    }
+  g_free (f->slots);
+  if (f->multi != NULL)
+    curl_multi_cleanup (f->multi);
+  g_queue_clear_full (&f->meta, g_free);
+  g_queue_clear_full (&f->content, g_free);
+  g_clear_pointer (&f->seen, g_hash_table_unref);
+  g_clear_pointer (&f->headers, g_hash_table_unref);
+  util_fd_close (&f->objects_dfd);
+}
+
+static gboolean
+fetch_init (Fetch *f, ObjectWriter *w, int repo_dfd, const char *url, guint connections,
+            GError **error)
+{
+  f->w = w;
+  f->repo_dfd = repo_dfd;
+  f->url = url;
+  f->objects_dfd = openat (repo_dfd, "objects", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (f->objects_dfd < 0)
+    return util_fail (error, "the repository's objects/: %s", g_strerror (errno));
+  f->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  f->headers = objects_headers_new ();
+  f->multi = curl_multi_init ();
+  curl_multi_setopt (f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) connections);
+  f->decoded = g_async_queue_new ();
+  /* Inflating is most of the CPU a fetch takes: the other cores do it. */
+  guint decoders = CLAMP (g_get_num_processors () - 1, 1, 4);
+  f->decoders = g_thread_pool_new (decode_job, f, decoders, FALSE, error);
+  if (f->decoders == NULL)
+    return FALSE;
+  f->n_slots = connections;
+  f->slots = g_new0 (Slot, connections);
+  for (guint i = 0; i < connections; i++)
+    {
+      f->slots[i].curl = curl_easy_init ();
+      f->slots[i].body = g_byte_array_new ();
+    }
+  return TRUE;
+}
+
+/* The commit checksum in the ref file at URL (BYTES). */
+static char *
+parse_ref (GBytes *bytes, const char *url, GError **error)
+{
+  gsize len;
+  const char *data = g_bytes_get_data (bytes, &len);
+  g_autofree char *text = g_strndup (data, MIN (len, 256));
+  g_strstrip (text);
+  gboolean ok = strlen (text) == 64;
+  for (int i = 0; ok && i < 64; i++)
+    ok = g_ascii_isxdigit (text[i]) && !g_ascii_isupper (text[i]);
+  if (!ok)
+    return util_fail (error, "%s: not a commit checksum", url), NULL;
+  return g_steal_pointer (&text);
+}
+
+/* The commit REF names at the cache and its object, checked. */
+static GVariant *
+fetch_commit (Fetch *f, CURL *curl, const char *ref, char **out_checksum, GError **error)
+{
+  g_autofree char *ref_url = g_strconcat (f->url, "/refs/heads/", ref, NULL);
+  gboolean missing = FALSE;
+  g_autoptr(GBytes) ref_bytes = fetch_one (curl, ref_url, &missing, error);
+  if (missing)
+    return g_set_error (error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_NO_REF, "%s: no such ref",
+                        ref_url), NULL;
+  g_autofree char *checksum = ref_bytes != NULL ? parse_ref (ref_bytes, ref_url, error) : NULL;
+  if (checksum == NULL)
+    return NULL;
+  g_autofree char *url = object_url (f, checksum, "commit");
+  g_autoptr(GBytes) bytes = fetch_one (curl, url, NULL, error);
+  GVariant *commit = bytes != NULL
+                       ? checked_metadata (bytes, OBJECTS_COMMIT_TYPE, checksum, url, error)
+                       : NULL;
+  if (commit != NULL)
+    *out_checksum = g_steal_pointer (&checksum);
+  return commit;
+}
+
+/* The commit CHECKSUM's detached metadata at the cache, or NULL (with
+ * *ERROR unset when there is none). */
+static GVariant *
+fetch_commitmeta (Fetch *f, CURL *curl, const char *checksum, GError **error)
+{
+  g_autofree char *url = object_url (f, checksum, "commitmeta");
+  gboolean missing = FALSE;
+  g_autoptr(GBytes) bytes = fetch_one (curl, url, &missing, error);
+  if (bytes == NULL)
+    return NULL;
+  g_autoptr(GVariant) v = g_variant_ref_sink (
+      g_variant_new_from_bytes (G_VARIANT_TYPE_VARDICT, bytes, FALSE));
+  if (!g_variant_is_normal_form (v))
+    return util_fail (error, "%s: not an a{sv} variant in normal form", url), NULL;
+  return g_steal_pointer (&v);
+}
+
+/* Want the root of COMMIT (from URL) and fetch the tree. */
+static gboolean
+fetch_tree (Fetch *f, GVariant *commit, const char *url, GError **error)
+{
+  g_autoptr(GVariant) contents_v = g_variant_get_child_value (commit, 6);
+  g_autoptr(GVariant) meta_v = g_variant_get_child_value (commit, 7);
+  g_autofree char *contents = checksum_of (contents_v);
+  g_autofree char *meta = checksum_of (meta_v);
+  if (contents == NULL || meta == NULL)
+    return util_fail (error, "%s: no root directory", url);
+  return want (f, OBJECTS_DIR_TREE, contents, error) && want (f, OBJECTS_DIR_META, meta, error)
+         && run (f, error);
+}
+
+/* The commit REF names, fetched into F's writer; see cachefetch_commit(). */
+static char *
+fetch_ref (Fetch *f, CURL *curl, const char *ref, CacheFetchVerify verify, gpointer verify_data,
+           GVariant **out_commitmeta, GError **error)
+{
+  g_autofree char *checksum = NULL;
+  g_autoptr(GVariant) commit = fetch_commit (f, curl, ref, &checksum, error);
+  if (commit == NULL)
+    return NULL;
+  g_autoptr(GVariant) commitmeta = NULL;
+  g_autoptr(GError) meta_error = NULL;
+  commitmeta = fetch_commitmeta (f, curl, checksum, &meta_error);
+  if (meta_error != NULL)
+    return g_propagate_error (error, g_steal_pointer (&meta_error)), NULL;
+  g_autofree char *url = object_url (f, checksum, "commit");
+  if (verify != NULL && !verify (commit, commitmeta, url, verify_data, error))
+    return NULL;
+  /* A commit the repository holds in full: nothing more to fetch. */
+  char path[OBJECTS_PATH_MAX];
+  objects_type_path (path, checksum, OBJECTS_COMMIT);
+  if (have_local (f, path) && !partial_is_marked (f->repo_dfd, checksum))
+    return g_steal_pointer (&checksum);
+  if (!fetch_tree (f, commit, url, error))
+    return NULL;
+  g_autofree char *written = object_writer_metadata (f->w, OBJECTS_COMMIT, g_variant_ref (commit),
+                                                     error);
+  if (written == NULL)
+    return NULL;
+  *out_commitmeta = g_steal_pointer (&commitmeta);
+  return g_steal_pointer (&checksum);
+}
+
+char *
+cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *ref,
+                   guint connections, CacheFetchVerify verify, gpointer verify_data,
+                   GVariant **out_commitmeta, GError **error)
+{
+  *out_commitmeta = NULL;
+  global_init ();
+  g_autofree char *base = g_strdup (url);
+  while (g_str_has_suffix (base, "/") && strlen (base) > 1)
+    base[strlen (base) - 1] = '\0';
+  Fetch f = { .objects_dfd = -1 };
+  char *checksum = NULL;
+  if (fetch_init (&f, w, repo_dfd, base, MAX (connections, 1), error))
+    {
+      CURL *curl = curl_easy_init ();
+      checksum = fetch_ref (&f, curl, ref, verify, verify_data, out_commitmeta, error);
+      curl_easy_cleanup (curl);
+    }
+  fetch_clear (&f);
+  return checksum;
+}

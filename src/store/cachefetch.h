@@ -1,0 +1,53 @@
+/* cachefetch.h — one commit of an OSTree archive repository (a build
+ * cache, see publish.h) fetched over HTTP or from a file:// URL with
+ * libcurl and written by the store's own object writer (writer.h): every
+ * object checked against its checksum before it is written, and so before
+ * anything that names it is; the objects the repository holds already are
+ * not fetched.  GLib, libcurl and zlib alone.
+ *
+ * What is read is OSTree's documented archive layout, nothing else: the
+ * ref's file refs/heads/REF (no summary, which a static server may serve
+ * stale), objects/XX/REST.{commit,commitmeta,dirtree,dirmeta,filez}.  A
+ * .filez is a big-endian guint32 size, four zero bytes, a (tuuuusa(ayay))
+ * header (content size, owner, group, mode, rdev, symlink target, xattrs;
+ * numbers big-endian) and the content as raw deflate; its checksum is
+ * that of the content object it stands for (objects.h). */
+#pragma once
+
+#include <glib.h>
+
+#include "store/writer.h"
+
+G_BEGIN_DECLS
+
+/* A ref the cache does not have (a 404, or no such file): a miss. */
+#define CACHEFETCH_ERROR (cachefetch_error_quark ())
+GQuark cachefetch_error_quark (void);
+#define CACHEFETCH_ERROR_NO_REF 1
+
+/* How many connections at most to one cache: $APT2OSTREE_CACHE_CONNECTIONS
+ * (1 to 64), 8 when unset. */
+guint cachefetch_connections (void);
+
+/* A check of the commit object COMMIT (fetched from URL, its checksum
+ * checked) and its detached metadata COMMITMETA (an a{sv}, or NULL: the
+ * cache has none), run before anything under the commit is fetched:
+ * FALSE, with ERROR set, refuses it. */
+typedef gboolean (*CacheFetchVerify) (GVariant *commit, GVariant *commitmeta, const char *url,
+                                      gpointer user_data, GError **error);
+
+/* Fetch the commit REF names in the archive repository at URL into W, the
+ * writer of a transaction on the repository REPO_DFD, with CONNECTIONS
+ * transfers at a time (metadata before content, so that the directory
+ * tree is not walked one round trip at a time), after VERIFY (when not
+ * NULL) accepted the commit.  The commit object is written last; a
+ * commit the repository holds in full is not fetched again.  Returns the
+ * commit's checksum; *OUT_COMMITMETA is its detached metadata when the
+ * cache has one and the commit was fetched, else NULL.  Any failure is
+ * one line naming the URL at fault, and the caller drops the
+ * transaction. */
+char *cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *ref,
+                         guint connections, CacheFetchVerify verify, gpointer verify_data,
+                         GVariant **out_commitmeta, GError **error);
+
+G_END_DECLS

@@ -1,0 +1,218 @@
+#!/bin/bash
+# cache-pull into a bare or bare-user repository fetches a published
+# archive repository's objects itself (src/store/cachefetch.c): the same
+# commit, files and detached metadata as libostree's pull gives, over HTTP
+# and from file:///; objects the repository has are not fetched; a missing
+# ref is one request; a damaged object is refused and nothing is kept; a
+# server dying mid-fetch leaves the repository fsck-clean; with
+# --cache-key the commit's GPG signature is checked before its tree is
+# fetched.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/librepo.sh"
+
+command -v ostree > /dev/null || skip_all "ostree is not installed"
+
+W="$SCRATCH/work"
+mkdir -p "$W"
+cd "$W"
+SRC="$W/src"
+a2o init --repo "$SRC" --mode bare-user > /dev/null
+mkdir -p t1/usr/bin t1/usr/share/doc/one t1/etc/empty.d t1/var/lib
+echo one > t1/usr/share/doc/one/file
+: > t1/usr/share/doc/one/empty
+head -c 3000000 /dev/urandom > t1/usr/bin/big
+printf '#!/bin/sh\necho hi\n' > t1/usr/bin/hi
+chmod 4755 t1/usr/bin/hi
+chmod 0700 t1/var/lib
+ln -s ../share/doc/one/file t1/usr/bin/link
+ln t1/usr/share/doc/one/file t1/usr/share/doc/one/hardlink
+seq 1 20000 > t1/usr/share/doc/one/numbers
+cp -a t1 t2
+echo two > t2/usr/share/doc/one/file2
+a2o --repo "$SRC" import --ref images/one t1 > /dev/null
+a2o --repo "$SRC" import --ref images/two t2 > /dev/null
+repo_key publisher
+repo_key other
+a2o --repo "$SRC" publish --to "$W/srv/pub" > /dev/null
+a2o --repo "$SRC" publish --to "$W/srv/signed" --gpg-sign "$(cat "$SCRATCH/keys/publisher.fpr")" \
+    --gpg-homedir "$SCRATCH/gnupg-publisher" images/one > /dev/null
+repo_serve "$W/srv"
+URL=$HTTPD_URL
+LOG=$HTTPD_LOG
+repo_serve "$W/srv"
+DYING=$HTTPD_URL
+
+# same_as_ostree_pull MODE CACHE-URL REF: cache-pull REF into a new MODE
+# repository, ostree pull into another (OWN and THEIRS, named after the
+# arguments); the same commit, the same listing with xattrs, both
+# fsck-clean.
+same_as_ostree_pull () {
+    local tag
+    tag=$(echo "$*" | sha256sum | cut -c 1-12)
+    local own="own-$tag" theirs="theirs-$tag"
+    a2o init --repo "$own" --mode "$1" > /dev/null
+    a2o --repo "$own" cache-pull --cache-url "$2" "$3" > out 2> err
+    [ ! -s err ] || { cat err; return 1; }
+    ostree --repo="$theirs" init --mode="$1"
+    ostree --repo="$theirs" remote add --no-gpg-verify cache "$2"
+    ostree --repo="$theirs" pull cache "$3" > /dev/null
+    assert_streq "$(cat out)" "$3 $(cat "$theirs/refs/remotes/cache/$3")"
+    assert_streq "$(cat "$own/refs/heads/$3")" "$(cat "$theirs/refs/remotes/cache/$3")"
+    ostree --repo="$own" ls -R -X "$3" > own.ls
+    ostree --repo="$theirs" ls -R -X "cache:$3" > theirs.ls
+    cmp own.ls theirs.ls
+    ostree --repo="$own" fsck > /dev/null
+    ostree --repo="$theirs" fsck > /dev/null
+    ! grep -q "remote" "$own/config"
+    OWN=$own THEIRS=$theirs
+}
+
+test_expect_success 'cache-pull into a bare-user repository gives the commit, files and xattrs ostree pull gives' '
+    cd "$W"
+    same_as_ostree_pull bare-user "$URL/pub" images/one
+'
+
+if [ "$(id -u)" = 0 ]; then
+test_expect_success 'cache-pull into a bare repository (as root) gives what ostree pull gives, owners and setuid bit included' '
+    cd "$W"
+    same_as_ostree_pull bare "$URL/pub" images/two
+    ostree --repo="$OWN" ls images/two /usr/bin/hi | grep -q "^-04755"
+'
+else
+test_skip 'cache-pull into a bare repository (as root) gives what ostree pull gives' "needs root"
+fi
+
+test_expect_success 'a file:/// cache gives the same as well' '
+    cd "$W"
+    same_as_ostree_pull bare-user "file://$W/srv/pub" images/two
+'
+
+test_expect_success 'objects the repository has are not fetched again: a second image fetches only what it adds' '
+    cd "$W"
+    a2o init --repo shared --mode bare-user > /dev/null
+    a2o --repo shared cache-pull --cache-url "$URL/pub" images/one > /dev/null
+    : > "$LOG"
+    a2o --repo shared cache-pull --cache-url "$URL/pub" images/two > /dev/null
+    assert_streq "$(grep -c "\.filez\$" "$LOG")" 1
+    ostree --repo=shared fsck > /dev/null
+    assert_streq "$(cat shared/refs/heads/images/two)" "$(cat "$SRC/refs/heads/images/two")"
+'
+
+test_expect_success 'a ref the cache lacks is a miss at once: one request, one line, nothing written' '
+    cd "$W"
+    a2o init --repo miss --mode bare-user > /dev/null
+    : > "$LOG"
+    a2o --repo miss cache-pull --cache-url "$URL/pub" images/none > out 2> err
+    assert_streq "$(cat "$LOG")" "/pub/refs/heads/images/none"
+    assert_one_line err
+    assert_file_has_content err "^apt2ostree: images/none: not from the cache $URL/pub ($URL/pub/refs/heads/images/none: no such ref); building it\$"
+    test ! -s out
+    assert_streq "$(find miss/objects -type f | wc -l)" 0
+'
+
+test_expect_success 'an unreachable cache is a miss at once' '
+    cd "$W"
+    a2o --repo miss cache-pull --cache-url http://127.0.0.1:1/pub images/one > out 2> err
+    assert_one_line err
+    assert_file_has_content err "^apt2ostree: images/one: not from the cache http://127.0.0.1:1/pub (http://127.0.0.1:1/pub/refs/heads/images/one: .*); building it\$"
+    test ! -s out
+'
+
+# flip FILE: one byte in the middle of FILE changed.
+flip () {
+    local size
+    size=$(stat -c %s "$1")
+    printf "\\x5a" | dd of="$1" bs=1 seek=$((size / 2)) conv=notrunc 2> /dev/null
+}
+
+test_expect_success 'a flipped byte in a content object is refused, over HTTP and from file:///; nothing is kept' '
+    cd "$W"
+    cp -a srv/pub srv/bad
+    obj=$(ostree --repo=srv/bad ls -RC images/one /usr/bin/big | awk "{ print \$5 }")
+    flip "srv/bad/objects/${obj:0:2}/${obj:2}.filez"
+    for url in "$URL/bad" "file://$W/srv/bad"; do
+        rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
+        a2o --repo bad cache-pull --cache-url "$url" images/one > out 2> err
+        assert_one_line err
+        assert_file_has_content err "^apt2ostree: images/one: not from the cache $url ($url/objects/${obj:0:2}/${obj:2}.filez: refused: .*); building it\$"
+        test ! -s out
+        assert_not_has_file bad/refs/heads/images/one
+        assert_streq "$(find bad/objects -type f | wc -l)" 0
+        ostree --repo=bad fsck > /dev/null
+    done
+'
+
+test_expect_success 'a flipped byte in a dirtree object is refused as well' '
+    cd "$W"
+    rm -rf srv/bad2 && cp -a srv/pub srv/bad2
+    tree=$(ostree --repo=srv/bad2 ls -dC images/one /usr/share/doc/one | awk "{ print \$5 }")
+    d="srv/bad2/objects/${tree:0:2}/${tree:2}.dirtree"
+    flip "$d"
+    rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
+    a2o --repo bad cache-pull --cache-url "$URL/bad2" images/one > out 2> err
+    assert_one_line err
+    assert_file_has_content err "\.dirtree: damaged (its checksum is not [0-9a-f]\{64\})); building it\$"
+    assert_streq "$(find bad/objects -type f | wc -l)" 0
+    ostree --repo=bad fsck > /dev/null
+'
+
+test_expect_success 'a server that dies mid-fetch leaves the repository fsck-clean; the next pull completes' '
+    cd "$W"
+    a2o init --repo dying --mode bare-user > /dev/null
+    a2o --repo dying cache-pull --cache-url "$DYING/fault/die-8/pub" images/one > out 2> err
+    assert_one_line err
+    assert_file_has_content err "not from the cache $DYING/fault/die-8/pub"
+    assert_not_has_file dying/refs/heads/images/one
+    ostree --repo=dying fsck > /dev/null
+    a2o --repo dying cache-pull --cache-url "$URL/pub" images/one > out
+    assert_streq "$(cat dying/refs/heads/images/one)" "$(cat "$SRC/refs/heads/images/one")"
+    ostree --repo=dying fsck > /dev/null
+'
+
+test_expect_success 'a signed commit fetched without --cache-key keeps its detached metadata, as ostree pull keeps it' '
+    cd "$W"
+    same_as_ostree_pull bare-user "$URL/signed" images/one
+    c=$(cat "$OWN/refs/heads/images/one")
+    cmp "$OWN/objects/${c:0:2}/${c:2}.commitmeta" "$THEIRS/objects/${c:0:2}/${c:2}.commitmeta"
+'
+
+test_expect_success 'with --cache-key the fetch stays this program'"'"'s: the commit'"'"'s signature checked, the same result as ostree pull' '
+    cd "$W"
+    a2o init --repo keyed --mode bare-user > /dev/null
+    : > "$LOG"
+    a2o --repo keyed cache-pull --cache-url "$URL/signed" --cache-key "$SCRATCH/keys/publisher.asc" \
+        images/one > out 2> err
+    [ ! -s err ] || { cat err; false; }
+    ! grep -q "summary\|/config\$" "$LOG"
+    assert_streq "$(cat keyed/refs/heads/images/one)" "$(cat "$SRC/refs/heads/images/one")"
+    c=$(cat keyed/refs/heads/images/one)
+    cmp "keyed/objects/${c:0:2}/${c:2}.commitmeta" "srv/signed/objects/${c:0:2}/${c:2}.commitmeta"
+    ostree --repo=keyed fsck > /dev/null
+'
+
+test_expect_success 'with --cache-key a commit signed by another key, or not signed, is refused before its tree is fetched' '
+    cd "$W"
+    for c in "signed other" "pub publisher"; do
+        set -- $c
+        rm -rf refused && a2o init --repo refused --mode bare-user > /dev/null
+        : > "$LOG"
+        a2o --repo refused cache-pull --cache-url "$URL/$1" --cache-key "$SCRATCH/keys/$2.asc" \
+            images/one > out 2> err
+        assert_one_line err
+        test ! -s out
+        assert_not_has_file refused/refs/heads/images/one
+        ! grep -q "\.dirtree\$\|\.filez\$" "$LOG"
+        assert_streq "$(find refused/objects -type f | wc -l)" 0
+    done
+    assert_file_has_content err "images/one: not from the cache $URL/pub ($URL/pub/objects/.*\.commit: the commit has no GPG signature); building it\$"
+'
+
+test_expect_success 'an archive-mode repository is still served by libostree'"'"'s pull' '
+    cd "$W"
+    a2o init --repo arch --mode archive > /dev/null
+    a2o --repo arch cache-pull --cache-url "$URL/pub" images/one > out
+    assert_streq "$(cat arch/refs/heads/images/one)" "$(cat "$SRC/refs/heads/images/one")"
+    ostree --repo=arch fsck > /dev/null
+'
+
+test_done
