@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/xattr.h>
 
 #include <unistd.h>
@@ -207,6 +208,32 @@ util_fd_close (int *fd)
   if (*fd >= 0)
     close (*fd);
   *fd = -1;
+}
+
+GBytes *
+util_read_at (int dfd, const char *path, gsize max, GError **error)
+{
+  util_autofd int fd = openat (dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) < 0)
+    return util_fail (error, "%s: %s", path, g_strerror (errno)), NULL;
+  if (!S_ISREG (st.st_mode) || (guint64) st.st_size > max)
+    return util_fail (error, "%s: not a regular file of at most %" G_GSIZE_FORMAT " bytes", path,
+                      max), NULL;
+  gsize size = st.st_size;
+  g_autofree guint8 *data = g_malloc (MAX (size, 1));
+  gsize done = 0;
+  while (done < size)
+    {
+      ssize_t n = read (fd, data + done, size - done);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return util_fail (error, "%s: cannot read: %s", path,
+                          g_strerror (n < 0 ? errno : EIO)), NULL;
+      done += n;
+    }
+  return g_bytes_new_take (g_steal_pointer (&data), size);
 }
 
 gboolean

@@ -71,6 +71,11 @@ gboolean util_path_set_xattrs (const char *link, GVariant *xattrs, const char *p
  * the second way works.  0, or -1 with errno set (EEXIST: PATH is taken). */
 int util_link_tmpfile (int fd, int dfd, const char *path, gboolean *by_fd);
 
+/* The whole file PATH under DFD (not following a final symlink), at most
+ * MAX bytes; NULL with ERROR set (naming PATH) when it cannot be read, is
+ * not a regular file or is larger. */
+GBytes *util_read_at (int dfd, const char *path, gsize max, GError **error);
+
 /* Close *FD when it is open (>= 0).  A variable declared util_autofd is
  * closed when it goes out of scope. */
 void util_fd_close (int *fd);

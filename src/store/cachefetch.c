@@ -227,28 +227,6 @@ have_local (Fetch *f, const char *path)
   return fstatat (f->objects_dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* The bytes of the repository's object PATH, or NULL. */
-static GBytes *
-read_local (Fetch *f, const char *path)
-{
-  util_autofd int fd = openat (f->objects_dfd, path, O_RDONLY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat (fd, &st) < 0 || st.st_size > 64 * 1024 * 1024)
-    return NULL;
-  guint8 *buf = g_malloc (st.st_size + 1);
-  gsize done = 0;
-  while (done < (gsize) st.st_size)
-    {
-      ssize_t n = read (fd, buf + done, st.st_size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return g_free (buf), NULL;
-      done += n;
-    }
-  return g_bytes_new_take (buf, done);
-}
-
 static gboolean walk_dirtree (Fetch *f, GVariant *dirtree, const char *url, GError **error);
 
 /* Fetch the object CHECKSUM of TYPE unless it is wanted already or the
@@ -265,7 +243,7 @@ want (Fetch *f, ObjectsType type, const char *checksum, GError **error)
     {
       if (type != OBJECTS_DIR_TREE)
         return TRUE;
-      g_autoptr(GBytes) bytes = read_local (f, path);
+      g_autoptr(GBytes) bytes = util_read_at (f->objects_dfd, path, 64 * 1024 * 1024, NULL);
       if (bytes != NULL && bytes_have_checksum (bytes, checksum))
         {
           g_autoptr(GVariant) v = g_variant_ref_sink (

@@ -256,37 +256,10 @@ read_metadata (Checkout *co, const char *checksum, const char *suffix, const GVa
 {
   char rel[OBJECTS_PATH_MAX];
   objects_path (rel, checksum, suffix);
-  int fd = openat (co->objects_dfd, rel, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return util_fail (error, "objects/%s: %s", rel, g_strerror (errno)), NULL;
-  struct stat st;
-  if (fstat (fd, &st) < 0)
-    {
-      int errsv = errno;
-      close (fd);
-      return util_fail (error, "objects/%s: %s", rel, g_strerror (errsv)), NULL;
-    }
-  gsize size = st.st_size;
-  g_autofree guint8 *data = g_malloc (MAX (size, 1));
-  gsize done = 0;
-  while (done < size)
-    {
-      ssize_t n = read (fd, data + done, size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        {
-          int errsv = n < 0 ? errno : EIO;
-          close (fd);
-          return util_fail (error, "objects/%s: cannot read: %s", rel, g_strerror (errsv)), NULL;
-        }
-      done += n;
-    }
-  close (fd);
-  GBytes *bytes = g_bytes_new_take (g_steal_pointer (&data), size);
-  GVariant *v = g_variant_ref_sink (g_variant_new_from_bytes (type, bytes, FALSE));
-  g_bytes_unref (bytes);
-  return v;
+  g_autoptr(GBytes) bytes = util_read_at (co->objects_dfd, rel, G_MAXSIZE, error);
+  if (bytes == NULL)
+    return g_prefix_error (error, "objects/"), NULL;
+  return g_variant_ref_sink (g_variant_new_from_bytes (type, bytes, FALSE));
 }
 
 static GVariant *

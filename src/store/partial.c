@@ -230,22 +230,9 @@ load_metadata (int repo_dfd, const char *checksum, const char *suffix, const cha
 {
   char path[OBJECTS_REPO_PATH_MAX];
   objects_repo_path (path, checksum, suffix);
-  util_autofd int fd = openat (repo_dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0 || fstat (fd, &st) < 0 || !S_ISREG (st.st_mode) || st.st_size > 64 * 1024 * 1024)
+  g_autoptr(GBytes) bytes = util_read_at (repo_dfd, path, 64 * 1024 * 1024, NULL);
+  if (bytes == NULL)
     return NULL;
-  g_autofree guint8 *data = g_malloc (st.st_size + 1);
-  gsize done = 0;
-  while (done < (gsize) st.st_size)
-    {
-      ssize_t n = read (fd, data + done, st.st_size - done);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n <= 0)
-        return NULL;
-      done += n;
-    }
-  g_autoptr(GBytes) bytes = g_bytes_new_take (g_steal_pointer (&data), done);
   return g_variant_ref_sink (g_variant_new_from_bytes (G_VARIANT_TYPE (type), bytes, FALSE));
 }
 
