@@ -49,12 +49,13 @@ buildcache_ref (const char *kind, const char *const *inputs)
   return g_strconcat ("cache/", kind, "/", g_checksum_get_string (sum), NULL);
 }
 
-/* CACHE_REF's commit from CACHE with SET_REFS pointed at it, or NULL: a
- * miss, said in one line naming WHAT. */
-static char *
-lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
-        const char *const *set_refs, const char *what, GCancellable *cancellable)
+char *
+buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                         const char *out_ref, const char *what, GCancellable *cancellable)
 {
+  /* (cache-pull asks for a cache ref by its own name.)  The refs are
+   * written with the objects, in one transaction. */
+  const char *set_refs[] = { out_ref, strcmp (out_ref, cache_ref) != 0 ? cache_ref : NULL, NULL };
   CachePullSource source = { cache->url, cache->key_path };
   g_autoptr(GError) local_error = NULL;
   g_autofree char *commit = cachepull_pull (repo, &source, cache_ref, set_refs, cancellable,
@@ -68,13 +69,6 @@ lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
   return NULL;
 }
 
-char *
-buildcache_lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
-                   const char *what, GCancellable *cancellable)
-{
-  return lookup (repo, cache, cache_ref, NULL, what, cancellable);
-}
-
 gboolean
 buildcache_set_refs (OstreeRepo *repo, const char *const *refs, const char *commit,
                      GCancellable *cancellable, GError **error)
@@ -85,19 +79,6 @@ buildcache_set_refs (OstreeRepo *repo, const char *const *refs, const char *comm
   for (const char *const *r = refs; *r != NULL; r++)
     repo_txn_set_ref (txn, *r, commit);
   return repo_txn_finish (txn, cancellable, error);
-}
-
-gboolean
-buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
-                         const char *out_ref, const char *what, char **out_commit,
-                         GCancellable *cancellable, GError **error)
-{
-  *out_commit = NULL;
-  /* (cache-pull asks for a cache ref by its own name.)  The refs are
-   * written with the objects, in one transaction. */
-  const char *refs[] = { out_ref, strcmp (out_ref, cache_ref) != 0 ? cache_ref : NULL, NULL };
-  *out_commit = lookup (repo, cache, cache_ref, refs, what, cancellable);
-  return TRUE;
 }
 
 gboolean

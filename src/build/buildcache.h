@@ -36,24 +36,18 @@ gboolean buildcache_check (BuildCache *cache, GError **error);
  * INPUTS (NULL-terminated, in order). */
 char *buildcache_ref (const char *kind, const char *const *inputs);
 
-/* CACHE_REF's commit pulled from CACHE, or NULL: a miss (the cache lacks
- * it, does not answer, or sent something that failed verification), said
- * in one line on standard error naming WHAT, the tree built instead, and
- * libostree's reason. */
-char *buildcache_lookup (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
-                         const char *what, GCancellable *cancellable);
-
 /* Point each of REFS (NULL-terminated) at COMMIT, in one transaction. */
 gboolean buildcache_set_refs (OstreeRepo *repo, const char *const *refs, const char *commit,
                               GCancellable *cancellable, GError **error);
 
 /* A step's result from CACHE: on a hit OUT_REF and CACHE_REF point at the
- * pulled commit, returned in *OUT_COMMIT; on a miss (one line naming WHAT,
- * see buildcache_lookup) *OUT_COMMIT is NULL.  FALSE only when the refs
- * cannot be written. */
-gboolean buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
-                                  const char *out_ref, const char *what, char **out_commit,
-                                  GCancellable *cancellable, GError **error);
+ * pulled commit (written in the pull's own transaction), which is
+ * returned; on a miss (the cache lacks it, does not answer, sent something
+ * that failed verification, or the refs could not be written) NULL, and one
+ * line on standard error names WHAT, says the tree is built instead, and
+ * why. */
+char *buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                               const char *out_ref, const char *what, GCancellable *cancellable);
 
 /* After the step ran: CACHE_REF points at what OUT_REF holds, so that
  * publishing the repository offers it to the next machine. */

@@ -193,7 +193,6 @@ images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPtrArray
           continue;
         }
       g_autofree char *known = repo_read_ref (repo, key);
-      g_autofree char *commit = NULL;
       if (known != NULL)
         {
           const char *refs[] = { image->image, NULL };
@@ -202,9 +201,8 @@ images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPtrArray
           continue;
         }
       g_autofree char *what = g_strconcat ("image ", image->image, NULL);
-      if (!buildcache_fetch_result (repo, &args->cache, key, image->image, what, &commit,
-                                    cancellable, error))
-        return FALSE;
+      g_autofree char *commit = buildcache_fetch_result (repo, &args->cache, key, image->image,
+                                                         what, cancellable);
       if (commit == NULL)
         g_ptr_array_add (todo, image);
     }

@@ -42,10 +42,8 @@ cmd_cache_pull (int argc, char **argv, CmdInvocation *inv, GCancellable *cancell
       g_autofree char *have = repo_read_ref (repo, argv[i]);
       if (have != NULL)
         continue;
-      g_autofree char *commit = NULL;
-      if (!buildcache_fetch_result (repo, &cache, argv[i], argv[i], argv[i], &commit, cancellable,
-                                    error))
-        return FALSE;
+      g_autofree char *commit = buildcache_fetch_result (repo, &cache, argv[i], argv[i], argv[i],
+                                                         cancellable);
       if (commit != NULL)
         printf ("%s %s\n", argv[i], commit);
     }

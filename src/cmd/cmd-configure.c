@@ -30,8 +30,8 @@ configure_from_cache (OstreeRepo *repo, const BuildCache *cache, const RepoRev *
   g_ptr_array_add (inputs, NULL);
   *out_cache_ref = buildcache_ref ("configured", (const char *const *) inputs->pdata);
   g_autofree char *what = g_strconcat ("stage 2 (", out_ref, ")", NULL);
-  return buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what, out_commit,
-                                  cancellable, error);
+  *out_commit = buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what, cancellable);
+  return TRUE;
 }
 
 /* --incremental: stage 2 from OUT_REF's image when there is one (and the

@@ -113,10 +113,8 @@ stage1_from_cache (CmdInvocation *inv, const BuildCache *cache, const char *arch
     return FALSE;
   *out_cache_ref = stage1_cache_ref (arch, filters, revs);
   g_autofree char *what = g_strconcat ("stage 1 (", out_ref, ")", NULL);
-  g_autofree char *commit = NULL;
-  if (!buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what, &commit, cancellable,
-                                error))
-    return FALSE;
+  g_autofree char *commit = buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what,
+                                                     cancellable);
   *out_hit = commit != NULL;
   if (commit != NULL)
     printf ("%s\n", commit);

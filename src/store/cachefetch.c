@@ -91,8 +91,10 @@ guint
 cachefetch_connections (void)
 {
   const char *env = g_getenv ("APT2OSTREE_CACHE_CONNECTIONS");
-  guint64 n = env != NULL ? g_ascii_strtoull (env, NULL, 10) : 0;
-  return n >= 1 && n <= 64 ? (guint) n : 8;
+  guint64 n;
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 64, &n, NULL))
+    return (guint) n;
+  return 8;
 }
 
 static void
