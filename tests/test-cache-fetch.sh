@@ -142,6 +142,36 @@ test_expect_success 'a flipped byte in a content object is refused, over HTTP an
     done
 '
 
+test_expect_success 'a content object with bytes after its compressed stream, or cut short, is refused; nothing is kept' '
+    cd "$W"
+    obj=$(ostree --repo=srv/pub ls -RC images/one /usr/share/doc/one/numbers | awk "{ print \$5 }")
+    f="objects/${obj:0:2}/${obj:2}.filez"
+    rm -rf srv/long srv/short && cp -a srv/pub srv/long && cp -a srv/pub srv/short
+    printf "more" >> "srv/long/$f"
+    truncate -s -8 "srv/short/$f"
+    for c in long short; do
+        rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
+        a2o --repo bad cache-pull --cache-url "$URL/$c" images/one > out 2> err
+        assert_one_line err
+        assert_file_has_content err "($URL/$c/$f: refused: its compressed content is damaged); building it\$"
+        assert_not_has_file bad/refs/heads/images/one
+        assert_streq "$(find bad/objects -type f | wc -l)" 0
+        ostree --repo=bad fsck > /dev/null
+    done
+'
+
+test_expect_success 'the repository'"'"'s min-free-space setting holds: a fetch that would pass it fails in one line, nothing kept' '
+    cd "$W"
+    rm -rf full && a2o init --repo full --mode bare-user > /dev/null
+    ostree --repo=full config set core.min-free-space-size 1000000TB
+    a2o --repo full cache-pull --cache-url "$URL/pub" images/one > out 2> err
+    assert_one_line err
+    assert_file_has_content err "min-free-space"
+    assert_not_has_file full/refs/heads/images/one
+    assert_streq "$(find full/objects -type f | wc -l)" 0
+    ostree --repo=full fsck > /dev/null
+'
+
 test_expect_success 'a flipped byte in a dirtree object is refused as well' '
     cd "$W"
     rm -rf srv/bad2 && cp -a srv/pub srv/bad2

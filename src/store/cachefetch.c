@@ -4,8 +4,10 @@
  * The walk: the ref, the commit, its detached metadata, one at a time;
  * then the tree with libcurl's multi interface, a few keep-alive
  * connections, dirtree and dirmeta objects ahead of content, so that each
- * dirtree that arrives adds its children to the queue at once.  Objects
- * are checked and written as they arrive, on this one thread. */
+ * dirtree that arrives adds its children to the queue at once.  Metadata
+ * is checked and written as it arrives, on this thread; a regular file's
+ * content is inflated, checked and written into a file linked nowhere on
+ * the decoder threads, and taken into the writer's transaction here. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -15,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "base/sha256.h"
 #include "base/util.h"
@@ -52,26 +54,25 @@ typedef struct {
   GQueue meta;                /* of Want: dirtree and dirmeta objects */
   GQueue content;             /* of Want: .filez */
   GHashTable *seen;           /* "CHECKSUM.TYPE" of every object wanted */
-  GHashTable *headers;        /* objects_headers_new() */
-  GThreadPool *decoders;      /* of Decoded: .filez decoded off this thread */
+  GThreadPool *decoders;      /* of Decoded: .filez decoded and made off this thread */
   GAsyncQueue *decoded;       /* of Decoded: back, to write */
   guint decoding;             /* handed to the decoders and not written yet */
 } Fetch;
 
-/* Content handed to a decoder thread (which inflates it) before this
- * thread writes it: at most this many at once. */
+/* Content handed to a decoder thread (which inflates and makes it) before
+ * this thread adds it: at most this many at once. */
 #define DECODING_MAX 256
 
-/* A fetched .filez: its header read and content inflated by a decoder,
- * then checked and written by the main thread. */
+/* A fetched .filez: its header read by a decoder, a regular file's
+ * content inflated, checked and made there too (a symlink is left to the
+ * main thread), then added by the main thread. */
 typedef struct {
   Want want;
   GByteArray *body;           /* the .filez */
   guint32 uid, gid, mode;
   char *target;               /* a symlink's target */
   GVariant *xattrs;           /* NULL: none */
-  guint8 *content;
-  guint64 size;
+  ObjectWriterMade *made;     /* a regular file's */
   GError *error;
 } Decoded;
 
@@ -82,7 +83,7 @@ decoded_free (gpointer data)
   g_clear_pointer (&d->body, g_byte_array_unref);
   g_free (d->target);
   g_clear_pointer (&d->xattrs, g_variant_unref);
-  g_free (d->content);
+  g_clear_pointer (&d->made, object_writer_made_free);
   g_clear_error (&d->error);
   g_free (d);
 }
@@ -322,22 +323,20 @@ take_metadata (Fetch *f, const Want *want, GBytes *bytes, const char *url, GErro
   return !tree || walk_dirtree (f, v, url, error);
 }
 
-/* DATA (LEN bytes of raw deflate) inflated into exactly SIZE bytes. */
+/* DATA (LEN bytes of raw deflate) inflated into exactly SIZE bytes, all
+ * of DATA used. */
 static guint8 *
 inflate_exactly (const guint8 *data, gsize len, guint64 size, GError **error)
 {
-  z_stream zs = { 0 };
-  if (inflateInit2 (&zs, -15) != Z_OK)
-    return util_fail (error, "zlib: %s", zs.msg ? zs.msg : "cannot start"), NULL;
-  g_autofree guint8 *out = g_malloc (size + 1);
-  zs.next_in = (Bytef *) data;
-  zs.avail_in = len;
-  zs.next_out = out;
-  zs.avail_out = size + 1;
-  int rc = inflate (&zs, Z_FINISH);
-  gboolean ok = rc == Z_STREAM_END && zs.total_out == size && zs.avail_in == 0;
-  inflateEnd (&zs);
-  if (!ok)
+  struct libdeflate_decompressor *dec = libdeflate_alloc_decompressor ();
+  if (dec == NULL)
+    return util_fail (error, "out of memory"), NULL;
+  g_autofree guint8 *out = g_malloc (MAX (size, 1));
+  size_t in_used = 0, out_len = 0;
+  enum libdeflate_result r = libdeflate_deflate_decompress_ex (dec, data, len, out, size,
+                                                               &in_used, &out_len);
+  libdeflate_free_decompressor (dec);
+  if (r != LIBDEFLATE_SUCCESS || out_len != size || in_used != len)
     return util_fail (error, "its compressed content is damaged"), NULL;
   return g_steal_pointer (&out);
 }
@@ -360,34 +359,39 @@ filez_header (const guint8 *data, gsize len, gsize *out_offset, GError **error)
   return header;
 }
 
-/* D's .filez read: its header into D, a regular file's content inflated.
- * (On a decoder thread.) */
+/* D's .filez read: its header into D, a regular file's content inflated,
+ * checked and made with F's writer.  (On a decoder thread.) */
 static gboolean
-decode (Decoded *d, GError **error)
+decode (Fetch *f, Decoded *d, GError **error)
 {
   const guint8 *data = d->body->data;
   gsize len = d->body->len, offset;
   g_autoptr(GVariant) header = filez_header (data, len, &offset, error);
   if (header == NULL)
     return FALSE;
-  guint64 size;
+  guint64 size_be;
   guint32 rdev;
   g_autoptr(GVariant) xattrs = NULL;
-  g_variant_get (header, "(tuuuusa(ayay))", &size, &d->uid, &d->gid, &d->mode, &rdev, &d->target,
+  g_variant_get (header, "(tuuuusa(ayay))", &size_be, &d->uid, &d->gid, &d->mode, &rdev, &d->target,
                  NULL);
   xattrs = g_variant_get_child_value (header, 6);
-  d->size = GUINT64_FROM_BE (size);
+  guint64 size = GUINT64_FROM_BE (size_be);
   d->uid = GUINT32_FROM_BE (d->uid), d->gid = GUINT32_FROM_BE (d->gid);
   d->mode = GUINT32_FROM_BE (d->mode);
   if (g_variant_n_children (xattrs) > 0)
     d->xattrs = g_steal_pointer (&xattrs);
   /* (Deflate expands at most about 1032 times: a larger size is a lie.) */
-  if (rdev != 0 || !(S_ISREG (d->mode) || (d->mode == (S_IFLNK | 0777) && d->size == 0))
-      || d->size > (guint64) (len - offset) * 1032 + 64)
+  if (rdev != 0 || !(S_ISREG (d->mode) || (d->mode == (S_IFLNK | 0777) && size == 0))
+      || size > (guint64) (len - offset) * 1032 + 64)
     return util_fail (error, "its header is not one of a regular file or a symlink");
-  if (S_ISREG (d->mode))
-    d->content = inflate_exactly (data + offset, len - offset, d->size, error);
-  return S_ISLNK (d->mode) || d->content != NULL;
+  if (S_ISLNK (d->mode))
+    return TRUE;
+  g_autofree guint8 *content = inflate_exactly (data + offset, len - offset, size, error);
+  if (content == NULL)
+    return FALSE;
+  d->made = object_writer_make_checked (f->w, d->want.checksum, d->uid, d->gid, d->mode,
+                                        d->xattrs, content, size, error);
+  return d->made != NULL;
 }
 
 /* A decoder thread's job. */
@@ -396,13 +400,14 @@ decode_job (gpointer data, gpointer user_data)
 {
   Decoded *d = data;
   Fetch *f = user_data;
-  (void) decode (d, &d->error);
+  (void) decode (f, d, &d->error);
   g_clear_pointer (&d->body, g_byte_array_unref);
   g_async_queue_push (f->decoded, d);
   curl_multi_wakeup (f->multi);
 }
 
-/* The decoded content object D checked against its checksum and
+/* The decoded content object D taken into the writer: a regular file as
+ * the decoder made it, a symlink checked against its checksum and
  * written. */
 static gboolean
 write_decoded (Fetch *f, Decoded *d, GError **error)
@@ -422,9 +427,7 @@ write_decoded (Fetch *f, Decoded *d, GError **error)
                                                         d->xattrs, error);
       return written != NULL;
     }
-  g_autofree char *written = object_writer_regular_checked (
-      f->w, f->headers, d->want.checksum, d->uid, d->gid, d->mode, d->xattrs, d->content, d->size,
-      error);
+  g_autofree char *written = object_writer_add_made (f->w, g_steal_pointer (&d->made), error);
   return written != NULL;
 }
 
@@ -578,7 +581,6 @@ fetch_clear (Fetch *f)
   g_queue_clear_full (&f->meta, g_free);
   g_queue_clear_full (&f->content, g_free);
   g_clear_pointer (&f->seen, g_hash_table_unref);
-  g_clear_pointer (&f->headers, g_hash_table_unref);
   util_fd_close (&f->objects_dfd);
 }
 
@@ -593,12 +595,17 @@ fetch_init (Fetch *f, ObjectWriter *w, int repo_dfd, const char *url, guint conn
   if (f->objects_dfd < 0)
     return util_fail (error, "the repository's objects/: %s", g_strerror (errno));
   f->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  f->headers = objects_headers_new ();
   f->multi = curl_multi_init ();
   curl_multi_setopt (f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) connections);
+  /* Keep every connection open between transfers: libcurl's default
+   * keeps four per transfer in the multi handle, and with most slots
+   * idle (the decoders behind) it would close the rest and connect
+   * again. */
+  curl_multi_setopt (f->multi, CURLMOPT_MAXCONNECTS, (long) connections);
   f->decoded = g_async_queue_new ();
-  /* Inflating is most of the CPU a fetch takes: the other cores do it. */
-  guint decoders = CLAMP (g_get_num_processors () - 1, 1, 4);
+  /* Inflating, hashing and writing content is most of the work: a
+   * decoder on each core (this thread mostly waits on the network). */
+  guint decoders = CLAMP (g_get_num_processors (), 1, 4);
   f->decoders = g_thread_pool_new (decode_job, f, decoders, FALSE, error);
   if (f->decoders == NULL)
     return FALSE;

@@ -3,7 +3,7 @@
  * libcurl and written by the store's own object writer (writer.h): every
  * object checked against its checksum before it is written, and so before
  * anything that names it is; the objects the repository holds already are
- * not fetched.  GLib, libcurl and zlib alone.
+ * not fetched.  GLib, libcurl and libdeflate alone.
  *
  * What is read is OSTree's documented archive layout, nothing else: the
  * ref's file refs/heads/REF (no summary, which a static server may serve

@@ -378,21 +378,61 @@ object_writer_regular (ObjectWriter *w, GHashTable *headers, guint32 uid, guint3
   return store (w, path, checksum, FALSE, uid, gid, mode, xattrs, data, size, error);
 }
 
-char *
-object_writer_regular_checked (ObjectWriter *w, GHashTable *headers, const char *expected,
-                               guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
-                               const guint8 *data, gsize size, GError **error)
+struct ObjectWriterMade {
+  int fd;
+  guint64 size;
+  char checksum[65];
+  char path[OBJECTS_PATH_MAX];
+};
+
+void
+object_writer_made_free (ObjectWriterMade *made)
 {
-  g_autoptr(GBytes) header = objects_regular_header (headers, uid, gid, mode, xattrs, error);
+  if (made == NULL)
+    return;
+  util_fd_close (&made->fd);
+  g_free (made);
+}
+
+ObjectWriterMade *
+object_writer_make_checked (ObjectWriter *w, const char *expected, guint32 uid, guint32 gid,
+                            guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
+                            GError **error)
+{
+  /* (No header cache: it is not shared between threads.) */
+  g_autoptr(GBytes) header = objects_regular_header (NULL, uid, gid, mode, xattrs, error);
   if (header == NULL)
     return NULL;
   g_autofree char *checksum = objects_content_checksum (header, data, size);
   if (strcmp (checksum, expected) != 0)
     return util_fail (error, "its content has checksum %s", checksum), NULL;
-  char path[OBJECTS_PATH_MAX];
-  objects_type_path (path, checksum, OBJECTS_FILE);
-  return store (w, path, g_steal_pointer (&checksum), FALSE, uid, gid, mode, xattrs, data, size,
-                error);
+  g_autoptr(ObjectWriterMade) made = g_new0 (ObjectWriterMade, 1);
+  made->size = size;
+  g_strlcpy (made->checksum, checksum, sizeof made->checksum);
+  objects_type_path (made->path, checksum, OBJECTS_FILE);
+  made->fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+  if (made->fd < 0 || !write_all (made->fd, data, size)
+      || !set_metadata (w, made->fd, uid, gid, mode, xattrs))
+    return util_fail (error, "%s: writing object %s: %s", w->repo_path, made->path,
+                      g_strerror (errno)), NULL;
+  return g_steal_pointer (&made);
+}
+
+char *
+object_writer_add_made (ObjectWriter *w, ObjectWriterMade *made, GError **error)
+{
+  g_autoptr(ObjectWriterMade) owned = made;
+  if (has_object (w, owned->path))
+    return g_strdup (owned->checksum);
+  /* (Counted once written: what runs past the reserve is at most the
+   * files made and not added yet.) */
+  if (!reserve_space (w, owned->size, error))
+    return NULL;
+  int fd = owned->fd;
+  owned->fd = -1;
+  if (!add_object (w, fd, owned->path, error))
+    return NULL;
+  return g_strdup (owned->checksum);
 }
 
 char *

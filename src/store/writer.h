@@ -44,12 +44,23 @@ char *object_writer_regular (ObjectWriter *w, GHashTable *headers, guint32 uid, 
                              guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
                              GError **error);
 
-/* The same for a file that must have the checksum EXPECTED (one fetched
- * from elsewhere): when it has another, nothing is written and the error
- * says which. */
-char *object_writer_regular_checked (ObjectWriter *w, GHashTable *headers, const char *expected,
-                                     guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
-                                     const guint8 *data, gsize size, GError **error);
+/* A regular file that must have the checksum EXPECTED (one fetched from
+ * elsewhere), in two steps, so that the first can run on other threads:
+ * object_writer_make_checked() hashes DATA (SIZE bytes) with its header,
+ * and when the checksum is EXPECTED writes it into a new file linked
+ * nowhere, owner, mode and xattrs set; it touches nothing of W's but what
+ * object_writer_new() set, and may run on any thread, many at once.  With
+ * another checksum nothing is written and the error says which.
+ * object_writer_add_made(), on the thread that owns W, takes the file as
+ * object_writer_regular() would have stored it (closed unused when the
+ * repository has the object already) and returns its checksum. */
+typedef struct ObjectWriterMade ObjectWriterMade;
+ObjectWriterMade *object_writer_make_checked (ObjectWriter *w, const char *expected, guint32 uid,
+                                              guint32 gid, guint32 mode, GVariant *xattrs,
+                                              const guint8 *data, gsize size, GError **error);
+char *object_writer_add_made (ObjectWriter *w, ObjectWriterMade *made, GError **error);
+void object_writer_made_free (ObjectWriterMade *made);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ObjectWriterMade, object_writer_made_free)
 
 /* A regular file of SIZE bytes that READ (called until it has given SIZE
  * bytes: it returns how many it put in BUF, 0 at the end, -1 with ERROR set)
