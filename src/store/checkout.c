@@ -495,8 +495,20 @@ checkout_hardlinks (OstreeRepo *repo, const char *contents, const char *meta, co
 
 /* --- bringing a checkout from one tree to another --- */
 
+/* A subdirectory as a dirtree names it: its contents and metadata. */
+typedef struct {
+  char contents[OSTREE_SHA256_STRING_LEN + 1];
+  char meta[OSTREE_SHA256_STRING_LEN + 1];
+} DirPair;
+
+static gboolean
+dir_pair_equal (const DirPair *a, const DirPair *b)
+{
+  return strcmp (a->contents, b->contents) == 0 && strcmp (a->meta, b->meta) == 0;
+}
+
 /* The entries of the dirtree CONTENTS: files (name -> checksum) and
- * directories (name -> "CONTENTS META"). */
+ * directories (name -> DirPair). */
 static gboolean
 dirtree_entries (Checkout *co, const char *contents, GHashTable **out_files,
                  GHashTable **out_dirs, GError **error)
@@ -518,9 +530,10 @@ dirtree_entries (Checkout *co, const char *contents, GHashTable **out_files,
   g_variant_iter_init (&iter, dir_list);
   while (g_variant_iter_loop (&iter, "(&s@ay@ay)", &name, &a, &b))
     {
-      g_autofree char *tree = ostree_checksum_from_bytes_v (a);
-      g_autofree char *meta = ostree_checksum_from_bytes_v (b);
-      g_hash_table_insert (dirs, g_strdup (name), g_strconcat (tree, " ", meta, NULL));
+      DirPair *pair = g_new (DirPair, 1);
+      ostree_checksum_inplace_from_bytes (ostree_checksum_bytes_peek (a), pair->contents);
+      ostree_checksum_inplace_from_bytes (ostree_checksum_bytes_peek (b), pair->meta);
+      g_hash_table_insert (dirs, g_strdup (name), pair);
     }
   *out_files = g_steal_pointer (&files);
   *out_dirs = g_steal_pointer (&dirs);
@@ -608,28 +621,27 @@ update_add (Checkout *co, int dfd, const char *path, GHashTable *from_files,
   g_hash_table_iter_init (&iter, to_dirs);
   while (g_hash_table_iter_next (&iter, &name, &value))
     {
-      const char *from = g_hash_table_lookup (from_dirs, name);
+      const DirPair *from = g_hash_table_lookup (from_dirs, name);
+      const DirPair *to = value;
       g_autofree char *sub = g_build_filename (path, name, NULL);
-      g_auto(GStrv) to_pair = g_strsplit (value, " ", 2);
       if (from == NULL)
         {
           guint8 tree[OSTREE_SHA256_DIGEST_LEN], meta[OSTREE_SHA256_DIGEST_LEN];
-          ostree_checksum_inplace_to_bytes (to_pair[0], tree);
-          ostree_checksum_inplace_to_bytes (to_pair[1], meta);
+          ostree_checksum_inplace_to_bytes (to->contents, tree);
+          ostree_checksum_inplace_to_bytes (to->meta, meta);
           if (mkdirat (dfd, name, 0700) < 0)
             return util_fail (error, "%s: %s", sub, g_strerror (errno));
           queue_dir (co, g_steal_pointer (&sub), tree, meta);
           *changed = TRUE;
           continue;
         }
-      if (g_str_equal (from, value))
+      if (dir_pair_equal (from, to))
         continue;
-      g_auto(GStrv) from_pair = g_strsplit (from, " ", 2);
       int sub_dfd = openat (dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (sub_dfd < 0)
         return util_fail (error, "%s: %s", sub, g_strerror (errno));
-      gboolean ok = update_dir (co, sub_dfd, sub, from_pair[0], from_pair[1], to_pair[0],
-                                to_pair[1], error);
+      gboolean ok = update_dir (co, sub_dfd, sub, from->contents, from->meta, to->contents,
+                                to->meta, error);
       close (sub_dfd);
       if (!ok)
         return FALSE;
