@@ -98,6 +98,19 @@ test_expect_success 'objects the repository has are not fetched again: a second 
     assert_streq "$(cat shared/refs/heads/images/two)" "$(cat "$SRC/refs/heads/images/two")"
 '
 
+test_expect_success 'a tree of more files than the process may open at once is fetched whole (ulimit -n 700)' '
+    cd "$W"
+    mkdir -p many/usr/share/many
+    for i in $(seq 1 3000); do echo "$i" > many/usr/share/many/$i; done
+    a2o --repo "$SRC" import --ref images/many many > /dev/null
+    rm -rf srv/many && a2o --repo "$SRC" publish --to srv/many images/many > /dev/null
+    rm -rf own-many && a2o init --repo own-many --mode bare-user > /dev/null
+    (ulimit -n 700 && a2o --repo own-many cache-pull --cache-url "$URL/many" images/many) > out 2> err
+    [ ! -s err ] || { cat err; false; }
+    assert_streq "$(cat own-many/refs/heads/images/many)" "$(cat "$SRC/refs/heads/images/many")"
+    ostree --repo=own-many fsck > /dev/null
+'
+
 test_expect_success 'a ref the cache lacks is a miss at once: one request, one line, nothing written' '
     cd "$W"
     a2o init --repo miss --mode bare-user > /dev/null

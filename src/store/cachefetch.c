@@ -60,8 +60,9 @@ typedef struct {
 } Fetch;
 
 /* Content handed to a decoder thread (which inflates and makes it) before
- * this thread adds it: at most this many at once. */
-#define DECODING_MAX 256
+ * this thread adds it: at most this many at once, each an open file once
+ * made. */
+#define DECODING_MAX OBJECT_WRITER_MADE_MAX
 
 /* A fetched .filez: its header read by a decoder, a regular file's
  * content inflated, checked and made there too (a symlink is left to the
