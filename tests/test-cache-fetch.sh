@@ -111,6 +111,21 @@ test_expect_success 'a tree of more files than the process may open at once is f
     ostree --repo=own-many fsck > /dev/null
 '
 
+test_expect_success 'a file larger than the fetched bytes kept waiting for the decoders at once (64 MB) is fetched, with the files around it' '
+    cd "$W"
+    mkdir -p huge/usr/lib
+    head -c 70000000 /dev/urandom > huge/usr/lib/libhuge.so
+    for i in 1 2 3; do head -c 1000000 /dev/urandom > huge/usr/lib/libsmall$i.so; done
+    a2o --repo "$SRC" import --ref images/huge huge > /dev/null
+    rm -rf srv/huge && a2o --repo "$SRC" publish --to srv/huge images/huge > /dev/null
+    rm -rf own-huge && a2o init --repo own-huge --mode bare-user > /dev/null
+    a2o --repo own-huge cache-pull --cache-url "$URL/huge" images/huge > out 2> err
+    [ ! -s err ] || { cat err; false; }
+    assert_streq "$(cat own-huge/refs/heads/images/huge)" "$(cat "$SRC/refs/heads/images/huge")"
+    ostree --repo=own-huge fsck > /dev/null
+    rm -rf huge srv/huge own-huge
+'
+
 test_expect_success 'a ref the cache lacks is a miss at once: one request, one line, nothing written' '
     cd "$W"
     a2o init --repo miss --mode bare-user > /dev/null

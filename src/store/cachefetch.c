@@ -57,12 +57,16 @@ typedef struct {
   GThreadPool *decoders;      /* of Decoded: .filez decoded and made off this thread */
   GAsyncQueue *decoded;       /* of Decoded: back, to write */
   guint decoding;             /* handed to the decoders and not written yet */
+  guint64 decoding_bytes;     /* their .filez bytes */
 } Fetch;
 
 /* Content handed to a decoder thread (which inflates and makes it) before
  * this thread adds it: at most this many at once, each an open file once
- * made. */
+ * made, and no new content fetched while their bytes pass DECODING_BYTES
+ * (memory stays bounded when the network outruns the decoders: the
+ * largest libraries of a CUDA image are hundreds of MB each). */
 #define DECODING_MAX OBJECT_WRITER_MADE_MAX
+#define DECODING_BYTES (64 * 1024 * 1024)
 
 /* A fetched .filez: its header read by a decoder, a regular file's
  * content inflated, checked and made there too (a symlink is left to the
@@ -70,6 +74,7 @@ typedef struct {
 typedef struct {
   Want want;
   GByteArray *body;           /* the .filez */
+  guint64 body_size;
   guint32 uid, gid, mode;
   char *target;               /* a symlink's target */
   GVariant *xattrs;           /* NULL: none */
@@ -441,6 +446,7 @@ drain (Fetch *f, gboolean wait, GError **error)
     {
       wait = FALSE;
       f->decoding--;
+      f->decoding_bytes -= d->body_size;
       g_autoptr(GError) local_error = NULL;
       gboolean ok = write_decoded (f, d, &local_error);
       g_autofree char *url = object_url (f, d->want.checksum, "filez");
@@ -465,8 +471,10 @@ take (Fetch *f, Slot *s, GError **error)
   Decoded *d = g_new0 (Decoded, 1);
   d->want = s->want;
   d->body = s->body;
+  d->body_size = s->body->len;
   s->body = g_byte_array_new ();
   f->decoding++;
+  f->decoding_bytes += d->body_size;
   return g_thread_pool_push (f->decoders, d, error);
 }
 
@@ -480,7 +488,7 @@ start_slots (Fetch *f, GError **error)
       if (s->busy)
         continue;
       g_autofree Want *w = g_queue_pop_head (&f->meta);
-      if (w == NULL && f->decoding < DECODING_MAX)
+      if (w == NULL && f->decoding < DECODING_MAX && f->decoding_bytes < DECODING_BYTES)
         w = g_queue_pop_head (&f->content);
       if (w == NULL)
         return TRUE;
