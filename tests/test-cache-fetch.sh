@@ -146,6 +146,22 @@ test_expect_success 'an unreachable cache is a miss at once' '
     test ! -s out
 '
 
+# refused URL PATTERN [CONFIG]: cache-pull images/one from URL into a new
+# repository ./bad (first given "ostree config set CONFIG" when CONFIG is
+# there) fails with one line matching PATTERN; no ref, no object is left,
+# the repository is fsck-clean.
+refused () {
+    rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
+    [ -z "${3:-}" ] || ostree --repo=bad config set $3
+    a2o --repo bad cache-pull --cache-url "$1" images/one > out 2> err
+    assert_one_line err
+    assert_file_has_content err "$2"
+    test ! -s out
+    assert_not_has_file bad/refs/heads/images/one
+    assert_streq "$(find bad/objects -type f | wc -l)" 0
+    ostree --repo=bad fsck > /dev/null
+}
+
 # flip FILE: one byte in the middle of FILE changed.
 flip () {
     local size
@@ -159,14 +175,7 @@ test_expect_success 'a flipped byte in a content object is refused, over HTTP an
     obj=$(ostree --repo=srv/bad ls -RC images/one /usr/bin/big | awk "{ print \$5 }")
     flip "srv/bad/objects/${obj:0:2}/${obj:2}.filez"
     for url in "$URL/bad" "file://$W/srv/bad"; do
-        rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
-        a2o --repo bad cache-pull --cache-url "$url" images/one > out 2> err
-        assert_one_line err
-        assert_file_has_content err "^apt2ostree: images/one: not from the cache $url ($url/objects/${obj:0:2}/${obj:2}.filez: refused: .*); building it\$"
-        test ! -s out
-        assert_not_has_file bad/refs/heads/images/one
-        assert_streq "$(find bad/objects -type f | wc -l)" 0
-        ostree --repo=bad fsck > /dev/null
+        refused "$url" "^apt2ostree: images/one: not from the cache $url ($url/objects/${obj:0:2}/${obj:2}.filez: refused: .*); building it\$"
     done
 '
 
@@ -178,26 +187,13 @@ test_expect_success 'a content object with bytes after its compressed stream, or
     printf "more" >> "srv/long/$f"
     truncate -s -8 "srv/short/$f"
     for c in long short; do
-        rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
-        a2o --repo bad cache-pull --cache-url "$URL/$c" images/one > out 2> err
-        assert_one_line err
-        assert_file_has_content err "($URL/$c/$f: refused: its compressed content is damaged); building it\$"
-        assert_not_has_file bad/refs/heads/images/one
-        assert_streq "$(find bad/objects -type f | wc -l)" 0
-        ostree --repo=bad fsck > /dev/null
+        refused "$URL/$c" "($URL/$c/$f: refused: its compressed content is damaged); building it\$"
     done
 '
 
 test_expect_success 'the repository'"'"'s min-free-space setting holds: a fetch that would pass it fails in one line, nothing kept' '
     cd "$W"
-    rm -rf full && a2o init --repo full --mode bare-user > /dev/null
-    ostree --repo=full config set core.min-free-space-size 1000000TB
-    a2o --repo full cache-pull --cache-url "$URL/pub" images/one > out 2> err
-    assert_one_line err
-    assert_file_has_content err "min-free-space"
-    assert_not_has_file full/refs/heads/images/one
-    assert_streq "$(find full/objects -type f | wc -l)" 0
-    ostree --repo=full fsck > /dev/null
+    refused "$URL/pub" "min-free-space" "core.min-free-space-size 1000000TB"
 '
 
 test_expect_success 'a flipped byte in a dirtree object is refused as well' '
@@ -206,12 +202,7 @@ test_expect_success 'a flipped byte in a dirtree object is refused as well' '
     tree=$(ostree --repo=srv/bad2 ls -dC images/one /usr/share/doc/one | awk "{ print \$5 }")
     d="srv/bad2/objects/${tree:0:2}/${tree:2}.dirtree"
     flip "$d"
-    rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
-    a2o --repo bad cache-pull --cache-url "$URL/bad2" images/one > out 2> err
-    assert_one_line err
-    assert_file_has_content err "\.dirtree: damaged (its checksum is not [0-9a-f]\{64\})); building it\$"
-    assert_streq "$(find bad/objects -type f | wc -l)" 0
-    ostree --repo=bad fsck > /dev/null
+    refused "$URL/bad2" "\.dirtree: damaged (its checksum is not [0-9a-f]\{64\})); building it\$"
 '
 
 test_expect_success 'a server that dies mid-fetch leaves the repository fsck-clean; the next pull completes' '
