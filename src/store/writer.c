@@ -130,8 +130,9 @@ object_writer_new (const ObjectWriterConfig *config)
     return NULL;
   /* Written objects wait as open files for the syncfs: as many as the
    * file limit allows, raised towards the hard limit while the writer
-   * lives, keeping 256 for everything else and OBJECT_WRITER_MADE_MAX
-   * for the files made on other threads and not added yet. */
+   * lives, keeping 256 for everything else (the files made on other
+   * threads and not added yet, at most OBJECT_WRITER_MADE_MAX, among
+   * them). */
   struct rlimit nofile;
   if (w->sync && getrlimit (RLIMIT_NOFILE, &nofile) == 0)
     {
@@ -146,8 +147,7 @@ object_writer_new (const ObjectWriterConfig *config)
               nofile.rlim_cur = want;
             }
         }
-      rlim_t kept = 256 + OBJECT_WRITER_MADE_MAX;
-      w->max_pending = nofile.rlim_cur > 2 * kept ? (guint) MIN (nofile.rlim_cur - kept, 65536) : 0;
+      w->max_pending = nofile.rlim_cur > 512 ? (guint) MIN (nofile.rlim_cur - 256, 65536) : 0;
     }
   w->block_size = vfs.f_bsize > 0 ? vfs.f_bsize : 4096;
   /* As libostree reckons it: what is free (for root) or available (for

@@ -56,9 +56,9 @@ char *object_writer_regular (ObjectWriter *w, GHashTable *headers, guint32 uid, 
  * repository has the object already) and returns its checksum. */
 typedef struct ObjectWriterMade ObjectWriterMade;
 /* A made file is an open file until it is added: have at most this many
- * made and not added at once (the writer keeps that many descriptors of
- * the process's file limit for them). */
-#define OBJECT_WRITER_MADE_MAX 256
+ * made and not added at once (they fit in the descriptors the writer
+ * leaves free of the process's file limit, 256). */
+#define OBJECT_WRITER_MADE_MAX 64
 ObjectWriterMade *object_writer_make_checked (ObjectWriter *w, const char *expected, guint32 uid,
                                               guint32 gid, guint32 mode, GVariant *xattrs,
                                               const guint8 *data, gsize size, GError **error);
