@@ -88,6 +88,12 @@ object_writer_free (ObjectWriter *w)
   g_free (w);
 }
 
+/* File descriptors the writer leaves free of the process's limit for
+ * everything else: the files made on other threads and not added yet
+ * among them. */
+#define SPARE_FDS 256
+G_STATIC_ASSERT (OBJECT_WRITER_MADE_MAX <= SPARE_FDS / 2);
+
 static gboolean
 has_tmpfile (__fsword_t type)
 {
@@ -130,9 +136,7 @@ object_writer_new (const ObjectWriterConfig *config)
     return NULL;
   /* Written objects wait as open files for the syncfs: as many as the
    * file limit allows, raised towards the hard limit while the writer
-   * lives, keeping 256 for everything else (the files made on other
-   * threads and not added yet, at most OBJECT_WRITER_MADE_MAX, among
-   * them). */
+   * lives, keeping SPARE_FDS for everything else. */
   struct rlimit nofile;
   if (w->sync && getrlimit (RLIMIT_NOFILE, &nofile) == 0)
     {
@@ -147,7 +151,8 @@ object_writer_new (const ObjectWriterConfig *config)
               nofile.rlim_cur = want;
             }
         }
-      w->max_pending = nofile.rlim_cur > 512 ? (guint) MIN (nofile.rlim_cur - 256, 65536) : 0;
+      w->max_pending = nofile.rlim_cur > 2 * SPARE_FDS
+                         ? (guint) MIN (nofile.rlim_cur - SPARE_FDS, 65536) : 0;
     }
   w->block_size = vfs.f_bsize > 0 ? vfs.f_bsize : 4096;
   /* As libostree reckons it: what is free (for root) or available (for
@@ -236,6 +241,14 @@ move_object (ObjectWriter *w, const char *name, const char *path, GError **error
   int errsv = errno;
   (void) unlinkat (w->stage_dfd, name, 0);
   return util_fail (error, "%s: storing object %s: %s", w->repo_path, path, g_strerror (errsv));
+}
+
+/* A new file in the staging directory, linked nowhere, to write an object
+ * into; -1 with errno set. */
+static int
+open_object_file (ObjectWriter *w)
+{
+  return openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
 }
 
 /* Is the object PATH ("XX/REST.TYPE") in objects/, or written here? */
@@ -358,7 +371,7 @@ store (ObjectWriter *w, const char *path, char *checksum, gboolean metadata_obje
     return g_steal_pointer (&owned_checksum);
   if (!reserve_space (w, size, error))
     return NULL;
-  util_autofd int fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+  util_autofd int fd = open_object_file (w);
   if (fd < 0 || !write_all (fd, data, size))
     return util_fail (error, "%s: writing object %s: %s", w->repo_path, path,
                       g_strerror (errno)), NULL;
@@ -412,7 +425,7 @@ object_writer_make_checked (ObjectWriter *w, const char *expected, guint32 uid, 
   made->size = size;
   g_strlcpy (made->checksum, checksum, sizeof made->checksum);
   objects_type_path (made->path, checksum, OBJECTS_FILE);
-  made->fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+  made->fd = open_object_file (w);
   if (made->fd < 0 || !write_all (made->fd, data, size)
       || !set_metadata (w, made->fd, uid, gid, mode, xattrs))
     return util_fail (error, "%s: writing object %s: %s", w->repo_path, made->path,
@@ -445,7 +458,7 @@ object_writer_regular_stream (ObjectWriter *w, guint32 uid, guint32 gid, guint32
   g_autoptr(GBytes) header = objects_regular_header (NULL, uid, gid, mode, xattrs, error);
   if (header == NULL || !reserve_space (w, size, error))
     return NULL;
-  util_autofd int fd = openat (w->stage_dfd, ".", O_WRONLY | O_TMPFILE | O_CLOEXEC, 0644);
+  util_autofd int fd = open_object_file (w);
   if (fd < 0)
     return util_fail (error, "%s: writing an object: %s", w->repo_path, g_strerror (errno)), NULL;
   g_autoptr(Sha256) sha = sha256_new ();

@@ -53,11 +53,12 @@ char *object_writer_regular (ObjectWriter *w, GHashTable *headers, guint32 uid, 
  * another checksum nothing is written and the error says which.
  * object_writer_add_made(), on the thread that owns W, takes the file as
  * object_writer_regular() would have stored it (closed unused when the
- * repository has the object already) and returns its checksum. */
+ * repository has the object already) and returns its checksum.
+ *
+ * A made file is an open file until it is added: have at most
+ * OBJECT_WRITER_MADE_MAX made and not added at once (they fit in the
+ * descriptors the writer leaves free of the process's file limit). */
 typedef struct ObjectWriterMade ObjectWriterMade;
-/* A made file is an open file until it is added: have at most this many
- * made and not added at once (they fit in the descriptors the writer
- * leaves free of the process's file limit, 256). */
 #define OBJECT_WRITER_MADE_MAX 64
 ObjectWriterMade *object_writer_make_checked (ObjectWriter *w, const char *expected, guint32 uid,
                                               guint32 gid, guint32 mode, GVariant *xattrs,
