@@ -98,17 +98,26 @@ test_expect_success 'objects the repository has are not fetched again: a second 
     assert_streq "$(cat shared/refs/heads/images/two)" "$(cat "$SRC/refs/heads/images/two")"
 '
 
+# fetched_whole NAME [NOFILE]: the tree ./NAME imported as images/NAME,
+# published into srv/NAME and cache-pulled from there into a new
+# bare-user repository own-NAME (under "ulimit -n NOFILE" when given):
+# nothing on standard error, the same commit, fsck-clean.
+fetched_whole () {
+    a2o --repo "$SRC" import --ref "images/$1" "$1" > /dev/null
+    rm -rf "srv/$1" && a2o --repo "$SRC" publish --to "srv/$1" "images/$1" > /dev/null
+    rm -rf "own-$1" && a2o init --repo "own-$1" --mode bare-user > /dev/null
+    (if [ -n "${2:-}" ]; then ulimit -n "$2"; fi
+     a2o --repo "own-$1" cache-pull --cache-url "$URL/$1" "images/$1") > out 2> err
+    [ ! -s err ] || { cat err; return 1; }
+    assert_streq "$(cat "own-$1/refs/heads/images/$1")" "$(cat "$SRC/refs/heads/images/$1")"
+    ostree --repo="own-$1" fsck > /dev/null
+}
+
 test_expect_success 'a tree of more files than the process may open at once is fetched whole (ulimit -n 700)' '
     cd "$W"
     mkdir -p many/usr/share/many
     for i in $(seq 1 3000); do echo "$i" > many/usr/share/many/$i; done
-    a2o --repo "$SRC" import --ref images/many many > /dev/null
-    rm -rf srv/many && a2o --repo "$SRC" publish --to srv/many images/many > /dev/null
-    rm -rf own-many && a2o init --repo own-many --mode bare-user > /dev/null
-    (ulimit -n 700 && a2o --repo own-many cache-pull --cache-url "$URL/many" images/many) > out 2> err
-    [ ! -s err ] || { cat err; false; }
-    assert_streq "$(cat own-many/refs/heads/images/many)" "$(cat "$SRC/refs/heads/images/many")"
-    ostree --repo=own-many fsck > /dev/null
+    fetched_whole many 700
 '
 
 test_expect_success 'a file larger than the fetched bytes kept waiting for the decoders at once (64 MB) is fetched, with the files around it' '
@@ -116,13 +125,7 @@ test_expect_success 'a file larger than the fetched bytes kept waiting for the d
     mkdir -p huge/usr/lib
     head -c 70000000 /dev/urandom > huge/usr/lib/libhuge.so
     for i in 1 2 3; do head -c 1000000 /dev/urandom > huge/usr/lib/libsmall$i.so; done
-    a2o --repo "$SRC" import --ref images/huge huge > /dev/null
-    rm -rf srv/huge && a2o --repo "$SRC" publish --to srv/huge images/huge > /dev/null
-    rm -rf own-huge && a2o init --repo own-huge --mode bare-user > /dev/null
-    a2o --repo own-huge cache-pull --cache-url "$URL/huge" images/huge > out 2> err
-    [ ! -s err ] || { cat err; false; }
-    assert_streq "$(cat own-huge/refs/heads/images/huge)" "$(cat "$SRC/refs/heads/images/huge")"
-    ostree --repo=own-huge fsck > /dev/null
+    fetched_whole huge
     rm -rf huge srv/huge own-huge
 '
 
