@@ -12,8 +12,11 @@
 #   3. mmdebstrap --variant=minbase of the same release;
 #   4. bytes: what B fetched from the cache server against the .debs' size.
 #
-# B fetches with $APT2OSTREE_CACHE_CONNECTIONS connections (default 8);
-# CONNECTIONS="1 4 8" runs B again with each.
+# B fetches with $APT2OSTREE_CACHE_CONNECTIONS connections (default 32);
+# CONNECTIONS="8 32 64" runs B again with each.  RTT="10 30" runs B again
+# as if the cache were that many milliseconds away (bench/delay-proxy.py
+# between B and the server): a cache in another building or region, where
+# what counts is how many requests are in flight, not the CPU.
 #
 # The cache is served the way a team would serve it, by a static web server:
 # SERVER=nginx (the default when nginx is installed: apt-get install
@@ -43,7 +46,9 @@ esac
 
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-cache.XXXXXX")
 server=
-trap '[ -z "$server" ] || kill "$server" 2>/dev/null; [ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
+proxy=
+trap '[ -z "$server" ] || kill "$server" 2>/dev/null; [ -z "$proxy" ] || kill "$proxy" 2>/dev/null
+      [ -n "${KEEP:-}" ] || rm -rf "$dir"' EXIT
 unset SOURCE_DATE_EPOCH
 cd "$dir"
 
@@ -120,6 +125,19 @@ for c in ${CONNECTIONS:-}; do
         --builddir "b$c" --cache-url "$URL" --mirror "$source=http://127.0.0.1:1/"
 done
 
+# B again through a proxy that delays by each round trip in $RTT (ms).
+for r in ${RTT:-}; do
+    rm -f "proxy$r.port"
+    python3 "$TOP_SRCDIR/bench/delay-proxy.py" "proxy$r.port" "$(cat port)" "$r" &
+    proxy=$!
+    for _ in $(seq 100); do [ -s "proxy$r.port" ] && break; sleep 0.05; done
+    sync
+    timed "b-rtt$r.build" "$A2O" build min.lock.json --ref min --builddir "b-rtt$r" \
+        --cache-url "http://127.0.0.1:$(cat "proxy$r.port")/repo" --mirror "$source=http://127.0.0.1:1/"
+    kill "$proxy"
+    proxy=
+done
+
 # 3. mmdebstrap
 sync
 timed mm mmdebstrap --quiet --variant=minbase --mode=root "$SUITE" mm.tar mm.sources
@@ -137,6 +155,9 @@ echo "  B / A (cold):            $(calc "$(cat b.build) / $(cat a.build)")   (go
 echo "  B / mmdebstrap:          $(calc "$(cat b.build) / $(cat mm)")"
 for c in ${CONNECTIONS:-}; do
     echo "  B with $c connection(s):  $(cat "b$c.build") s, B / A $(calc "$(cat "b$c.build") / $(cat a.build)")"
+done
+for r in ${RTT:-}; do
+    echo "  B with a $r ms round trip: $(cat "b-rtt$r.build") s, B / A $(calc "$(cat "b-rtt$r.build") / $(cat a.build)")"
 done
 [ ! -s b.cpu ] || echo "  B's CPU time:            $(cat b.cpu)"
 echo "  trees B built itself:    $misses"

@@ -18,6 +18,13 @@ with a path prefix:
                               connection open for a minute
     /fault/die-N/PATH         serve the first N requests, then the whole
                               server exits (a server dying mid-transfer)
+    /fault/gate-N/PATH        serve PATH; a file over 16 MiB waits after its
+                              first 16 MiB (sent through a 64 KiB send buffer)
+                              until N such files have got there, or 5 s have
+                              passed; then the gate stays open, and
+                              "gate: N together" or "gate: timed out" is
+                              appended to LOGFILE once (how many large
+                              bodies a client reads at once)
 """
 import http.server
 import os
@@ -32,6 +39,9 @@ root, portfile = sys.argv[1], sys.argv[2]
 logfile = sys.argv[3] if len(sys.argv) > 3 else None
 flaky_counts = {}
 lock = threading.Lock()
+GATE_AT = 16 * 1024 * 1024
+gate = {"waiting": 0, "open": False}
+gate_changed = threading.Condition(lock)
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -41,10 +51,25 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, fmt, *args):
         pass
 
-    def _log(self):
+    def _log(self, line=None):
         if logfile:
             with lock, open(logfile, "a") as f:
-                f.write(self.path + "\n")
+                f.write((line or self.path) + "\n")
+
+    def _gate(self, want):
+        with gate_changed:
+            gate["waiting"] += 1
+            gate_changed.notify_all()
+            if gate["open"]:
+                return
+            together = gate_changed.wait_for(lambda: gate["waiting"] >= want, timeout=5)
+            if not gate["open"]:
+                gate["open"] = True
+                gate_changed.notify_all()
+                result = "%d together" % want if together else "timed out"
+            else:
+                return
+        self._log("gate: " + result)
 
     def do_GET(self):
         self._log()
@@ -106,6 +131,21 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(60)
             self.close_connection = True
+            return
+        if kind == "gate":
+            path = self.translate_path(rest)
+            if not os.path.isfile(path) or os.path.getsize(path) <= GATE_AT:
+                self.path = rest
+                return super().do_GET()
+            data = open(path, "rb").read()
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[:GATE_AT])
+            self.wfile.flush()
+            self._gate(int(num))
+            self.wfile.write(data[GATE_AT:])
             return
         if kind == "slow":
             path = self.translate_path(rest)

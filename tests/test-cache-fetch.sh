@@ -4,9 +4,9 @@
 # commit, files and detached metadata as libostree's pull gives, over HTTP
 # and from file:///; objects the repository has are not fetched; a missing
 # ref is one request; a damaged object is refused and nothing is kept; a
-# server dying mid-fetch leaves the repository fsck-clean; with
-# --cache-key the commit's GPG signature is checked before its tree is
-# fetched.
+# server dying mid-fetch leaves the repository fsck-clean; large files
+# side by side are not all read into memory at once; with --cache-key the
+# commit's GPG signature is checked before its tree is fetched.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 
@@ -100,14 +100,15 @@ test_expect_success 'objects the repository has are not fetched again: a second 
 
 # fetched_whole NAME [NOFILE]: the tree ./NAME imported as images/NAME,
 # published into srv/NAME and cache-pulled from there into a new
-# bare-user repository own-NAME (under "ulimit -n NOFILE" when given):
+# bare-user repository own-NAME (under "ulimit -n NOFILE" when given; from
+# the cache's URL with $VIA between the server and srv/NAME when set):
 # nothing on standard error, the same commit, fsck-clean.
 fetched_whole () {
     a2o --repo "$SRC" import --ref "images/$1" "$1" > /dev/null
     rm -rf "srv/$1" && a2o --repo "$SRC" publish --to "srv/$1" "images/$1" > /dev/null
     rm -rf "own-$1" && a2o init --repo "own-$1" --mode bare-user > /dev/null
     (if [ -n "${2:-}" ]; then ulimit -n "$2"; fi
-     a2o --repo "own-$1" cache-pull --cache-url "$URL/$1" "images/$1") > out 2> err
+     a2o --repo "own-$1" cache-pull --cache-url "$URL${VIA:+/$VIA}/$1" "images/$1") > out 2> err
     [ ! -s err ] || { cat err; return 1; }
     assert_streq "$(cat "own-$1/refs/heads/images/$1")" "$(cat "$SRC/refs/heads/images/$1")"
     ostree --repo="own-$1" fsck > /dev/null
@@ -127,6 +128,20 @@ test_expect_success 'a file larger than the fetched bytes kept waiting for the d
     for i in 1 2 3; do head -c 1000000 /dev/urandom > huge/usr/lib/libsmall$i.so; done
     fetched_whole huge
     rm -rf huge srv/huge own-huge
+'
+
+test_expect_success 'large files side by side are not all read at once: of 8 files of 20 MB, the 8 never get past 16 MB together; from file:/// too' '
+    cd "$W"
+    mkdir -p large/usr/lib
+    for i in $(seq 1 8); do head -c 20000000 /dev/urandom > large/usr/lib/lib$i.so; done
+    : > "$LOG"
+    VIA=fault/gate-8 fetched_whole large
+    grep -x "gate: timed out" "$LOG"
+    rm -rf own-file && a2o init --repo own-file --mode bare-user > /dev/null
+    a2o --repo own-file cache-pull --cache-url "file://$W/srv/large" images/large > /dev/null
+    assert_streq "$(cat own-file/refs/heads/images/large)" "$(cat "$SRC/refs/heads/images/large")"
+    ostree --repo=own-file fsck > /dev/null
+    rm -rf large srv/large own-large own-file
 '
 
 test_expect_success 'a ref the cache lacks is a miss at once: one request, one line, nothing written' '

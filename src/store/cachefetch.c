@@ -2,7 +2,7 @@
  * store's own writer; see cachefetch.h.
  *
  * The walk: the ref, the commit, its detached metadata, one at a time;
- * then the tree with libcurl's multi interface, a few keep-alive
+ * then the tree with libcurl's multi interface, many keep-alive
  * connections, dirtree and dirmeta objects ahead of content, so that each
  * dirtree that arrives adds its children to the queue at once.  Metadata
  * is checked and written as it arrives, on this thread; a regular file's
@@ -33,16 +33,20 @@ typedef struct {
   char checksum[65];
 } Want;
 
+typedef struct _Fetch Fetch;
+
 /* One transfer and its buffer. */
 typedef struct {
+  Fetch *f;
   CURL *curl;
   Want want;
   gboolean busy;
+  gboolean large;             /* holds one of the LARGE_MAX permits */
   GByteArray *body;
   char errbuf[CURL_ERROR_SIZE];
 } Slot;
 
-typedef struct {
+struct _Fetch {
   ObjectWriter *w;
   int repo_dfd;               /* not owned */
   int objects_dfd;            /* the repository's objects/ */
@@ -58,7 +62,10 @@ typedef struct {
   GAsyncQueue *decoded;       /* of Decoded: back, to write */
   guint decoding;             /* handed to the decoders and not written yet */
   guint64 decoding_bytes;     /* their .filez bytes */
-} Fetch;
+  gboolean pausable;          /* not file:// (libcurl reads a file whole) */
+  guint large;                /* LARGE_MAX permits held */
+  GQueue paused;              /* of Slot: transfers waiting for one */
+};
 
 /* Content handed to a decoder thread (which inflates and makes it) before
  * this thread adds it: at most this many at once, each an open file once
@@ -67,6 +74,15 @@ typedef struct {
  * largest libraries of a CUDA image are hundreds of MB each). */
 #define DECODING_MAX OBJECT_WRITER_MADE_MAX
 #define DECODING_BYTES (64 * 1024 * 1024)
+
+/* A body that grows past LARGE_BYTES needs one of LARGE_MAX permits,
+ * held until its object is written; a transfer without one is paused
+ * where it stands.  Many transfers are in flight at once (a distant cache
+ * needs them), and the largest files of an image (a CUDA image's
+ * libraries) sit side by side in one directory: without this they would
+ * all be in memory at once. */
+#define LARGE_BYTES (1024 * 1024)
+#define LARGE_MAX 4
 
 /* A fetched .filez: its header read by a decoder, a regular file's
  * content inflated, checked and made there too (a symlink is left to the
@@ -79,6 +95,7 @@ typedef struct {
   char *target;               /* a symlink's target */
   GVariant *xattrs;           /* NULL: none */
   ObjectWriterMade *made;     /* a regular file's */
+  gboolean large;             /* holds a LARGE_MAX permit */
   GError *error;
 } Decoded;
 
@@ -101,7 +118,7 @@ cachefetch_connections (void)
   guint64 n;
   if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 64, &n, NULL))
     return (guint) n;
-  return 8;
+  return 32;
 }
 
 static void
@@ -437,6 +454,38 @@ write_decoded (Fetch *f, Decoded *d, GError **error)
   return written != NULL;
 }
 
+/* Slot S's transfer wrote PTR: a body past LARGE_BYTES takes a permit or
+ * pauses its transfer until one is free (libcurl hands the same bytes
+ * again when it resumes). */
+static size_t
+slot_write (char *ptr, size_t size, size_t nmemb, void *user_data)
+{
+  Slot *s = user_data;
+  size_t n = size * nmemb;
+  if (s->f->pausable && !s->large && s->body->len + n > LARGE_BYTES)
+    {
+      if (s->f->large >= LARGE_MAX)
+        {
+          g_queue_push_tail (&s->f->paused, s);
+          return CURL_WRITEFUNC_PAUSE;
+        }
+      s->large = TRUE;
+      s->f->large++;
+    }
+  g_byte_array_append (s->body, (const guint8 *) ptr, n);
+  return n;
+}
+
+/* A large object is written: its permit to the next paused transfer. */
+static void
+large_release (Fetch *f)
+{
+  f->large--;
+  Slot *s;
+  while (f->large < LARGE_MAX && (s = g_queue_pop_head (&f->paused)) != NULL)
+    curl_easy_pause (s->curl, CURLPAUSE_CONT);
+}
+
 /* Write what the decoders gave back: one at least when WAIT. */
 static gboolean
 drain (Fetch *f, gboolean wait, GError **error)
@@ -450,6 +499,8 @@ drain (Fetch *f, gboolean wait, GError **error)
       g_autoptr(GError) local_error = NULL;
       gboolean ok = write_decoded (f, d, &local_error);
       g_autofree char *url = object_url (f, d->want.checksum, "filez");
+      if (d->large)
+        large_release (f);
       decoded_free (d);
       if (!ok)
         return util_fail (error, "%s: refused: %s", url, local_error->message);
@@ -466,12 +517,18 @@ take (Fetch *f, Slot *s, GError **error)
     {
       g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
       g_autoptr(GBytes) bytes = g_bytes_new (s->body->data, s->body->len);
-      return take_metadata (f, &s->want, bytes, url, error);
+      gboolean ok = take_metadata (f, &s->want, bytes, url, error);
+      if (s->large)
+        large_release (f);
+      s->large = FALSE;
+      return ok;
     }
   Decoded *d = g_new0 (Decoded, 1);
   d->want = s->want;
   d->body = s->body;
   d->body_size = s->body->len;
+  d->large = s->large;
+  s->large = FALSE;
   s->body = g_byte_array_new ();
   f->decoding++;
   f->decoding_bytes += d->body_size;
@@ -495,6 +552,11 @@ start_slots (Fetch *f, GError **error)
       s->want = *w;
       g_autofree char *url = object_url (f, w->checksum, remote_suffix (w->type));
       setup_easy (s->curl, url, s->body, s->errbuf);
+      curl_easy_setopt (s->curl, CURLOPT_WRITEFUNCTION, slot_write);
+      curl_easy_setopt (s->curl, CURLOPT_WRITEDATA, s);
+      /* HTTP/1.1: a paused transfer is a connection that is not read
+       * (over HTTP/2 it would hold a share of one connection's window). */
+      curl_easy_setopt (s->curl, CURLOPT_HTTP_VERSION, (long) CURL_HTTP_VERSION_1_1);
       curl_easy_setopt (s->curl, CURLOPT_PRIVATE, s);
       CURLMcode mc = curl_multi_add_handle (f->multi, s->curl);
       if (mc != CURLM_OK)
@@ -589,6 +651,7 @@ fetch_clear (Fetch *f)
     curl_multi_cleanup (f->multi);
   g_queue_clear_full (&f->meta, g_free);
   g_queue_clear_full (&f->content, g_free);
+  g_queue_clear (&f->paused);
   g_clear_pointer (&f->seen, g_hash_table_unref);
   util_fd_close (&f->objects_dfd);
 }
@@ -618,10 +681,14 @@ fetch_init (Fetch *f, ObjectWriter *w, int repo_dfd, const char *url, guint conn
   f->decoders = g_thread_pool_new (decode_job, f, decoders, FALSE, error);
   if (f->decoders == NULL)
     return FALSE;
-  f->n_slots = connections;
-  f->slots = g_new0 (Slot, connections);
-  for (guint i = 0; i < connections; i++)
+  /* A file:// transfer cannot be paused, and is read whole at once: a few
+   * in flight keep at most that many bodies in memory. */
+  f->pausable = g_ascii_strncasecmp (url, "file:", 5) != 0;
+  f->n_slots = f->pausable ? connections : MIN (connections, LARGE_MAX);
+  f->slots = g_new0 (Slot, f->n_slots);
+  for (guint i = 0; i < f->n_slots; i++)
     {
+      f->slots[i].f = f;
       f->slots[i].curl = curl_easy_init ();
       f->slots[i].body = g_byte_array_new ();
     }

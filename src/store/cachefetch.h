@@ -26,7 +26,7 @@ GQuark cachefetch_error_quark (void);
 #define CACHEFETCH_ERROR_NO_REF 1
 
 /* How many connections at most to one cache: $APT2OSTREE_CACHE_CONNECTIONS
- * (1 to 64), 8 when unset. */
+ * (1 to 64), 32 when unset: a distant cache needs many requests in flight. */
 guint cachefetch_connections (void);
 
 /* A check of the commit object COMMIT (fetched from URL, its checksum
