@@ -99,6 +99,7 @@ packages.0.multi-arch	"sometimes"	package "hello": "multi-arch"
 packages.0.priority	"a b"	package "hello": "priority"
 install-order	["hello", "hello"]	install-order names "hello" twice
 install-order	["hello\n  command = touch MARK"]	install-order names "hello\\n  command
+install-order	[""]	install-order names "", which is not among its packages
 request.packages	["hello$(touch MARK)"]	request: "packages"
 request.architecture	"AMD64"	request: "architecture"
 request.variant	"min base"	request: "variant"

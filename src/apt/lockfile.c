@@ -730,7 +730,9 @@ lockfile_load (const char *path, GError **error)
   for (char **o = order; *o != NULL; o++)
     {
       g_auto(GStrv) parts = g_strsplit (*o, ":", 2);
-      LockPackage *package = lockfile_lookup_package (lock, parts[0], parts[1]);
+      /* (An empty entry splits into no parts at all.) */
+      LockPackage *package = parts[0] == NULL ? NULL
+                             : lockfile_lookup_package (lock, parts[0], parts[1]);
       g_autofree char *shown = g_strescape (*o, NULL);
       if (package != NULL && !g_hash_table_add (ordered, package))
         return util_fail (error, "lockfile %s: install-order names \"%s\" twice; the lockfile is "
