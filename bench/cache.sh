@@ -107,22 +107,28 @@ timed a.build "$A2O" build min.lock.json --ref min --builddir a --cache-url "$UR
 commit_a=$(cat a/ostree/refs/heads/min)
 
 # 2. machine B
+# build_b NAME URL [COMMAND...]: B's build into ./NAME from the cache at
+# URL, its mirror one that does not answer, timed into NAME.build (run
+# under COMMAND when given).
+build_b () {
+    local name=$1 url=$2
+    shift 2
+    sync
+    timed "$name.build" "$@" "$A2O" build min.lock.json --ref min --builddir "$name" \
+        --cache-url "$url" --mirror "$source=http://127.0.0.1:1/"
+}
 : > requests.log
 # (B's CPU time too, when GNU time is there.)
 cpu=()
 [ ! -x /usr/bin/time ] || cpu=(/usr/bin/time -o b.cpu -f "%U s user, %S s system")
-sync
-timed b.build "${cpu[@]}" "$A2O" build min.lock.json --ref min --builddir b --cache-url "$URL" \
-    --mirror "$source=http://127.0.0.1:1/"
+build_b b "$URL" "${cpu[@]}"
 commit_b=$(cat b/ostree/refs/heads/min)
 [ "$commit_a" = "$commit_b" ] || { echo "bench/cache.sh: B's image $commit_b is not A's $commit_a" >&2; exit 1; }
 misses=$(grep -c "building it" b.build.log || true)
 cp requests.log b.requests.log
-# B again with each number of connections in $CONNECTIONS (e.g. "1 4 8").
+# B again with each number of connections in $CONNECTIONS (e.g. "8 32 64").
 for c in ${CONNECTIONS:-}; do
-    sync
-    APT2OSTREE_CACHE_CONNECTIONS=$c timed "b$c.build" "$A2O" build min.lock.json --ref min \
-        --builddir "b$c" --cache-url "$URL" --mirror "$source=http://127.0.0.1:1/"
+    build_b "b$c" "$URL" env APT2OSTREE_CACHE_CONNECTIONS="$c"
 done
 
 # B again through a proxy that delays by each round trip in $RTT (ms).
@@ -131,9 +137,7 @@ for r in ${RTT:-}; do
     python3 "$TOP_SRCDIR/bench/delay-proxy.py" "proxy$r.port" "$(cat port)" "$r" &
     proxy=$!
     for _ in $(seq 100); do [ -s "proxy$r.port" ] && break; sleep 0.05; done
-    sync
-    timed "b-rtt$r.build" "$A2O" build min.lock.json --ref min --builddir "b-rtt$r" \
-        --cache-url "http://127.0.0.1:$(cat "proxy$r.port")/repo" --mirror "$source=http://127.0.0.1:1/"
+    build_b "b-rtt$r" "http://127.0.0.1:$(cat "proxy$r.port")/repo"
     kill "$proxy"
     proxy=
 done

@@ -60,16 +60,26 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         with gate_changed:
             gate["waiting"] += 1
             gate_changed.notify_all()
+            together = gate_changed.wait_for(
+                lambda: gate["open"] or gate["waiting"] >= want, timeout=5)
             if gate["open"]:
                 return
-            together = gate_changed.wait_for(lambda: gate["waiting"] >= want, timeout=5)
-            if not gate["open"]:
-                gate["open"] = True
-                gate_changed.notify_all()
-                result = "%d together" % want if together else "timed out"
-            else:
-                return
-        self._log("gate: " + result)
+            gate["open"] = True
+            gate_changed.notify_all()
+        self._log("gate: " + ("%d together" % want if together else "timed out"))
+
+    def _start_file(self, rest):
+        """Send the status line and headers for the file at REST; return
+        its bytes, or None after a 404."""
+        try:
+            data = open(self.translate_path(rest), "rb").read()
+        except OSError:
+            self.send_error(404)
+            return None
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        return data
 
     def do_GET(self):
         self._log()
@@ -90,15 +100,9 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.path = rest
             return super().do_GET()
         if kind == "truncate":
-            path = self.translate_path(rest)
-            try:
-                data = open(path, "rb").read()
-            except OSError:
-                self.send_error(404)
+            data = self._start_file(rest)
+            if data is None:
                 return
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
             self.wfile.write(data[: len(data) // 2])
             self.wfile.flush()
             self.close_connection = True
@@ -137,26 +141,19 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             if not os.path.isfile(path) or os.path.getsize(path) <= GATE_AT:
                 self.path = rest
                 return super().do_GET()
-            data = open(path, "rb").read()
             self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 65536)
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
+            data = self._start_file(rest)
+            if data is None:
+                return
             self.wfile.write(data[:GATE_AT])
             self.wfile.flush()
             self._gate(int(num))
             self.wfile.write(data[GATE_AT:])
             return
         if kind == "slow":
-            path = self.translate_path(rest)
-            try:
-                data = open(path, "rb").read()
-            except OSError:
-                self.send_error(404)
+            data = self._start_file(rest)
+            if data is None:
                 return
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
             for i in range(0, len(data), 256 * 1024):
                 self.wfile.write(data[i : i + 256 * 1024])
                 self.wfile.flush()
