@@ -195,6 +195,8 @@ curl_error_is_transient (CURLcode code, long status)
     {
     case CURLE_HTTP_RETURNED_ERROR:
       return status >= 500 || status == 408 || status == 429;
+    case CURLE_COULDNT_RESOLVE_HOST:  /* a lost query (the resolver's own retry is 5 s) */
+    case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_CONNECT:
     case CURLE_PARTIAL_FILE:
     case CURLE_OPERATION_TIMEDOUT:
@@ -564,8 +566,8 @@ fetch_bytes (const char *url, GCancellable *cancellable, GError **error)
 /* Temporary files of downloads that were killed (Ctrl-C in Ninja) would
  * stay forever: remove those untouched for an hour.  A live download writes
  * more often than that, or curl gives up on it first. */
-static void
-sweep_stale_temporaries (const char *dir)
+void
+fetch_sweep_temporaries (const char *dir)
 {
   g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
   if (d == NULL)
@@ -609,7 +611,7 @@ fetch_cached (const char *url, const char *cache_dir, const char *sha256, gint64
       return NULL;
     }
 
-  sweep_stale_temporaries (cache_dir);
+  fetch_sweep_temporaries (cache_dir);
 
   FetchOptions opts = { want, size, TRUE };
   return fetch_into (url, NULL, cache_dir, &opts, cancellable, error);

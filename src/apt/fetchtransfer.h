@@ -52,4 +52,8 @@ char *fetch_transfer_commit (FetchTransfer *t, const char *cache_dir, GError **e
  * says it (which file changed since it was locked). */
 void fetch_transfer_explain (FetchTransfer *t, GError **error);
 
+/* Remove the temporary files in DIR of downloads that were killed (left
+ * untouched for an hour). */
+void fetch_sweep_temporaries (const char *dir);
+
 G_END_DECLS
