@@ -19,9 +19,9 @@ skip_unless_private_net
 # The mirror's name in the private network (.test is reserved, RFC 2606).
 MIRROR_NAME=mirror.a2o.test
 # The most connections one build may open to the mirror, however many
-# .debs it fetches: the downloads at once (--download-jobs, 4 by default)
-# with room for a reconnection or a retry.
+# .debs it fetches: the fetch service's connections, as configured.
 MAX_CONNECTIONS=8
+export APT2OSTREE_DOWNLOAD_CONNECTIONS=$MAX_CONNECTIONS
 # Small packages besides the base .debs: about 40 .debs to fetch in all,
 # well over MAX_CONNECTIONS, so that one connection per .deb cannot pass.
 SMALL_DEBS=14

@@ -44,9 +44,20 @@ typedef struct {
   gint64 not_before_us;   /* a retry waits for its back-off */
   gboolean running;
   gboolean lookup_said;   /* a failed lookup's retry was said */
+  char *host;             /* "SCHEME://HOST:PORT" */
+  struct Service *service;
 } Job;
 
-typedef struct {
+/* What the service knows of a host: a download to a host it has not
+ * reached yet waits for the first one's lookup, so that the others find
+ * the address in libcurl's cache instead of each looking it up at once. */
+typedef enum {
+  HOST_NEW,        /* no download running to it */
+  HOST_LOOKING,    /* the first is looking it up and connecting */
+  HOST_REACHED,    /* connected once: its address is known */
+} HostState;
+
+typedef struct Service {
   char *cache_dir;
   int dir_fd;
   int listen_fd;
@@ -60,6 +71,7 @@ typedef struct {
   GPtrArray *clients;     /* Client * */
   GHashTable *failed;     /* key -> GError *: prefetches that failed, said to the
                            * first edge that asks */
+  GHashTable *hosts;      /* host -> HostState */
   GHashTable *lists;      /* "NAME MTIME SIZE" of the download lists read (and not
                            * yet forgotten) */
   gint64 last_client_us;  /* when a client last came */
@@ -82,6 +94,7 @@ job_free (Job *job)
   g_free (job->key);
   g_free (job->url);
   g_free (job->sha256);
+  g_free (job->host);
   fetch_transfer_free (job->transfer);
   if (job->curl != NULL)
     curl_easy_cleanup (job->curl);
@@ -95,6 +108,39 @@ client_free (Client *client)
   util_fd_close (&client->fd);
   g_string_free (client->in, TRUE);
   g_free (client);
+}
+
+/* URL's "SCHEME://HOST:PORT" (the URL itself when it does not parse). */
+static char *
+url_host (const char *url)
+{
+  g_autofree char *scheme = NULL;
+  g_autofree char *host = NULL;
+  int port = -1;
+  if (!g_uri_split_network (url, G_URI_FLAGS_NONE, &scheme, &host, &port, NULL))
+    return g_strdup (url);
+  return g_strdup_printf ("%s://%s:%d", scheme, host, port);
+}
+
+static HostState
+host_state (Service *s, const char *host)
+{
+  return GPOINTER_TO_INT (g_hash_table_lookup (s->hosts, host));
+}
+
+static void
+host_set (Service *s, const char *host, HostState state)
+{
+  g_hash_table_replace (s->hosts, g_strdup (host), GINT_TO_POINTER (state));
+}
+
+/* libcurl's word that JOB's connection is up (its host's address known). */
+static int
+job_connected (void *data, char *primary_ip, char *local_ip, int primary_port, int local_port)
+{
+  Job *job = data;
+  host_set (job->service, job->host, HOST_REACHED);
+  return CURL_PREREQFUNC_OK;
 }
 
 static char *
@@ -178,6 +224,10 @@ job_start (Service *s, Job *job)
   if (!fetch_transfer_prepare (job->transfer, job->curl, &local_error))
     return job_end (s, job, local_error);
   curl_easy_setopt (job->curl, CURLOPT_PRIVATE, job);
+  curl_easy_setopt (job->curl, CURLOPT_PREREQFUNCTION, job_connected);
+  curl_easy_setopt (job->curl, CURLOPT_PREREQDATA, job);
+  if (host_state (s, job->host) == HOST_NEW)
+    host_set (s, job->host, HOST_LOOKING);
   curl_multi_add_handle (s->multi, job->curl);
   job->running = TRUE;
   s->running++;
@@ -194,7 +244,9 @@ start_jobs (Service *s)
     {
       GList *following = l->next;
       Job *job = l->data;
-      if (job->not_before_us <= now)
+      if (host_state (s, job->host) == HOST_LOOKING)
+        ;  /* after the lookup under way */
+      else if (job->not_before_us <= now)
         {
           g_queue_delete_link (&s->queue, l);
           job_start (s, job);
@@ -225,6 +277,9 @@ job_finished (Service *s, Job *job, CURLcode code)
   curl_multi_remove_handle (s->multi, job->curl);
   job->running = FALSE;
   s->running--;
+  /* Not reached: the next download to it looks it up again. */
+  if (host_state (s, job->host) == HOST_LOOKING)
+    host_set (s, job->host, HOST_NEW);
   note_slow_lookup (job);
   g_autoptr(GError) local_error = NULL;
   gulong retry_us = 0;
@@ -274,6 +329,8 @@ job_new (Service *s, const char *sha256, gint64 size, const char *url)
   job->url = g_strdup (url);
   job->sha256 = g_strdup (sha256);
   job->size = size;
+  job->host = url_host (url);
+  job->service = s;
   job->waiters = g_ptr_array_new ();
   g_hash_table_insert (s->jobs, job->key, job);
   return job;
@@ -540,6 +597,7 @@ service_clear (Service *s)
   g_clear_pointer (&s->clients, g_ptr_array_unref);
   g_clear_pointer (&s->failed, g_hash_table_unref);
   g_clear_pointer (&s->lists, g_hash_table_unref);
+  g_clear_pointer (&s->hosts, g_hash_table_unref);
   if (s->multi != NULL)
     curl_multi_cleanup (s->multi);
   util_fd_close (&s->listen_fd);
@@ -557,6 +615,7 @@ fetch_service_run (const char *cache_dir, gboolean *out_other, GError **error)
   s.clients = g_ptr_array_new_with_free_func ((GDestroyNotify) client_free);
   s.failed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_error_free);
   s.lists = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  s.hosts = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   s.max_running = connections ();
   s.last_client_us = g_get_monotonic_time ();
   gboolean ok = FALSE;
