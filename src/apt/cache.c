@@ -73,3 +73,23 @@ cache_is_valid (const char *path, const char *sha256, gint64 size)
   g_autofree char *actual = cache_sha256_file (path, NULL);
   return actual != NULL && g_ascii_strcasecmp (actual, sha256) == 0;
 }
+
+char *
+cache_progress_line (const char *label, guint64 done, gint64 total, double seconds)
+{
+  seconds = MAX (seconds, 0.001);
+  double rate = done / seconds;
+  g_autofree char *done_text = g_format_size (done);
+  g_autofree char *rate_text = g_format_size ((guint64) rate);
+  if (total <= 0)
+    return g_strdup_printf ("%s: %s, %s/s", label, done_text, rate_text);
+  g_autofree char *total_text = g_format_size (total);
+  guint64 left = (guint64) total > done ? total - done : 0;
+  guint64 eta = rate > 0 ? (guint64) (left / rate + 0.5) : 0;
+  g_autofree char *eta_text = eta >= 60 ? g_strdup_printf ("%" G_GUINT64_FORMAT " min %02"
+                                                           G_GUINT64_FORMAT " s left", eta / 60,
+                                                           eta % 60)
+                                        : g_strdup_printf ("%" G_GUINT64_FORMAT " s left", eta);
+  return g_strdup_printf ("%s: %s of %s, %s/s, %s", label, done_text, total_text, rate_text,
+                          eta_text);
+}

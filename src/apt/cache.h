@@ -19,4 +19,8 @@ gboolean cache_is_sha256 (const char *s);
 /* TRUE for the URL schemes fetch_* understand (http, https, file). */
 gboolean cache_is_url (const char *s);
 
+/* A download's progress line, as apt shows one: "LABEL: DONE of TOTAL,
+ * RATE/s, N s left" (TOTAL -1: "LABEL: DONE, RATE/s"), after SECONDS. */
+char *cache_progress_line (const char *label, guint64 done, gint64 total, double seconds);
+
 G_END_DECLS

@@ -35,17 +35,37 @@ fetch_client_serves (const char *url)
   return g_strcmp0 (g_getenv ("APT2OSTREE_FETCH_SERVICE"), "0") != 0;
 }
 
+char *
+fetch_service_socket_name (void)
+{
+  static const char *const variables[] = {
+    "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+    "no_proxy", "NO_PROXY", "APT2OSTREE_APT_ROOT", "APT2OSTREE_FETCH_TIMEOUT",
+    "APT2OSTREE_DOWNLOAD_CONNECTIONS", NULL
+  };
+  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
+  for (const char *const *v = variables; *v != NULL; v++)
+    {
+      const char *value = g_getenv (*v);
+      g_autofree char *entry = g_strdup_printf ("%s%c%s%c", *v, value != NULL ? '=' : '!',
+                                                value != NULL ? value : "", '\0');
+      g_checksum_update (checksum, (const guchar *) entry, strlen (entry) + 1);
+    }
+  return g_strdup_printf (".fetch-service-%.12s.sock", g_checksum_get_string (checksum));
+}
+
 gsize
 fetch_service_address (const char *dir, int dir_fd, void *out)
 {
   struct sockaddr_un *addr = out;
   memset (addr, 0, sizeof *addr);
   addr->sun_family = AF_UNIX;
-  g_autofree char *path = g_build_filename (dir, FETCH_SERVICE_SOCKET, NULL);
+  g_autofree char *name = fetch_service_socket_name ();
+  g_autofree char *path = g_build_filename (dir, name, NULL);
   if (strlen (path) >= sizeof addr->sun_path)
     {
       g_free (path);
-      path = g_strdup_printf ("/proc/self/fd/%d/%s", dir_fd, FETCH_SERVICE_SOCKET);
+      path = g_strdup_printf ("/proc/self/fd/%d/%s", dir_fd, name);
     }
   if (strlen (path) >= sizeof addr->sun_path)
     return 0;
@@ -110,7 +130,8 @@ service_open (const char *cache_dir, int dir_fd, GError **error)
   if (fd >= 0)
     return fd;
   /* No service: a socket left by one that was killed goes. */
-  g_autofree char *socket_path = g_build_filename (cache_dir, FETCH_SERVICE_SOCKET, NULL);
+  g_autofree char *name = fetch_service_socket_name ();
+  g_autofree char *socket_path = g_build_filename (cache_dir, name, NULL);
   (void) unlink (socket_path);
   if (!service_spawn (cache_dir, error))
     return -1;
@@ -165,15 +186,43 @@ read_line (int fd, GString *buf)
     }
 }
 
+/* A "progress DONE TOTAL" line drawn on a terminal's line (*DRAWN set),
+ * as fetch.c draws its own downloads'. */
+static void
+draw_progress (const char *line, const char *label, gint64 start_us, gboolean *drawn)
+{
+  g_auto(GStrv) f = g_strsplit (line, "\t", 3);
+  gint64 done, total;
+  if (g_strv_length (f) != 3 || !g_ascii_string_to_signed (f[1], 10, 0, G_MAXINT64, &done, NULL)
+      || !g_ascii_string_to_signed (f[2], 10, -1, G_MAXINT64, &total, NULL))
+    return;
+  double seconds = (g_get_monotonic_time () - start_us) / 1e6;
+  g_autofree char *text = cache_progress_line (label, done, total, seconds);
+  fprintf (stderr, "\r\033[K%s", text);
+  *drawn = TRUE;
+}
+
 /* The service's answer: TRUE for "ok"; an error for "error"; with
- * *OUT_GONE when the service went before it answered. */
+ * *OUT_GONE when the service went before it answered.  Its notes go to
+ * standard error, its progress too when that is a terminal. */
 static gboolean
-read_answer (int fd, gboolean *out_gone, GError **error)
+read_answer (int fd, const char *label, gboolean *out_gone, GError **error)
 {
   g_autoptr(GString) buf = g_string_new ("");
+  gboolean terminal = isatty (STDERR_FILENO), drawn = FALSE;
+  gint64 start_us = g_get_monotonic_time ();
   for (;;)
     {
       g_autofree char *line = read_line (fd, buf);
+      if (line != NULL && g_str_has_prefix (line, "progress\t"))
+        {
+          if (terminal)
+            draw_progress (line, label, start_us, &drawn);
+          continue;
+        }
+      if (drawn)
+        fputs ("\r\033[K", stderr);
+      drawn = FALSE;
       if (line == NULL)
         return *out_gone = TRUE, FALSE;
       if (g_str_equal (line, "ok"))
@@ -249,6 +298,8 @@ fetch_client_get (const char *cache_dir, const char *url, const char *sha256, gi
   g_autofree char *request = g_strdup_printf ("get\t%s\t%" G_GINT64_FORMAT "\t%s\t%s\n", want,
                                               size, url, repo_dir);
 
+  const char *slash = strrchr (url, '/');
+  const char *label = slash != NULL && slash[1] != '\0' ? slash + 1 : url;
   for (int attempt = 1; attempt <= ATTEMPTS; attempt++)
     {
       util_autofd int fd = service_open (dir, dir_fd, error);
@@ -257,7 +308,7 @@ fetch_client_get (const char *cache_dir, const char *url, const char *sha256, gi
       gboolean gone = FALSE;
       if (!send_line (fd, request))
         continue;
-      if (!read_answer (fd, &gone, error))
+      if (!read_answer (fd, label, &gone, error))
         {
           if (gone)
             continue;

@@ -26,10 +26,16 @@
 G_BEGIN_DECLS
 
 /* The service's files in the cache directory. */
-#define FETCH_SERVICE_SOCKET ".fetch-service.sock"
 #define FETCH_SERVICE_LOCK ".fetch-service.lock"
 #define FETCH_SERVICE_LOG ".fetch-service.log"
 #define FETCH_SERVICE_LISTS ".downloads"
+
+/* The name of the socket in the cache directory of the service for this
+ * process's environment: ".fetch-service-HASH.sock", HASH over the
+ * variables that change how downloads are made (proxies, timeouts, the
+ * apt configuration's root), so a build never borrows a service that
+ * another environment started. */
+char *fetch_service_socket_name (void);
 
 /* Where the download list of the Ninja file NINJA_PATH goes in CACHE_DIR. */
 char *fetch_client_list_path (const char *cache_dir, const char *ninja_path);
@@ -53,8 +59,8 @@ gboolean fetch_client_serves (const char *url);
 char *fetch_client_get (const char *cache_dir, const char *url, const char *sha256, gint64 size,
                         const char *repo, GError **error);
 
-/* A socket address for PATH in DIR_FD's directory DIR that fits in
- * sockaddr_un (through /proc/self/fd when DIR/PATH is too long): the
+/* The address of the service's socket in DIR_FD's directory DIR, in a
+ * sockaddr_un (through /proc/self/fd when the path is too long): the
  * length, or 0.  Shared with the service. */
 gsize fetch_service_address (const char *dir, int dir_fd, void *sockaddr_un_out);
 

@@ -26,6 +26,7 @@
 #define MAX_LINE 16384
 /* A name lookup slower than this is said to the edges that waited on it. */
 #define SLOW_LOOKUP_US (2 * G_USEC_PER_SEC)
+#define PROGRESS_INTERVAL_US (250 * 1000)
 
 typedef struct {
   int fd;
@@ -60,6 +61,7 @@ typedef enum {
 typedef struct Service {
   char *cache_dir;
   int dir_fd;
+  char *socket_name;      /* in the cache directory */
   int listen_fd;
   dev_t socket_dev;
   ino_t socket_ino;
@@ -69,13 +71,15 @@ typedef struct Service {
   GQueue queue;           /* Job *, waiting to run: the head runs next */
   GHashTable *jobs;       /* key -> Job, queued or running */
   GPtrArray *clients;     /* Client * */
-  GHashTable *failed;     /* key -> GError *: prefetches that failed, said to the
-                           * first edge that asks */
+  GHashTable *failed;     /* key -> GError *: prefetches that failed for good (no
+                           * such file, other bytes), said to the first edge
+                           * that asks */
   GHashTable *hosts;      /* host -> HostState */
   GHashTable *lists;      /* "NAME MTIME SIZE" of the download lists read (and not
                            * yet forgotten) */
   gint64 last_client_us;  /* when a client last came */
   gint64 idle_since_us;   /* 0: not idle */
+  gint64 progress_us;     /* when the waiting edges were last told their progress */
 } Service;
 
 static guint
@@ -169,8 +173,7 @@ client_send_error (Client *client, const GError *error)
   client_send (client, line);
 }
 
-/* JOB is over, with ERROR or done: its edges are told, a failed prefetch
- * no edge waited for is kept for the first that asks. */
+/* JOB is over, with ERROR or done: its edges are told. */
 static void
 job_end (Service *s, Job *job, const GError *error)
 {
@@ -182,7 +185,11 @@ job_end (Service *s, Job *job, const GError *error)
       else
         client_send_error (client, error);
     }
-  if (error != NULL && job->waiters->len == 0)
+  /* A prefetch that found no such file or other bytes than locked has
+   * the edge's answer; one that gave up on a flaky network has not: the
+   * edge's own request tries again. */
+  if (job->waiters->len == 0 && (g_error_matches (error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND)
+                                 || g_error_matches (error, UTIL_ERROR, UTIL_ERROR_MISMATCH)))
     g_hash_table_replace (s->failed, g_strdup (job->key), g_error_copy (error));
   g_hash_table_remove (s->jobs, job->key);  /* frees JOB */
 }
@@ -304,6 +311,32 @@ job_finished (Service *s, Job *job, CURLcode code)
   else
     fetch_transfer_explain (job->transfer, &local_error);
   job_end (s, job, path != NULL ? NULL : local_error);
+}
+
+/* Each waiting edge's download, so far: "progress DONE TOTAL" (TOTAL -1
+ * when unknown), at most four times a second. */
+static void
+send_progress (Service *s)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (now - s->progress_us < PROGRESS_INTERVAL_US)
+    return;
+  s->progress_us = now;
+  GHashTableIter iter;
+  Job *job;
+  g_hash_table_iter_init (&iter, s->jobs);
+  while (g_hash_table_iter_next (&iter, NULL, (gpointer *) &job))
+    {
+      curl_off_t done = 0, total = -1;
+      if (!job->running || job->waiters->len == 0
+          || curl_easy_getinfo (job->curl, CURLINFO_SIZE_DOWNLOAD_T, &done) != CURLE_OK || done == 0)
+        continue;
+      curl_easy_getinfo (job->curl, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &total);
+      g_autofree char *line = g_strdup_printf ("progress\t%" G_GINT64_FORMAT "\t%" G_GINT64_FORMAT
+                                               "\n", (gint64) done, (gint64) total);
+      for (guint i = 0; i < job->waiters->len; i++)
+        client_send (job->waiters->pdata[i], line);
+    }
 }
 
 static void
@@ -540,9 +573,9 @@ try_stop (Service *s)
   if (poll (&pfd, 1, 0) > 0)
     return FALSE;
   struct stat st;
-  if (fstatat (s->dir_fd, FETCH_SERVICE_SOCKET, &st, AT_SYMLINK_NOFOLLOW) == 0
+  if (fstatat (s->dir_fd, s->socket_name, &st, AT_SYMLINK_NOFOLLOW) == 0
       && st.st_dev == s->socket_dev && st.st_ino == s->socket_ino)
-    (void) unlinkat (s->dir_fd, FETCH_SERVICE_SOCKET, 0);
+    (void) unlinkat (s->dir_fd, s->socket_name, 0);
   util_fd_close (&s->listen_fd);
   return TRUE;
 }
@@ -575,11 +608,11 @@ service_listen (Service *s, gboolean *out_other, GError **error)
     {
       if (errno == EADDRINUSE)
         return *out_other = TRUE, util_fail (error, "%s/%s: another fetch service listens",
-                                             s->cache_dir, FETCH_SERVICE_SOCKET);
-      return util_fail (error, "%s/%s: %s", s->cache_dir, FETCH_SERVICE_SOCKET, g_strerror (errno));
+                                             s->cache_dir, s->socket_name);
+      return util_fail (error, "%s/%s: %s", s->cache_dir, s->socket_name, g_strerror (errno));
     }
   struct stat st;
-  if (fstatat (s->dir_fd, FETCH_SERVICE_SOCKET, &st, AT_SYMLINK_NOFOLLOW) == 0)
+  if (fstatat (s->dir_fd, s->socket_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
     {
       s->socket_dev = st.st_dev;
       s->socket_ino = st.st_ino;
@@ -603,6 +636,7 @@ service_clear (Service *s)
   util_fd_close (&s->listen_fd);
   util_fd_close (&s->dir_fd);
   g_free (s->cache_dir);
+  g_free (s->socket_name);
 }
 
 gboolean
@@ -611,6 +645,7 @@ fetch_service_run (const char *cache_dir, gboolean *out_other, GError **error)
   *out_other = FALSE;
   Service s = { .listen_fd = -1, .dir_fd = -1 };
   s.cache_dir = g_canonicalize_filename (cache_dir, NULL);
+  s.socket_name = fetch_service_socket_name ();
   s.jobs = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, (GDestroyNotify) job_free);
   s.clients = g_ptr_array_new_with_free_func ((GDestroyNotify) client_free);
   s.failed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, (GDestroyNotify) g_error_free);
@@ -635,8 +670,9 @@ fetch_service_run (const char *cache_dir, gboolean *out_other, GError **error)
           int still;
           curl_multi_perform (s.multi, &still);
           collect_finished (&s);
+          send_progress (&s);
           retry_us = start_jobs (&s);
-          int timeout_ms = retry_us < 0 ? 500 : (int) MIN (500, retry_us / 1000 + 1);
+          int timeout_ms = retry_us < 0 ? 250 : (int) MIN (250, retry_us / 1000 + 1);
           wait_and_serve (&s, timeout_ms);
         }
       ok = TRUE;

@@ -10,8 +10,10 @@
  * and runs unpack-deb itself (unpack.c over leanrepo.c and the store's
  * own transaction, store/txn.c, which the commands module runs too) when
  * the repository is a bare or bare-user one whose config it knows and
- * every .deb is a local file or already in the download cache.  Everything else (every other command, --help, a usage
- * error, a download, an archive repository, an alias ref, the repository
+ * every .deb is a local file, in the download cache, or downloaded by the
+ * cache's fetch service (apt/fetchclient.h).  Everything else (every other
+ * command, --help, a usage error, a download the service cannot make, an
+ * archive repository, an alias ref, the repository
  * lock taken, ...) is run by the commands module (commands.c), which it
  * loads with dlopen() in this same process, before anything is written or
  * printed.  Setting APT2OSTREE_LEAN=0 sends everything to the module. */
