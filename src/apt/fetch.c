@@ -11,6 +11,7 @@
 
 #include "apt/cache.h"
 #include "apt/fetch.h"
+#include "apt/proxy.h"
 #include "base/sha256.h"
 #include "base/util.h"
 
@@ -218,6 +219,8 @@ fetch_attempt (CURL *curl, const char *url, FetchSink *sink, char **out_message,
   curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, sink_xferinfo);
   curl_easy_setopt (curl, CURLOPT_XFERINFODATA, sink);
+  if (!proxy_apply (curl, url, error))
+    return ATTEMPT_FAILED;
 
   CURLcode code = curl_easy_perform (curl);
   progress_clear (sink);
