@@ -173,6 +173,25 @@ start_httpd () {
     trap 'kill $_httpd_pids 2>/dev/null; cleanup_scratch' EXIT
 }
 
+# start_proxy [NAME=ADDRESS]...: a forward HTTP proxy on 127.0.0.1
+# (tests/proxy.py, which connects to ADDRESS for host NAME) until the test
+# file exits; sets PROXY_URL (http://127.0.0.1:PORT) and PROXY_LOG (one
+# "GET URL" line for each request it forwarded).
+start_proxy () {
+    local portfile="$SCRATCH/proxy.$$.$RANDOM.port"
+    PROXY_LOG="$portfile.log"
+    : > "$PROXY_LOG"
+    python3 "$TOP_SRCDIR/tests/proxy.py" "$portfile" "$PROXY_LOG" "$@" &
+    _httpd_pids="${_httpd_pids:-} $!"
+    local i
+    for i in $(seq 100); do
+        [ -s "$portfile" ] && break
+        sleep 0.05
+    done
+    PROXY_URL="http://127.0.0.1:$(cat "$portfile")"
+    trap -p EXIT | grep -q _httpd_pids || trap 'kill $_httpd_pids 2>/dev/null; cleanup_scratch' EXIT
+}
+
 # host_debian_mirror, host_sources_for: the host's own apt configuration.
 . "$TOP_SRCDIR/tests/libsources.sh"
 

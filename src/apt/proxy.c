@@ -392,9 +392,10 @@ proxy_url_problem (const char *full)
 }
 
 /* VALUE, which WHERE sets ("FILE:LINE: KEY", "environment variable
- * NAME"), as the URL libcurl takes ("host:port" gets http://). */
+ * NAME"), as the URL libcurl takes ("host:port" gets http://).  IN_APT_CONF:
+ * the error says DIRECT is a choice too. */
 static char *
-proxy_check_url (const char *value, const char *where, GError **error)
+proxy_check_url (const char *value, const char *where, gboolean in_apt_conf, GError **error)
 {
   g_autofree char *full = strstr (value, "://") != NULL ? g_strdup (value)
                                                         : g_strconcat ("http://", value, NULL);
@@ -403,7 +404,8 @@ proxy_check_url (const char *value, const char *where, GError **error)
     return g_steal_pointer (&full);
   g_autofree char *shown = g_strescape (value, NULL);
   return util_fail (error, "%s: \"%s\" is not a proxy URL (%s); write "
-                    "scheme://[user[:pass]@]host[:port]/ or DIRECT", where, shown, problem), NULL;
+                    "scheme://[user[:pass]@]host[:port]/%s", where, shown, problem,
+                    in_apt_conf ? " or DIRECT" : ""), NULL;
 }
 
 /* Does no_proxy's LIST (commas between names; ".example.org" and
@@ -450,7 +452,7 @@ choose_from_conf (GHashTable *items, gboolean https, const char *host, ProxyChoi
       return TRUE;
     }
   g_autofree char *where = g_strdup_printf ("%s: %s", item->origin, item->key);
-  out->proxy = proxy_check_url (item->value, where, error);
+  out->proxy = proxy_check_url (item->value, where, TRUE, error);
   out->why = g_strdup_printf ("%s in %s", item->key, item->origin);
   return TRUE;
 }
@@ -468,7 +470,7 @@ choose_from_environment (gboolean https, ProxyChoice *out, GError **error)
       return;
     }
   g_autofree char *where = g_strdup_printf ("environment variable %s", name);
-  out->proxy = proxy_check_url (value, where, error);
+  out->proxy = proxy_check_url (value, where, FALSE, error);
   out->why = g_strdup_printf ("%s in the environment", name);
 }
 
