@@ -43,21 +43,21 @@ on_terminal () {
 # progress_lines OUT NAME: the progress lines OUT shows for file NAME, one
 # line each (a line is redrawn after "\r\e[K").
 progress_lines () {
-    tr '\r' '\n' < "$1" | grep -a "^$(printf '\033')\[K$2: " || true
+    tr '\r' '\n' < "$1" | grep -a "^$(printf '\033')\[K[0-9]*% $2: " || true
 }
 
 # assert_progress OUT NAME TOTAL: OUT shows NAME's progress more than once,
-# each time as "NAME: DONE of TOTAL (N%), RATE/s, TIME left", and erases
+# each time as "N% NAME: DONE of TOTAL, RATE/s, TIME left", and erases
 # the line once the download is done.
 assert_progress () {
     progress_lines "$1" "$2" > lines
     cat -v lines
     [ "$(wc -l < lines)" -ge 2 ] || fail "$1: fewer than two progress lines for $2"
-    ! grep -a -v "^.\[K$2: [0-9.]*[^ ]*[kM]\?B of $3 ([0-9]*%), [0-9.]*[^ ]*[kM]\?B/s, [0-9hmins ]* left\$" lines \
-        || fail "$1: a progress line is not DONE of TOTAL (N%), RATE/s, TIME left"
+    ! grep -a -v "^.\[K[0-9]*% $2: [0-9.]*[^ ]*\([kM]B\|bytes\) of $3, [0-9.]*[^ ]*\([kM]B\|bytes\)/s, [0-9hmins ]* left\$" lines \
+        || fail "$1: a progress line is not N% NAME: DONE of TOTAL, RATE/s, TIME left"
     tr '\r' '\n' < "$1" > split
     local last
-    last=$(grep -a -n "^.\[K$2: " split | tail -n 1 | cut -d: -f1)
+    last=$(grep -a -n "^.\[K[0-9]*% $2: " split | tail -n 1 | cut -d: -f1)
     sed -n "$((last + 1))p" split | grep -a -q "^$(printf '\033')\[K" \
         || fail "$1: the progress line is not erased"
 }

@@ -167,8 +167,8 @@ sink_xferinfo (void *user_data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
     {
       g_autofree char *of = g_format_size (total);
       g_autofree char *left = progress_duration ((total - dlnow) / MAX (rate, 1.0));
-      fprintf (stderr, "\r\033[K%s: %s of %s (%d%%), %s/s, %s left", sink->label, done, of,
-               (int) (100 * dlnow / total), speed, left);
+      fprintf (stderr, "\r\033[K%d%% %s: %s of %s, %s/s, %s left", (int) (100 * dlnow / total),
+               sink->label, done, of, speed, left);
     }
   else
     fprintf (stderr, "\r\033[K%s: %s, %s/s", sink->label, done, speed);
