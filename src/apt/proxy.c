@@ -2,7 +2,6 @@
  * environment; see proxy.h. */
 #include "config.h"
 
-#include <errno.h>
 #include <string.h>
 
 #include "apt/proxy.h"
