@@ -1,12 +1,16 @@
 #!/usr/bin/env python3
 """A static file server on 127.0.0.1 for the hermetic tests.
 
-    httpd.py ROOT PORTFILE [LOGFILE]
+    httpd.py [--keep-alive] [--connection-log FILE] ROOT PORTFILE [LOGFILE]
 
 Serves ROOT on a free port and writes the port number to PORTFILE once it
 listens.  Every request path is appended to LOGFILE when given, so a test can
-prove what was (not) fetched.  Faults for the error-path tests are asked for
-with a path prefix:
+prove what was (not) fetched.  It speaks HTTP/1.0 and closes the connection
+after each answer, unless --keep-alive: then HTTP/1.1 with persistent
+connections, as a real mirror.  --connection-log FILE appends one line to
+FILE for each TCP connection accepted ("connection from 127.0.0.1:PORT"),
+so a test can count the connections a client opened.  Faults for the
+error-path tests are asked for with a path prefix:
 
     /fault/status-CODE/PATH   answer CODE (e.g. 503, 404) every time
     /fault/flaky-N/PATH       answer 503 to the first N requests, then serve
@@ -26,17 +30,23 @@ with a path prefix:
                               appended to LOGFILE once (how many large
                               bodies a client reads at once)
 """
+import argparse
 import http.server
 import os
 import re
 import socket
 import struct
-import sys
 import threading
 import time
 
-root, portfile = sys.argv[1], sys.argv[2]
-logfile = sys.argv[3] if len(sys.argv) > 3 else None
+parser = argparse.ArgumentParser()
+parser.add_argument("--keep-alive", action="store_true")
+parser.add_argument("--connection-log")
+parser.add_argument("root")
+parser.add_argument("portfile")
+parser.add_argument("logfile", nargs="?")
+options = parser.parse_args()
+root, portfile, logfile = options.root, options.portfile, options.logfile
 flaky_counts = {}
 lock = threading.Lock()
 GATE_AT = 16 * 1024 * 1024
@@ -47,6 +57,15 @@ gate_changed = threading.Condition(lock)
 class Handler(http.server.SimpleHTTPRequestHandler):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, directory=root, **kwargs)
+
+    if options.keep_alive:
+        protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        if options.connection_log:
+            with lock, open(options.connection_log, "a") as f:
+                f.write("connection from %s:%d\n" % self.client_address[:2])
 
     def log_message(self, fmt, *args):
         pass

@@ -156,9 +156,10 @@ repo_sources_line () {
     echo "deb [signed-by=$SCRATCH/keys/$3.gpg${4:+ $4}] $1 $2 main"
 }
 
-# repo_serve ROOT: start_httpd ROOT, keeping the gpg agents' cleanup.
+# repo_serve [HTTPD-OPTION...] ROOT: start_httpd, keeping the gpg agents'
+# cleanup.
 repo_serve () {
-    start_httpd "$1"
+    start_httpd "$@"
     trap '_repo_stop_agents; kill ${_httpd_pids:-} 2>/dev/null; cleanup_scratch' EXIT
 }
 

@@ -16,7 +16,15 @@ export SOURCE_DATE_EPOCH=0
 unset APT2OSTREE_REPO
 
 SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/a2o-test.XXXXXX")
+# Servers started with stop_at_exit PID...: stopped, and waited for, when
+# the test file exits, before its scratch directory goes.
+_exit_pids=
+stop_at_exit () { _exit_pids="$_exit_pids $*"; }
 cleanup_scratch () {
+    if [ -n "$_exit_pids" ]; then
+        kill $_exit_pids 2>/dev/null
+        wait $_exit_pids 2>/dev/null
+    fi
     if [ -n "${A2O_KEEP_SCRATCH:-}" ]; then
         echo "# scratch kept in $SCRATCH" >&2
     else
@@ -155,20 +163,29 @@ commit_dir () {
     ostree --repo="$repo" commit --no-bindings -b "$ref" --tree=dir="$dir" "$@" > /dev/null
 }
 
-# start_httpd ROOT: serve ROOT on 127.0.0.1 (tests/httpd.py) until the test
-# file exits; sets HTTPD_URL (http://127.0.0.1:PORT) and HTTPD_LOG (the
-# request log).
+# _wait_for_file FILE: FILE exists within 10 s.
+_wait_for_file () {
+    local i
+    for i in $(seq 200); do
+        [ -e "$1" ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# start_httpd [OPTION...] ROOT: serve ROOT on 127.0.0.1 (tests/httpd.py,
+# given OPTIONs such as --keep-alive) until the test file exits; sets
+# HTTPD_URL (http://127.0.0.1:PORT) and HTTPD_LOG (the request log).  After
+# private_net_start, the server listens in that network.
 start_httpd () {
     local portfile="$SCRATCH/httpd.$$.$RANDOM.port"
     HTTPD_LOG="$portfile.log"
     : > "$HTTPD_LOG"
-    python3 "$TOP_SRCDIR/tests/httpd.py" "$1" "$portfile" "$HTTPD_LOG" &
+    "${_private_net_enter[@]}" python3 "$TOP_SRCDIR/tests/httpd.py" "${@:1:$#-1}" \
+        "${@: -1}" "$portfile" "$HTTPD_LOG" &
     _httpd_pids="${_httpd_pids:-} $!"
-    local i
-    for i in $(seq 100); do
-        [ -s "$portfile" ] && break
-        sleep 0.05
-    done
+    stop_at_exit $!
+    _wait_for_file "$portfile"
     HTTPD_URL="http://127.0.0.1:$(cat "$portfile")"
     trap 'kill $_httpd_pids 2>/dev/null; cleanup_scratch' EXIT
 }
@@ -176,20 +193,74 @@ start_httpd () {
 # start_proxy [NAME=ADDRESS]...: a forward HTTP proxy on 127.0.0.1
 # (tests/proxy.py, which connects to ADDRESS for host NAME) until the test
 # file exits; sets PROXY_URL (http://127.0.0.1:PORT) and PROXY_LOG (one
-# "GET URL" line for each request it forwarded).
+# "GET URL" line for each request it forwarded).  After private_net_start,
+# the proxy listens in that network.
 start_proxy () {
     local portfile="$SCRATCH/proxy.$$.$RANDOM.port"
     PROXY_LOG="$portfile.log"
     : > "$PROXY_LOG"
-    python3 "$TOP_SRCDIR/tests/proxy.py" "$portfile" "$PROXY_LOG" "$@" &
-    _httpd_pids="${_httpd_pids:-} $!"
-    local i
-    for i in $(seq 100); do
-        [ -s "$portfile" ] && break
-        sleep 0.05
-    done
+    "${_private_net_enter[@]}" python3 "$TOP_SRCDIR/tests/proxy.py" "$portfile" "$PROXY_LOG" "$@" &
+    stop_at_exit $!
+    _wait_for_file "$portfile"
     PROXY_URL="http://127.0.0.1:$(cat "$portfile")"
-    trap -p EXIT | grep -q _httpd_pids || trap 'kill $_httpd_pids 2>/dev/null; cleanup_scratch' EXIT
+}
+
+# --- a private network: loopback only, one name answered by tests/dnsd.py ---
+
+_private_net_enter=()
+
+# skip_unless_private_net: skip the whole test file unless commands can run
+# in a network and mount namespace of their own (root and unshare).
+skip_unless_private_net () {
+    [ "$(id -u)" = 0 ] || skip_all "a private network (unshare --net --mount, bind mounts over /etc) needs root"
+    local tool
+    for tool in unshare nsenter ip mount python3; do
+        command -v $tool > /dev/null || skip_all "$tool is not installed"
+    done
+    local why
+    why=$(unshare --net --mount true 2>&1) \
+        || skip_all "unshare --net --mount is not possible here: $why"
+}
+
+# private_net_start NAME: a network and mount namespace of the test file's
+# own, kept until it exits, where only loopback is up and glibc's resolver
+# (/etc/resolv.conf, /etc/hosts and /etc/nsswitch.conf bind-mounted over
+# with files written here) asks tests/dnsd.py on 127.0.0.1:53, which
+# answers NAME with 127.0.0.1: nothing leaves the machine.  DNS_LOG gets
+# one line per query ("A NAME", "AAAA NAME").  Call it at the top of the
+# file (not in a test body), after skip_unless_private_net; then
+# start_httpd's servers listen there and in_private_net runs commands there.
+private_net_start () {
+    local name=$1 dir="$SCRATCH/private-net"
+    mkdir -p "$dir"
+    printf 'nameserver 127.0.0.1\n' > "$dir/resolv.conf"
+    printf '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n' > "$dir/hosts"
+    printf 'hosts: files dns\n' > "$dir/nsswitch.conf"
+    # The holder sleeps in the namespace for as long as the file runs.
+    unshare --net --mount sh -c '
+        ip link set lo up || exit 1
+        for f in resolv.conf hosts nsswitch.conf; do
+            mount --bind "$1/$f" "/etc/$f" || exit 1
+        done
+        : > "$1/ready"
+        exec sleep infinity' sh "$dir" > "$dir/holder.log" 2>&1 &
+    local holder=$!
+    stop_at_exit $holder
+    _wait_for_file "$dir/ready" || skip_all "cannot set up a private network: $(cat "$dir/holder.log")"
+    _private_net_enter=(nsenter --target "$holder" --net --mount)
+    DNS_LOG="$dir/dns.log"
+    : > "$DNS_LOG"
+    "${_private_net_enter[@]}" python3 "$TOP_SRCDIR/tests/dnsd.py" "$name" "$DNS_LOG" "$dir/dns.ready" \
+        > "$dir/dnsd.log" 2>&1 &
+    stop_at_exit $!
+    _wait_for_file "$dir/dns.ready" || skip_all "tests/dnsd.py did not start: $(cat "$dir/dnsd.log")"
+}
+
+# in_private_net CMD...: CMD in the private network (private_net_start), in
+# the current directory, with no proxy from the environment.
+in_private_net () {
+    "${_private_net_enter[@]}" --wd="$PWD" env -u http_proxy -u HTTP_PROXY -u https_proxy \
+        -u HTTPS_PROXY -u all_proxy -u ALL_PROXY -u no_proxy -u NO_PROXY "$@"
 }
 
 # host_debian_mirror, host_sources_for: the host's own apt configuration.

@@ -92,7 +92,7 @@ test_table (void)
         .configure_hooks = f == FIELD_HOOK ? hooks : NULL,
       };
       g_autoptr(GError) error = NULL;
-      g_autofree char *text = ninja_generate (&image, 1, &options, &error);
+      g_autofree char *text = ninja_generate (&image, 1, &options, NULL, &error);
       if (cases[i].fragment == NULL)
         {
           g_assert_no_error (error);
@@ -120,7 +120,7 @@ test_escaped (void)
     .download_jobs = 4,
   };
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = ninja_generate (&image, 1, &options, &error);
+  g_autofree char *text = ninja_generate (&image, 1, &options, NULL, &error);
   g_assert_no_error (error);
   g_assert_nonnull (strstr (text, "\nrepo = b$ $$x$ d$:e/ostree\n"));
   g_assert_nonnull (strstr (text, "\nrepo_arg = 'b $$x d:e/ostree'\n"));
@@ -155,7 +155,7 @@ test_shared_packages (void)
     .download_jobs = 4,
   };
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, &error);
+  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (count (text, ": a2o_unpack "), ==, 3);
   g_assert_cmpuint (count (text, "\nbuild $repo/refs/heads/deb/hello/1.0/amd64/"), ==, 1);
@@ -164,7 +164,7 @@ test_shared_packages (void)
   g_assert_cmpuint (count (text, "\ndefault a b c\n"), ==, 1);
   g_assert_cmpuint (count (text, "a2o_regen a.lock.json b.lock.json c.lock.json\n"), ==, 1);
   g_assert_cmpuint (count (text, "$a2o ninja a.lock.json b.lock.json c.lock.json -o"), ==, 1);
-  g_autofree char *again = ninja_generate (images, G_N_ELEMENTS (images), &options, &error);
+  g_autofree char *again = ninja_generate (images, G_N_ELEMENTS (images), &options, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (text, ==, again);
 }
@@ -183,7 +183,7 @@ test_merged_usr_conflict (void)
     .download_jobs = 4,
   };
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, &error);
+  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, NULL, &error);
   g_assert_null (text);
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "a.lock.json and b.lock.json: package \"hello\""));

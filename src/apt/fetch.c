@@ -11,6 +11,7 @@
 
 #include "apt/cache.h"
 #include "apt/fetch.h"
+#include "apt/fetchtransfer.h"
 #include "apt/proxy.h"
 #include "base/sha256.h"
 #include "base/util.h"
@@ -39,14 +40,6 @@ typedef struct {
   gint64 last_report_us;
 } FetchSink;
 
-typedef enum {
-  ATTEMPT_OK,
-  ATTEMPT_TRANSIENT,   /* worth another try */
-  ATTEMPT_FAILED,      /* error set, do not retry */
-} AttemptResult;
-
-
-
 static long
 fetch_stall_seconds (void)
 {
@@ -57,15 +50,50 @@ fetch_stall_seconds (void)
   return 60;
 }
 
+/* The process's share: name lookups and TLS sessions, for every handle
+ * fetch_curl_new() makes (lock fetches its sources on threads of its own,
+ * hence the locks; libcurl's shared connection cache is not safe across
+ * threads, so each thread keeps its connections in a handle of its own:
+ * thread_handle()). */
+static GMutex share_locks[CURL_LOCK_DATA_LAST];
+
 static void
-fetch_global_init (void)
+share_lock (CURL *handle, curl_lock_data data, curl_lock_access access, void *user_data)
 {
-  static gsize initialized = 0;
-  if (g_once_init_enter (&initialized))
+  g_mutex_lock (&share_locks[data]);
+}
+
+static void
+share_unlock (CURL *handle, curl_lock_data data, void *user_data)
+{
+  g_mutex_unlock (&share_locks[data]);
+}
+
+static CURLSH *
+process_share (void)
+{
+  static CURLSH *share = NULL;
+  if (g_once_init_enter (&share))
     {
       curl_global_init (CURL_GLOBAL_DEFAULT);
-      g_once_init_leave (&initialized, 1);
+      CURLSH *s = curl_share_init ();
+      curl_share_setopt (s, CURLSHOPT_LOCKFUNC, share_lock);
+      curl_share_setopt (s, CURLSHOPT_UNLOCKFUNC, share_unlock);
+      curl_share_setopt (s, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+      curl_share_setopt (s, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
+      g_once_init_leave (&share, s);
     }
+  return share;
+}
+
+FetchCurl *
+fetch_curl_new (GError **error)
+{
+  (void) process_share ();
+  CURL *curl = curl_easy_init ();
+  if (curl == NULL)
+    return util_fail (error, "cannot initialise libcurl"), NULL;
+  return curl;
 }
 
 static void
@@ -183,6 +211,8 @@ curl_error_is_transient (CURLcode code, long status)
     {
     case CURLE_HTTP_RETURNED_ERROR:
       return status >= 500 || status == 408 || status == 429;
+    case CURLE_COULDNT_RESOLVE_HOST:  /* a lost query (the resolver's own retry is 5 s) */
+    case CURLE_COULDNT_RESOLVE_PROXY:
     case CURLE_COULDNT_CONNECT:
     case CURLE_PARTIAL_FILE:
     case CURLE_OPERATION_TIMEDOUT:
@@ -198,23 +228,109 @@ curl_error_is_transient (CURLcode code, long status)
     }
 }
 
-/* One transfer of URL into SINK.  On ATTEMPT_TRANSIENT, *out_message says
- * what went wrong (for the final error once the attempts run out). */
-static AttemptResult
-fetch_attempt (CURL *curl, const char *url, FetchSink *sink, char **out_message, GError **error)
+struct FetchTransfer {
+  char *url;
+  char *label;
+  char *tmp_path;         /* the temporary file, while the transfer owns it */
+  int fd;
+  char *expected_sha256;
+  Sha256 *sha256;
+  FetchSink sink;
+  char errbuf[CURL_ERROR_SIZE];
+  int attempt;            /* attempts made so far */
+  gulong backoff_us;
+  char *last_message;     /* what the last transient failure was */
+};
+
+void
+fetch_transfer_free (FetchTransfer *t)
 {
-  char errbuf[CURL_ERROR_SIZE] = "";
+  if (t == NULL)
+    return;
+  util_fd_close (&t->fd);
+  if (t->tmp_path != NULL)
+    (void) unlink (t->tmp_path);
+  g_free (t->tmp_path);
+  g_free (t->url);
+  g_free (t->label);
+  g_free (t->expected_sha256);
+  sha256_free (t->sha256);
+  g_free (t->last_message);
+  g_free (t);
+}
+
+/* The file's name for the progress line, its first 30 characters (the
+ * line then fits in 80 columns). */
+static char *
+url_label (const char *url)
+{
+  const char *slash = strrchr (url, '/');
+  const char *name = slash != NULL && slash[1] != '\0' ? slash + 1 : url;
+  if (!g_utf8_validate (name, -1, NULL) || g_utf8_strlen (name, -1) <= 30)
+    return g_strdup (name);
+  g_autofree char *head = g_utf8_substring (name, 0, 29);
+  return g_strconcat (head, "…", NULL);
+}
+
+static FetchTransfer *
+transfer_new (const char *url, int fd, GByteArray *buf, const FetchOptions *opts,
+              GCancellable *cancellable)
+{
+  FetchTransfer *t = g_new0 (FetchTransfer, 1);
+  t->url = g_strdup (url);
+  t->label = url_label (url);
+  t->fd = fd;
+  t->expected_sha256 = opts != NULL ? g_strdup (opts->expected_sha256) : NULL;
+  t->sha256 = sha256_new ();
+  t->backoff_us = FETCH_FIRST_BACKOFF_US;
+  t->sink = (FetchSink) {
+    .fd = fd,
+    .buf = buf,
+    .sha256 = t->sha256,
+    .expected_size = opts != NULL ? opts->expected_size : -1,
+    .cancellable = cancellable,
+    .progress = opts != NULL && opts->progress && isatty (STDERR_FILENO),
+    .label = t->label,
+  };
+  return t;
+}
+
+FetchTransfer *
+fetch_transfer_new (const char *url, const char *dir, const FetchOptions *opts,
+                    GCancellable *cancellable, GError **error)
+{
+  g_autofree char *tmp_path = g_build_filename (dir, ".fetch-XXXXXX", NULL);
+  int fd = g_mkstemp_full (tmp_path, O_RDWR | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return util_fail (error, "%s: cannot create a temporary file in %s: %s", url, dir,
+                      g_strerror (errno)), NULL;
+  FetchTransfer *t = transfer_new (url, fd, NULL, opts, cancellable);
+  t->tmp_path = g_steal_pointer (&tmp_path);
+  return t;
+}
+
+const char *
+fetch_transfer_url (FetchTransfer *t)
+{
+  return t->url;
+}
+
+gboolean
+fetch_transfer_prepare (FetchTransfer *t, CURL *curl, GError **error)
+{
+  FetchSink *sink = &t->sink;
+  t->errbuf[0] = '\0';
+  t->attempt++;
   sink_reset (sink);
   if (sink->write_errno != 0)
-    {
-      util_fail (error, "%s: cannot write the download: %s", url, g_strerror (sink->write_errno));
-      return ATTEMPT_FAILED;
-    }
+    return util_fail (error, "%s: cannot write the download: %s", t->url,
+                      g_strerror (sink->write_errno));
   sink->start_us = g_get_monotonic_time ();
 
   curl_easy_reset (curl);
-  curl_easy_setopt (curl, CURLOPT_URL, url);
-  curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, errbuf);
+  curl_easy_setopt (curl, CURLOPT_SHARE, process_share ());
+  curl_easy_setopt (curl, CURLOPT_URL, t->url);
+  curl_easy_setopt (curl, CURLOPT_ERRORBUFFER, t->errbuf);
   curl_easy_setopt (curl, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt (curl, CURLOPT_FAILONERROR, 1L);
   curl_easy_setopt (curl, CURLOPT_FOLLOWLOCATION, 1L);
@@ -234,40 +350,49 @@ fetch_attempt (CURL *curl, const char *url, FetchSink *sink, char **out_message,
   curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, sink_xferinfo);
   curl_easy_setopt (curl, CURLOPT_XFERINFODATA, sink);
-  if (!proxy_apply (curl, url, error))
-    return ATTEMPT_FAILED;
+  if (!proxy_apply (curl, t->url, error))
+    return FALSE;
+  return TRUE;
+}
 
-  CURLcode code = curl_easy_perform (curl);
+/* What an attempt that ended with CODE means: done, worth another try
+ * (*out_message says why), or failed for good (ERROR set). */
+static FetchAttempt
+attempt_result (FetchTransfer *t, CURL *curl, CURLcode code, char **out_message, GError **error)
+{
+  FetchSink *sink = &t->sink;
+  const char *url = t->url;
+  const char *errbuf = t->errbuf;
   progress_clear (sink);
   long status = 0;
   curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
 
   if (code == CURLE_OK)
-    return ATTEMPT_OK;
+    return FETCH_ATTEMPT_OK;
 
   if (code == CURLE_ABORTED_BY_CALLBACK && g_cancellable_set_error_if_cancelled (sink->cancellable, error))
-    return ATTEMPT_FAILED;
+    return FETCH_ATTEMPT_FAILED;
   if (code == CURLE_WRITE_ERROR && sink->too_big)
     {
       g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH, "%s: the download is larger than the "
                    "expected %" G_GINT64_FORMAT " bytes; the mirror may be out of sync with the "
                    "lockfile", url, sink->expected_size);
-      return ATTEMPT_FAILED;
+      return FETCH_ATTEMPT_FAILED;
     }
   if (code == CURLE_WRITE_ERROR && sink->write_errno != 0)
     {
       util_fail (error, "%s: cannot write the download: %s", url, g_strerror (sink->write_errno));
-      return ATTEMPT_FAILED;
+      return FETCH_ATTEMPT_FAILED;
     }
   if (code == CURLE_HTTP_RETURNED_ERROR && (status == 404 || status == 410))
     {
       g_set_error (error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND, "%s: not found (HTTP status %ld)", url, status);
-      return ATTEMPT_FAILED;
+      return FETCH_ATTEMPT_FAILED;
     }
   if (code == CURLE_FILE_COULDNT_READ_FILE)
     {
       g_set_error (error, UTIL_ERROR, UTIL_ERROR_NOT_FOUND, "%s: no such file", url);
-      return ATTEMPT_FAILED;
+      return FETCH_ATTEMPT_FAILED;
     }
 
   g_autofree char *message = NULL;
@@ -283,62 +408,68 @@ fetch_attempt (CURL *curl, const char *url, FetchSink *sink, char **out_message,
   if (curl_error_is_transient (code, status))
     {
       *out_message = g_steal_pointer (&message);
-      return ATTEMPT_TRANSIENT;
+      return FETCH_ATTEMPT_TRANSIENT;
     }
   util_fail (error, "%s: %s", url, message);
-  return ATTEMPT_FAILED;
+  return FETCH_ATTEMPT_FAILED;
 }
 
-/* Run attempts with back-off until one succeeds, fails for good, or the
- * attempts run out. */
-static gboolean
-fetch_with_retries (const char *url, FetchSink *sink, GError **error)
+FetchAttempt
+fetch_transfer_done (FetchTransfer *t, CURL *curl, CURLcode code, gulong *out_retry_us,
+                     GError **error)
 {
-  fetch_global_init ();
-  CURL *curl = curl_easy_init ();
-  if (curl == NULL)
-    return util_fail (error, "%s: cannot initialise libcurl", url);
-
-  gulong backoff = FETCH_FIRST_BACKOFF_US;
-  g_autofree char *last_message = NULL;
-  gboolean ok = FALSE;
-  for (int attempt = 1; attempt <= FETCH_ATTEMPTS; attempt++)
+  g_clear_pointer (&t->last_message, g_free);
+  FetchAttempt r = attempt_result (t, curl, code, &t->last_message, error);
+  if (r != FETCH_ATTEMPT_TRANSIENT)
+    return r;
+  if (t->attempt >= FETCH_ATTEMPTS)
     {
-      g_clear_pointer (&last_message, g_free);
-      AttemptResult r = fetch_attempt (curl, url, sink, &last_message, error);
-      if (r == ATTEMPT_OK)
-        {
-          ok = TRUE;
-          break;
-        }
-      if (r == ATTEMPT_FAILED)
-        break;
-      if (attempt == FETCH_ATTEMPTS)
-        {
-          util_fail (error, "%s: %s (gave up after %d attempts)", url, last_message, FETCH_ATTEMPTS);
-          break;
-        }
-      g_debug ("%s: %s; retrying in %lu ms", url, last_message, backoff / 1000);
-      g_usleep (backoff);
-      backoff *= 2;
-      if (g_cancellable_set_error_if_cancelled (sink->cancellable, error))
-        break;
+      util_fail (error, "%s: %s (gave up after %d attempts)", t->url, t->last_message,
+                 FETCH_ATTEMPTS);
+      return FETCH_ATTEMPT_FAILED;
     }
-  curl_easy_cleanup (curl);
-  return ok;
+  g_debug ("%s: %s; retrying in %lu ms", t->url, t->last_message, t->backoff_us / 1000);
+  *out_retry_us = t->backoff_us;
+  t->backoff_us *= 2;
+  return FETCH_ATTEMPT_TRANSIENT;
 }
 
-/* The file's name for the progress line, its first 30 characters (the
- * line then fits in 80 columns). */
-static char *
-url_label (const char *url)
+/* This thread's handle, kept (with its connections) for its next
+ * transfer. */
+static GPrivate thread_curl = G_PRIVATE_INIT ((GDestroyNotify) curl_easy_cleanup);
+
+static CURL *
+thread_handle (GError **error)
 {
-  const char *slash = strrchr (url, '/');
-  const char *name = slash != NULL && slash[1] != '\0' ? slash + 1 : url;
-  if (!g_utf8_validate (name, -1, NULL) || g_utf8_strlen (name, -1) <= 30)
-    return g_strdup (name);
-  g_autofree char *head = g_utf8_substring (name, 0, 29);
-  return g_strconcat (head, "…", NULL);
+  CURL *curl = g_private_get (&thread_curl);
+  if (curl == NULL)
+    {
+      curl = fetch_curl_new (error);
+      g_private_set (&thread_curl, curl);
+    }
+  return curl;
+}
+
+/* Attempts with back-off on this thread's handle until one succeeds, fails
+ * for good, or the attempts run out. */
+static gboolean
+transfer_run (FetchTransfer *t, GError **error)
+{
+  CURL *curl = thread_handle (error);
+  if (curl == NULL)
+    return FALSE;
+  for (;;)
+    {
+      if (!fetch_transfer_prepare (t, curl, error))
+        return FALSE;
+      gulong retry_us = 0;
+      FetchAttempt r = fetch_transfer_done (t, curl, curl_easy_perform (curl), &retry_us, error);
+      if (r != FETCH_ATTEMPT_TRANSIENT)
+        return r == FETCH_ATTEMPT_OK;
+      g_usleep (retry_us);
+      if (g_cancellable_set_error_if_cancelled (t->sink.cancellable, error))
+        return FALSE;
+    }
 }
 
 /* A file:// URL that does not hold the bytes locked (a local .deb changed
@@ -361,60 +492,80 @@ explain_local_change (const char *url, const char *expected_sha256, GError **err
                expected_sha256, actual, path);
 }
 
-/* Download URL to a fresh temporary file in DIR and verify it.  On success
- * the caller owns *out_tmp_path (and must rename or unlink it); on failure no
- * temporary file is left. */
-static gboolean
-fetch_to_temp (const char *url, const char *dir, const FetchOptions *opts, char **out_tmp_path,
-               char **out_sha256, GCancellable *cancellable, GError **error)
+/* Close the download and check its size and sha256 (the sha256 it has is
+ * returned). */
+static char *
+transfer_verify (FetchTransfer *t, GError **error)
 {
-  FetchOptions defaults = { NULL, -1, FALSE };
-  if (opts == NULL)
-    opts = &defaults;
-
-  g_autofree char *tmp_path = g_build_filename (dir, ".fetch-XXXXXX", NULL);
-  int fd = g_mkstemp_full (tmp_path, O_RDWR | O_CLOEXEC, 0644);
-  if (fd < 0)
-    return util_fail (error, "%s: cannot create a temporary file in %s: %s", url, dir,
-                      g_strerror (errno));
-
-  g_autofree char *label = url_label (url);
-  g_autoptr(Sha256) sha256 = sha256_new ();
-  FetchSink sink = {
-    .fd = fd,
-    .sha256 = sha256,
-    .expected_size = opts->expected_size,
-    .cancellable = cancellable,
-    .progress = opts->progress && isatty (STDERR_FILENO),
-    .label = label,
-  };
-
-  gboolean ok = fetch_with_retries (url, &sink, error);
-  if (close (fd) < 0 && ok)
-    ok = util_fail (error, "%s: cannot write %s: %s", url, tmp_path, g_strerror (errno));
-
-  if (ok && opts->expected_size >= 0 && sink.received != (guint64) opts->expected_size)
-    ok = (g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH,
-                       "%s: size mismatch (expected %" G_GINT64_FORMAT " bytes, got %"
-                       G_GUINT64_FORMAT "); the download is truncated or the mirror is out of sync",
-                       url, opts->expected_size, sink.received), FALSE);
-
-  g_autofree char *actual = sha256_finish_hex (sha256);
-  if (ok && opts->expected_sha256 != NULL && g_ascii_strcasecmp (actual, opts->expected_sha256) != 0)
-    ok = (g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH,
-                       "%s: sha256 mismatch (expected %s, got %s); the mirror may be out of "
-                       "sync with the lockfile", url, opts->expected_sha256, actual), FALSE);
-
-  if (!ok)
+  FetchSink *sink = &t->sink;
+  if (t->fd >= 0 && close (t->fd) < 0)
     {
-      (void) unlink (tmp_path);
-      explain_local_change (url, opts->expected_sha256, error);
-      return FALSE;
+      t->fd = -1;
+      return util_fail (error, "%s: cannot write %s: %s", t->url, t->tmp_path, g_strerror (errno)),
+             NULL;
     }
-  *out_tmp_path = g_steal_pointer (&tmp_path);
-  if (out_sha256 != NULL)
-    *out_sha256 = g_steal_pointer (&actual);
-  return TRUE;
+  t->fd = -1;
+  if (sink->expected_size >= 0 && sink->received != (guint64) sink->expected_size)
+    return g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH,
+                        "%s: size mismatch (expected %" G_GINT64_FORMAT " bytes, got %"
+                        G_GUINT64_FORMAT "); the download is truncated or the mirror is out of sync",
+                        t->url, sink->expected_size, sink->received), NULL;
+  g_autofree char *actual = sha256_finish_hex (t->sha256);
+  if (t->expected_sha256 != NULL && g_ascii_strcasecmp (actual, t->expected_sha256) != 0)
+    return g_set_error (error, UTIL_ERROR, UTIL_ERROR_MISMATCH,
+                        "%s: sha256 mismatch (expected %s, got %s); the mirror may be out of "
+                        "sync with the lockfile", t->url, t->expected_sha256, actual), NULL;
+  return g_steal_pointer (&actual);
+}
+
+/* Verify the finished download and rename it to DEST, or into DIR under its
+ * sha256 when DEST is NULL.  Returns the final path; on failure nothing is
+ * left. */
+static char *
+transfer_commit (FetchTransfer *t, const char *dest, const char *dir, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *actual = transfer_verify (t, &local_error);
+  if (actual == NULL)
+    {
+      explain_local_change (t->url, t->expected_sha256, &local_error);
+      return g_propagate_error (error, g_steal_pointer (&local_error)), NULL;
+    }
+  g_autofree char *path = dest != NULL ? g_strdup (dest) : g_build_filename (dir, actual, NULL);
+  if (rename (t->tmp_path, path) < 0)
+    return util_fail (error, "%s: cannot rename the download to %s: %s", t->url, path,
+                      g_strerror (errno)), NULL;
+  g_clear_pointer (&t->tmp_path, g_free);
+  return g_steal_pointer (&path);
+}
+
+char *
+fetch_transfer_commit (FetchTransfer *t, const char *cache_dir, GError **error)
+{
+  return transfer_commit (t, NULL, cache_dir, error);
+}
+
+void
+fetch_transfer_explain (FetchTransfer *t, GError **error)
+{
+  explain_local_change (t->url, t->expected_sha256, error);
+}
+
+/* URL into DEST, or into DIR under its sha256 when DEST is NULL. */
+static char *
+fetch_into (const char *url, const char *dest, const char *dir, const FetchOptions *opts,
+            GCancellable *cancellable, GError **error)
+{
+  g_autoptr(FetchTransfer) t = fetch_transfer_new (url, dir, opts, cancellable, error);
+  if (t == NULL)
+    return NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!transfer_run (t, &local_error))
+    {
+      explain_local_change (url, t->expected_sha256, &local_error);
+      return g_propagate_error (error, g_steal_pointer (&local_error)), NULL;
+    }
+  return transfer_commit (t, dest, dir, error);
 }
 
 gboolean
@@ -422,43 +573,25 @@ fetch_to_file (const char *url, const char *dest, const FetchOptions *opts,
                GCancellable *cancellable, GError **error)
 {
   g_autofree char *dir = g_path_get_dirname (dest);
-  g_autofree char *tmp_path = NULL;
-  if (!fetch_to_temp (url, dir, opts, &tmp_path, NULL, cancellable, error))
-    return FALSE;
-  if (rename (tmp_path, dest) < 0)
-    {
-      int errsv = errno;
-      (void) unlink (tmp_path);
-      return util_fail (error, "%s: cannot rename the download to %s: %s", url, dest,
-                        g_strerror (errsv));
-    }
-  return TRUE;
+  g_autofree char *path = fetch_into (url, dest, dir, opts, cancellable, error);
+  return path != NULL;
 }
 
 GBytes *
 fetch_bytes (const char *url, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(Sha256) sha256 = sha256_new ();
   g_autoptr(GByteArray) buf = g_byte_array_new ();
-  FetchSink sink = {
-    .fd = -1,
-    .buf = buf,
-    .sha256 = sha256,
-    .expected_size = -1,
-    .cancellable = cancellable,
-  };
-  if (!fetch_with_retries (url, &sink, error))
+  g_autoptr(FetchTransfer) t = transfer_new (url, -1, buf, NULL, cancellable);
+  if (!transfer_run (t, error))
     return NULL;
   return g_byte_array_free_to_bytes (g_steal_pointer (&buf));
 }
 
-
-
 /* Temporary files of downloads that were killed (Ctrl-C in Ninja) would
  * stay forever: remove those untouched for an hour.  A live download writes
  * more often than that, or curl gives up on it first. */
-static void
-sweep_stale_temporaries (const char *dir)
+void
+fetch_sweep_temporaries (const char *dir)
 {
   g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
   if (d == NULL)
@@ -502,21 +635,8 @@ fetch_cached (const char *url, const char *cache_dir, const char *sha256, gint64
       return NULL;
     }
 
-  sweep_stale_temporaries (cache_dir);
+  fetch_sweep_temporaries (cache_dir);
 
   FetchOptions opts = { want, size, TRUE };
-  g_autofree char *tmp_path = NULL;
-  g_autofree char *actual = NULL;
-  if (!fetch_to_temp (url, cache_dir, &opts, &tmp_path, &actual, cancellable, error))
-    return NULL;
-
-  g_autofree char *path = g_build_filename (cache_dir, actual, NULL);
-  if (rename (tmp_path, path) < 0)
-    {
-      int errsv = errno;
-      (void) unlink (tmp_path);
-      util_fail (error, "%s: cannot rename the download to %s: %s", url, path, g_strerror (errsv));
-      return NULL;
-    }
-  return g_steal_pointer (&path);
+  return fetch_into (url, NULL, cache_dir, &opts, cancellable, error);
 }

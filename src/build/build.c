@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "build/aptsources.h"
+#include "apt/fetchclient.h"
 #include "build/build.h"
 #include "build/buildcache.h"
 #include "deb/deb.h"
@@ -261,8 +262,11 @@ build_load_images (BuildArgs *args, GError **error)
   return TRUE;
 }
 
-char *
-build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninja, GError **error)
+/* The Ninja file's text for ARGS, and its download list's in
+ * *OUT_DOWNLOADS. */
+static char *
+generate_ninja (BuildArgs *args, const char *output_path, gboolean subninja,
+                char **out_downloads, GError **error)
 {
   if (!build_load_images (args, error))
     return NULL;
@@ -309,7 +313,25 @@ build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninj
     .cache_key = args->cache.key_path,
     .incremental = args->incremental,
   };
-  return ninja_generate ((NinjaImage *) images->data, images->len, &options, error);
+  return ninja_generate ((NinjaImage *) images->data, images->len, &options, out_downloads,
+                         error);
+}
+
+gboolean
+build_write_ninja (BuildArgs *args, const char *output_path, gboolean subninja, GError **error)
+{
+  g_autofree char *downloads = NULL;
+  g_autofree char *text = generate_ninja (args, output_path, subninja, &downloads, error);
+  if (text == NULL)
+    return FALSE;
+  /* The download list goes where the edges' fetch service looks, the
+   * cache they download into (not with a build cache: its trees make most
+   * downloads moot). */
+  g_autofree char *cache_dir = g_build_filename (args->builddir, "cache", "debs", NULL);
+  g_autofree char *list = fetch_client_list_path (cache_dir, output_path);
+  if (args->cache.url == NULL && !ninja_write_if_changed (list, downloads, error))
+    return FALSE;
+  return ninja_write_if_changed (output_path, text, error);
 }
 
 /* Add each of ITEMS (trees put over the image) as its commit; FALSE when

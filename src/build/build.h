@@ -81,9 +81,10 @@ gboolean build_args_complete (BuildArgs *args, CmdInvocation *inv, int n_operand
 /* Load each image's lockfile and the sources its packages come from. */
 gboolean build_load_images (BuildArgs *args, GError **error);
 
-/* The Ninja file's text for ARGS (completed and loaded), written to
- * OUTPUT_PATH by the caller. */
-char *build_generate_ninja (BuildArgs *args, const char *output_path, gboolean subninja,
+/* The Ninja file for ARGS (completed), written to OUTPUT_PATH, with its
+ * download list beside it (ninja_downloads_path()); each file is left
+ * alone when it holds that text already. */
+gboolean build_write_ninja (BuildArgs *args, const char *output_path, gboolean subninja,
                             GError **error);
 
 /* Where "build" keeps the Ninja file: BUILDDIR/NAME.ninja for one image,

@@ -8,6 +8,7 @@
 
 #include <curl/curl.h>
 
+#include "apt/cache.h"
 #include "deb/deb.h"
 #include "build/ninja.h"
 #include "build/imagespec.h"
@@ -431,6 +432,7 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
   const char *pull = options->cache_url == NULL ? ""
                      : "$a2o --repo $repo_arg cache-pull $build_cache $ref > /dev/null && ";
   const char *step_cache = options->cache_url == NULL ? "" : " $build_cache";
+
   append_printf (out,
       "rule a2o_init\n"
       "  command = $a2o --repo $repo_arg init\n"
@@ -832,9 +834,31 @@ check_deployable (const NinjaImage *images, guint n_images, GError **error)
   return TRUE;
 }
 
+/* The download list: "REF SHA256 SIZE URL" for each package tree's .deb
+ * that comes from a URL (its first one), tab-separated, in the edges' order. */
+static char *
+downloads_text (PackageGraph *graph, const NinjaOptions *options)
+{
+  GString *text = g_string_new ("");
+  g_string_append_printf (text, "# The downloads of %s, for the fetch service "
+                          "(\"apt2ostree ninja\" writes it): REF SHA256 SIZE URL\n",
+                          options->output_path);
+  for (guint i = 0; i < graph->edges->len; i++)
+    {
+      PackageEdge *edge = graph->edges->pdata[i];
+      LockPackage *package = edge->package;
+      if (package->sha256 == NULL || package->size < 0 || !cache_is_url (edge->urls[0])
+          || g_str_has_prefix (edge->urls[0], "file:"))
+        continue;
+      g_string_append_printf (text, "%s\t%s\t%" G_GINT64_FORMAT "\t%s\n", edge->ref,
+                              package->sha256, package->size, edge->urls[0]);
+    }
+  return g_string_free (text, FALSE);
+}
+
 char *
 ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *options,
-                GError **error)
+                char **out_downloads, GError **error)
 {
   g_return_val_if_fail (n_images > 0, NULL);
   if (options->deployable && !check_deployable (images, n_images, error))
@@ -865,6 +889,8 @@ ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *op
       return util_fail (error, "%s: \"%s\" %s; nothing was written", shown, out->refused,
                         out->why), NULL;
     }
+  if (out_downloads != NULL)
+    *out_downloads = downloads_text (&graph, options);
   return g_string_free (g_steal_pointer (&out->text), FALSE);
 }
 

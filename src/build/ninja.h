@@ -54,9 +54,10 @@ typedef struct {
 } NinjaOptions;
 
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,
- * with different names). */
+ * with different names), and in *OUT_DOWNLOADS (unless NULL) the text of
+ * its download list, for the fetch service (apt/fetchclient.h). */
 char *ninja_generate (const NinjaImage *images, guint n_images, const NinjaOptions *options,
-                      GError **error);
+                      char **out_downloads, GError **error);
 
 /* The date stage 2 runs at for LOCK (unless $SOURCE_DATE_EPOCH says
  * otherwise): the newest Release date of its sources. */

@@ -261,8 +261,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
       return FALSE;
 
   g_autofree char *ninja_file = build_ninja_path (&args);
-  g_autofree char *text = build_generate_ninja (&args, ninja_file, FALSE, error);
-  if (text == NULL || !ninja_write_if_changed (ninja_file, text, error))
+  if (!build_write_ninja (&args, ninja_file, FALSE, error))
     return FALSE;
 
   g_autoptr(OstreeRepo) repo = NULL;

@@ -35,8 +35,5 @@ cmd_ninja (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   args.repo = inv->repo_path;
   if (!build_args_complete (&args, inv, argc - 1, argv + 1, error))
     return FALSE;
-  g_autofree char *text = build_generate_ninja (&args, output, subninja, error);
-  if (text == NULL)
-    return FALSE;
-  return ninja_write_if_changed (output, text, error);
+  return build_write_ninja (&args, output, subninja, error);
 }

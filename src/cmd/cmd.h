@@ -81,6 +81,8 @@ gboolean cmd_ninja (int argc, char **argv, CmdInvocation *inv, GCancellable *can
                     GError **error);
 gboolean cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                     GError **error);
+gboolean cmd_fetch_service (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                            GError **error);
 gboolean cmd_unpack_deb (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                          GError **error);
 gboolean cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

@@ -17,6 +17,7 @@ static const CmdEntry commands[] = {
   { "ninja", cmd_ninja, "write the Ninja rules that build a lockfile's image" },
   { "prune", cmd_prune, "delete the trees builds wrote that none of the given lockfiles needs" },
   { "unpack-deb", cmd_unpack_deb, "unpack one .deb (file or URL) into a tree" },
+  { "fetch-service", cmd_fetch_service, "download .debs for unpack-deb over kept connections (started by it)" },
   { "stage1", cmd_stage1, "combine package trees into one unpacked dpkg system" },
   { "configure", cmd_configure, "stage 2: dpkg --configure -a over a stage-1 tree, in a sandbox" },
   { "mod", cmd_mod, "run a command over a tree in a sandbox, commit what it changed" },

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "apt/cache.h"
+#include "apt/fetchclient.h"
 #include "base/debpolicy.h"
 #include "store/refs.h"
 #include "deb/unpack.h"
@@ -99,6 +100,27 @@ unpack_job_new (const char *ref, const char *source, const char *sha256, gint64 
   return job;
 }
 
+/* JOB's .deb from URL, through the cache's fetch service when it serves
+ * the URL (kept connections, the build's download lists ahead), else with
+ * FETCH. */
+static char *
+fetch_from_service (const char *url, UnpackJob *job, const UnpackArgs *args, UnpackFetch fetch,
+                    GError **error)
+{
+  if (job->sha256 != NULL && fetch_client_serves (url))
+    {
+      g_autoptr(GError) local_error = NULL;
+      char *path = fetch_client_get (args->cache, url, job->sha256, job->size, args->repo,
+                                     &local_error);
+      if (path != NULL)
+        return path;
+      if (!g_error_matches (local_error, FETCH_CLIENT_ERROR, FETCH_CLIENT_ERROR_UNAVAILABLE))
+        return g_propagate_error (error, g_steal_pointer (&local_error)), NULL;
+      g_debug ("%s: %s; downloading it here", url, local_error->message);
+    }
+  return fetch (url, args->cache, job->sha256, job->size, error);
+}
+
 /* JOB's .deb from the first of its URLs that has it.  A URL that does not
  * answer or lacks the file moves on to the next; one that serves other
  * bytes than the sha256 says is an error naming it (a tampered or
@@ -115,7 +137,7 @@ fetch_any (UnpackJob *job, const UnpackArgs *args, UnpackFetch fetch, GError **e
   for (guint i = 0; i < urls->len; i++)
     {
       g_autoptr(GError) local_error = NULL;
-      char *path = fetch (urls->pdata[i], args->cache, job->sha256, job->size, &local_error);
+      char *path = fetch_from_service (urls->pdata[i], job, args, fetch, &local_error);
       if (path != NULL)
         return path;
       /* Other bytes than promised, the lean path's "not here", or the one
@@ -297,6 +319,7 @@ unpack_args_clear (UnpackArgs *args)
 {
   g_clear_pointer (&args->jobs, g_ptr_array_unref);
   g_clear_pointer (&args->cache, g_free);
+  g_clear_pointer (&args->repo, g_free);
 }
 
 gboolean
@@ -370,6 +393,7 @@ unpack_args_parse (CmdInvocation *inv, int argc, char **argv, UnpackArgs *args, 
       g_ptr_array_add (args->jobs, job);
     }
   args->cache = g_strdup (cache ? cache : DEFAULT_CACHE);
+  args->repo = g_strdup (cmd_repo_path (inv));
   args->merged_usr = !no_merged_usr;
   args->batch = batch != NULL;
   return TRUE;

@@ -38,6 +38,7 @@ typedef char *(*UnpackFetch) (const char *url, const char *cache_dir, const char
 typedef struct {
   GPtrArray *jobs;        /* what to unpack, in order */
   char *cache;            /* --cache */
+  char *repo;             /* the repository's path, as given */
   gboolean merged_usr;
   gboolean batch;         /* --batch: print "COMMIT REF" lines */
 } UnpackArgs;
