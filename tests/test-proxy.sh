@@ -223,4 +223,16 @@ test_expect_success 'a malformed proxy setting is one error naming the file, the
     refused "environment variable http_proxy: \"http://cache.invalid:3142/path\" is not a proxy URL (something after the host and port); write scheme://\\[user\\[:pass\\]@\\]host\\[:port\\]/\$"
 '
 
+test_expect_success 'build refuses a malformed proxy setting in one line before ninja runs' '
+    export APT2OSTREE_APT_ROOT=$PWD/root
+    lock_from "$LOOP" > /dev/null
+    apt_conf apt.conf.d/01proxy "Acquire::http::Proxy \"http://cache.invalid:3142/apt/\";"
+    mark_logs
+    expect_failure err a2o build base.lock.json --builddir build
+    assert_one_line err
+    assert_file_has_content err "^apt2ostree build: error: $PWD/root/etc/apt/apt.conf.d/01proxy:1: Acquire::http::Proxy: \"http://cache.invalid:3142/apt/\" is not a proxy URL"
+    assert_not_has_file build/ostree
+    assert_streq "$(served)" 0
+'
+
 test_done
