@@ -350,9 +350,7 @@ fetch_transfer_prepare (FetchTransfer *t, CURL *curl, GError **error)
   curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, sink_xferinfo);
   curl_easy_setopt (curl, CURLOPT_XFERINFODATA, sink);
-  if (!proxy_apply (curl, t->url, error))
-    return FALSE;
-  return TRUE;
+  return proxy_apply (curl, t->url, error);
 }
 
 /* What an attempt that ended with CODE means: done, worth another try

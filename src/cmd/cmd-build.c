@@ -209,7 +209,8 @@ images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPtrArray
   return TRUE;
 }
 
-/* The sources every image's packages come from, each URI once. */
+/* cmd_check_proxies over the sources of every image (a URI they share
+ * is said once). */
 static gboolean
 check_proxies (BuildArgs *args, CmdInvocation *inv, gboolean verbose, GError **error)
 {
