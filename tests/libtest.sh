@@ -192,6 +192,21 @@ start_httpd () {
     trap 'kill $_httpd_pids 2>/dev/null; cleanup_scratch' EXIT
 }
 
+# start_proxy [NAME=ADDRESS]...: a forward HTTP proxy on 127.0.0.1
+# (tests/proxy.py, which connects to ADDRESS for host NAME) until the test
+# file exits; sets PROXY_URL (http://127.0.0.1:PORT) and PROXY_LOG (one
+# "GET URL" line for each request it forwarded).  After private_net_start,
+# the proxy listens in that network.
+start_proxy () {
+    local portfile="$SCRATCH/proxy.$$.$RANDOM.port"
+    PROXY_LOG="$portfile.log"
+    : > "$PROXY_LOG"
+    "${_private_net_enter[@]}" python3 "$TOP_SRCDIR/tests/proxy.py" "$portfile" "$PROXY_LOG" "$@" &
+    stop_at_exit $!
+    _wait_for_file "$portfile"
+    PROXY_URL="http://127.0.0.1:$(cat "$portfile")"
+}
+
 # --- a private network: loopback only, one name answered by tests/dnsd.py ---
 
 _private_net_enter=()

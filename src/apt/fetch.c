@@ -12,6 +12,7 @@
 #include "apt/cache.h"
 #include "apt/fetch.h"
 #include "apt/fetchtransfer.h"
+#include "apt/proxy.h"
 #include "base/sha256.h"
 #include "base/util.h"
 
@@ -157,6 +158,18 @@ progress_clear (FetchSink *sink)
   sink->last_report_us = 0;
 }
 
+/* A time left as apt shows it: "5s", "2min 5s", "1h 2min". */
+static char *
+progress_duration (double seconds)
+{
+  guint64 s = (guint64) (seconds + 0.5);
+  if (s < 60)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "s", s);
+  if (s < 3600)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "min %" G_GUINT64_FORMAT "s", s / 60, s % 60);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "h %" G_GUINT64_FORMAT "min", s / 3600, s / 60 % 60);
+}
+
 static int
 sink_xferinfo (void *user_data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                curl_off_t ulnow)
@@ -174,16 +187,19 @@ sink_xferinfo (void *user_data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
   if (now - sink->last_report_us < 200 * 1000)
     return 0;
   sink->last_report_us = now;
-  double seconds = MAX ((now - sink->start_us) / 1e6, 0.001);
+  double rate = dlnow / MAX ((now - sink->start_us) / 1e6, 0.001);
+  gint64 total = dltotal > 0 ? dltotal : sink->expected_size;
   g_autofree char *done = g_format_size (dlnow);
-  g_autofree char *rate = g_format_size ((guint64) (dlnow / seconds));
-  if (dltotal > 0)
+  g_autofree char *speed = g_format_size ((guint64) rate);
+  if (total >= dlnow)
     {
-      g_autofree char *total = g_format_size (dltotal);
-      fprintf (stderr, "\r\033[K%s: %s of %s, %s/s", sink->label, done, total, rate);
+      g_autofree char *of = g_format_size (total);
+      g_autofree char *left = progress_duration ((total - dlnow) / MAX (rate, 1.0));
+      fprintf (stderr, "\r\033[K%d%% %s: %s of %s, %s/s, %s left", (int) (100 * dlnow / total),
+               sink->label, done, of, speed, left);
     }
   else
-    fprintf (stderr, "\r\033[K%s: %s, %s/s", sink->label, done, rate);
+    fprintf (stderr, "\r\033[K%s: %s, %s/s", sink->label, done, speed);
   return 0;
 }
 
@@ -243,11 +259,17 @@ fetch_transfer_free (FetchTransfer *t)
   g_free (t);
 }
 
+/* The file's name for the progress line, its first 30 characters (the
+ * line then fits in 80 columns). */
 static char *
 url_label (const char *url)
 {
   const char *slash = strrchr (url, '/');
-  return g_strdup (slash != NULL && slash[1] != '\0' ? slash + 1 : url);
+  const char *name = slash != NULL && slash[1] != '\0' ? slash + 1 : url;
+  if (!g_utf8_validate (name, -1, NULL) || g_utf8_strlen (name, -1) <= 30)
+    return g_strdup (name);
+  g_autofree char *head = g_utf8_substring (name, 0, 29);
+  return g_strconcat (head, "…", NULL);
 }
 
 static FetchTransfer *
@@ -328,7 +350,7 @@ fetch_transfer_prepare (FetchTransfer *t, CURL *curl, GError **error)
   curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, sink_xferinfo);
   curl_easy_setopt (curl, CURLOPT_XFERINFODATA, sink);
-  return TRUE;
+  return proxy_apply (curl, t->url, error);
 }
 
 /* What an attempt that ended with CODE means: done, worth another try

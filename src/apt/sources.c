@@ -652,13 +652,19 @@ sources_load_file (const char *path, GError **error)
   return g_steal_pointer (&list);
 }
 
-SourcesList *
-sources_load_host (GError **error)
+char *
+sources_host_etc_dir (void)
 {
   const char *root = g_getenv ("APT2OSTREE_APT_ROOT");
   if (root == NULL || *root == '\0')
     root = "/";
-  g_autofree char *etc = g_build_filename (root, "etc/apt", NULL);
+  return g_build_filename (root, "etc/apt", NULL);
+}
+
+SourcesList *
+sources_load_host (GError **error)
+{
+  g_autofree char *etc = sources_host_etc_dir ();
   g_autoptr(SourcesList) list = sources_list_new (NULL);
 
   g_autofree char *main_list = g_build_filename (etc, "sources.list", NULL);

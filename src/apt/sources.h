@@ -91,6 +91,9 @@ SourcesList *sources_load_file (const char *path, GError **error);
  * ignores them. */
 SourcesList *sources_load_host (GError **error);
 
+/* ROOT/etc/apt, where the host's apt configuration is (ROOT as above). */
+char *sources_host_etc_dir (void);
+
 /* Load PATH, or the host's configuration when PATH is NULL. */
 SourcesList *sources_load (const char *path, GError **error);
 

@@ -209,17 +209,31 @@ images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPtrArray
   return TRUE;
 }
 
+/* cmd_check_proxies over the sources of every image (a URI they share
+ * is said once). */
+static gboolean
+check_proxies (BuildArgs *args, CmdInvocation *inv, gboolean verbose, GError **error)
+{
+  g_autoptr(GPtrArray) lists = g_ptr_array_new ();
+  for (guint i = 0; i < args->images->len; i++)
+    g_ptr_array_add (lists, ((BuildImage *) args->images->pdata[i])->sources);
+  return cmd_check_proxies (inv, (SourcesList *const *) lists->pdata, lists->len, verbose, error);
+}
+
 gboolean
 cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
            GError **error)
 {
   g_auto(BuildArgs) args = BUILD_ARGS_INIT;
   int jobs = 0;
+  gboolean verbose = FALSE;
   g_autofree char *ninja = NULL;
   const GOptionEntry entries[] = {
     BUILD_OPTION_ENTRIES (args),
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Steps at once (default: ninja's)", "N" },
     { "ninja", 0, 0, G_OPTION_ARG_FILENAME, &ninja, "The ninja to run (default: ninja)", "PATH" },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
+      "Say which proxy each source goes through, and why", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "LOCKFILE[=REF]...",
@@ -237,7 +251,8 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
 
   args.repo = inv->repo_path;
   if (!build_args_complete (&args, inv, argc - 1, argv + 1, error)
-      || !build_load_images (&args, error))
+      || !build_load_images (&args, error)
+      || !check_proxies (&args, inv, verbose, error))
     return FALSE;
   /* Stage 2 runs the images' programs: say so before the downloads when
    * this machine cannot (configure checks again, for "ninja" users). */

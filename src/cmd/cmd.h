@@ -4,6 +4,7 @@
 
 #include <ostree.h>
 
+#include "apt/sources.h"
 #include "base/cmdline.h"
 #include "store/repo.h"
 
@@ -43,6 +44,13 @@ gboolean cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref
                           GVariant *metadata, GCancellable *cancellable, GError **error);
 void cmd_edit_clear (CmdEdit *edit);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmdEdit, cmd_edit_clear)
+
+/* Which proxy each URI of the N source lists LISTS goes through
+ * (apt/proxy.h), asked before any download so that a malformed proxy
+ * setting is one error up front.  With VERBOSE, one line on stderr for
+ * each ("apt2ostree lock: source NAME: URI: proxy URL (WHY)"). */
+gboolean cmd_check_proxies (CmdInvocation *inv, SourcesList *const *lists, guint n,
+                            gboolean verbose, GError **error);
 
 /* The commands (see CmdFunc), one per cmd-*.c. */
 gboolean cmd_init (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

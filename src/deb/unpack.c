@@ -102,12 +102,13 @@ unpack_job_new (const char *ref, const char *source, const char *sha256, gint64 
 
 /* JOB's .deb from URL, through the cache's fetch service when it serves
  * the URL (kept connections, the build's download lists ahead), else with
- * FETCH. */
+ * FETCH.  On a terminal (a run by hand: ninja pipes its steps' output) the
+ * download is made here, where its progress line is seen. */
 static char *
 fetch_from_service (const char *url, UnpackJob *job, const UnpackArgs *args, UnpackFetch fetch,
                     GError **error)
 {
-  if (job->sha256 != NULL && fetch_client_serves (url))
+  if (job->sha256 != NULL && fetch_client_serves (url) && !isatty (STDERR_FILENO))
     {
       g_autoptr(GError) local_error = NULL;
       char *path = fetch_client_get (args->cache, url, job->sha256, job->size, args->repo,

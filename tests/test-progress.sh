@@ -1,0 +1,96 @@
+#!/bin/bash
+# Progress on a terminal (issue #36): a long download shows one line on
+# standard error, redrawn in place, with the bytes done of the total, the
+# share, the rate and the time left, as apt does: for lock's indices and
+# for "unpack-deb URL".  Nothing of the kind when standard error is not a
+# terminal.  The terminal is script(1)'s pseudo-terminal; the downloads are
+# slow because tests/httpd.py's /fault/slow/ sends 256 KiB every 0.1 s.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/tests/librepo.sh"
+. "$TOP_SRCDIR/tests/libdeb.sh"
+
+command -v script > /dev/null || skip_all "script (util-linux) is not installed: it gives the tests a terminal"
+unset http_proxy https_proxy no_proxy
+
+# A 3 MB package of random bytes (xz cannot shrink them) and an index as
+# large (a package whose X-Padding field is 4 MB of base64 text): each takes
+# about a second through /fault/slow/.
+SRV="$SCRATCH/srv"
+D="$SRV/debian"
+mkdir -p "$D/pool/main"
+(
+    cd "$D/pool/main"
+    mkdir -p stage/usr/share/big && head -c 3000000 /dev/urandom > stage/usr/share/big/blob
+    make_deb stage big 1.0 all > /dev/null
+    rm -rf stage && mkdir -p stage/usr/share/padded && echo padded > stage/usr/share/padded/file
+    make_deb stage padded 1.0 all "X-Padding: $(head -c 3000000 /dev/urandom | base64 -w0)" > /dev/null
+    rm -rf stage
+) || { echo "Bail out! cannot build the test packages"; exit 1; }
+repo_key archive
+repo_publish "$D" bookworm amd64 archive
+repo_serve "$SRV"
+SLOW="$HTTPD_URL/fault/slow/debian"
+DEB_SHA=$(sha256sum < "$D/pool/main/big_1.0_all.deb" | cut -d' ' -f1)
+
+# on_terminal OUT CMD...: run CMD on a pseudo-terminal (its standard input,
+# output and error); what the terminal showed goes to OUT, its exit status is
+# CMD's.
+on_terminal () {
+    local out=$1; shift
+    script -q -e -c "$(printf '%q ' "$@")" /dev/null < /dev/null > "$out"
+}
+
+# progress_lines OUT NAME: the progress lines OUT shows for file NAME, one
+# line each (a line is redrawn after "\r\e[K").
+progress_lines () {
+    tr '\r' '\n' < "$1" | grep -a "^$(printf '\033')\[K[0-9]*% $2: " || true
+}
+
+# assert_progress OUT NAME TOTAL: OUT shows NAME's progress more than once,
+# each time as "N% NAME: DONE of TOTAL, RATE/s, TIME left", and erases
+# the line once the download is done.
+assert_progress () {
+    progress_lines "$1" "$2" > lines
+    cat -v lines
+    [ "$(wc -l < lines)" -ge 2 ] || fail "$1: fewer than two progress lines for $2"
+    ! grep -a -v "^.\[K[0-9]*% $2: [0-9.]*[^ ]*\([kM]B\|bytes\) of $3, [0-9.]*[^ ]*\([kM]B\|bytes\)/s, [0-9hmins ]* left\$" lines \
+        || fail "$1: a progress line is not N% NAME: DONE of TOTAL, RATE/s, TIME left"
+    tr '\r' '\n' < "$1" > split
+    local last
+    last=$(grep -a -n "^.\[K[0-9]*% $2: " split | tail -n 1 | cut -d: -f1)
+    sed -n "$((last + 1))p" split | grep -a -q "^$(printf '\033')\[K" \
+        || fail "$1: the progress line is not erased"
+}
+
+test_expect_success 'unpack-deb URL on a terminal shows the bytes done of the total, the rate and the time left, on one line' '
+    new_repo
+    on_terminal tty.out "$APT2OSTREE" --repo repo unpack-deb --cache cache --ref big \
+        --sha256 $DEB_SHA "$SLOW/pool/main/big_1.0_all.deb"
+    assert_progress tty.out big_1.0_all.deb "3\.0[^ ]*MB"
+    assert_has_file repo/refs/heads/big
+'
+
+test_expect_success 'unpack-deb URL prints no progress when standard error is not a terminal' '
+    new_repo
+    a2o --repo repo unpack-deb --cache cache --ref big --sha256 $DEB_SHA "$SLOW/pool/main/big_1.0_all.deb" > out 2> err
+    [ ! -s err ] || { cat -v err; fail "unpack-deb wrote to standard error"; }
+    assert_has_file repo/refs/heads/big
+'
+
+test_expect_success 'lock on a terminal shows the progress of its index downloads' '
+    repo_sources_line "$SLOW" bookworm archive > sources.list
+    echo padded > p.txt
+    on_terminal tty.out "$APT2OSTREE" lock p.txt --sources sources.list --arch amd64 --cache cache
+    assert_progress tty.out Packages.xz "[0-9.]*[^ ]*MB"
+    assert_has_file p.lock.json
+'
+
+test_expect_success 'lock prints no progress when standard error is not a terminal' '
+    repo_sources_line "$SLOW" bookworm archive > sources.list
+    echo padded > p.txt
+    a2o lock p.txt --sources sources.list --arch amd64 --cache cache > out 2> err
+    [ ! -s err ] || { cat -v err; fail "lock wrote to standard error"; }
+    assert_has_file p.lock.json
+'
+
+test_done
