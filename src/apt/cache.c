@@ -74,22 +74,39 @@ cache_is_valid (const char *path, const char *sha256, gint64 size)
   return actual != NULL && g_ascii_strcasecmp (actual, sha256) == 0;
 }
 
+/* A time left as apt shows it: "5s", "2min 5s", "1h 2min". */
+static char *
+progress_duration (double seconds)
+{
+  guint64 s = (guint64) (seconds + 0.5);
+  if (s < 60)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "s", s);
+  if (s < 3600)
+    return g_strdup_printf ("%" G_GUINT64_FORMAT "min %" G_GUINT64_FORMAT "s", s / 60, s % 60);
+  return g_strdup_printf ("%" G_GUINT64_FORMAT "h %" G_GUINT64_FORMAT "min", s / 3600, s / 60 % 60);
+}
+
 char *
 cache_progress_line (const char *label, guint64 done, gint64 total, double seconds)
 {
-  seconds = MAX (seconds, 0.001);
-  double rate = done / seconds;
+  double rate = done / MAX (seconds, 0.001);
   g_autofree char *done_text = g_format_size (done);
-  g_autofree char *rate_text = g_format_size ((guint64) rate);
-  if (total <= 0)
-    return g_strdup_printf ("%s: %s, %s/s", label, done_text, rate_text);
-  g_autofree char *total_text = g_format_size (total);
-  guint64 left = (guint64) total > done ? total - done : 0;
-  guint64 eta = rate > 0 ? (guint64) (left / rate + 0.5) : 0;
-  g_autofree char *eta_text = eta >= 60 ? g_strdup_printf ("%" G_GUINT64_FORMAT " min %02"
-                                                           G_GUINT64_FORMAT " s left", eta / 60,
-                                                           eta % 60)
-                                        : g_strdup_printf ("%" G_GUINT64_FORMAT " s left", eta);
-  return g_strdup_printf ("%s: %s of %s, %s/s, %s", label, done_text, total_text, rate_text,
-                          eta_text);
+  g_autofree char *speed = g_format_size ((guint64) rate);
+  if (total <= 0 || (guint64) total < done)
+    return g_strdup_printf ("%s: %s, %s/s", label, done_text, speed);
+  g_autofree char *of = g_format_size (total);
+  g_autofree char *left = progress_duration ((total - done) / MAX (rate, 1.0));
+  return g_strdup_printf ("%d%% %s: %s of %s, %s/s, %s left", (int) (100 * done / total), label,
+                          done_text, of, speed, left);
+}
+
+char *
+cache_url_label (const char *url)
+{
+  const char *slash = strrchr (url, '/');
+  const char *name = slash != NULL && slash[1] != '\0' ? slash + 1 : url;
+  if (!g_utf8_validate (name, -1, NULL) || g_utf8_strlen (name, -1) <= 30)
+    return g_strdup (name);
+  g_autofree char *head = g_utf8_substring (name, 0, 29);
+  return g_strconcat (head, "…", NULL);
 }

@@ -19,8 +19,13 @@ gboolean cache_is_sha256 (const char *s);
 /* TRUE for the URL schemes fetch_* understand (http, https, file). */
 gboolean cache_is_url (const char *s);
 
-/* A download's progress line, as apt shows one: "LABEL: DONE of TOTAL,
- * RATE/s, N s left" (TOTAL -1: "LABEL: DONE, RATE/s"), after SECONDS. */
+/* A download's progress line, as apt shows one: "N% LABEL: DONE of TOTAL,
+ * RATE/s, TIME left" (TOTAL unknown, -1: "LABEL: DONE, RATE/s"), SECONDS
+ * after it began. */
 char *cache_progress_line (const char *label, guint64 done, gint64 total, double seconds);
+
+/* The file name URL ends with, for a progress line: its first 30
+ * characters (the line then fits in 80 columns). */
+char *cache_url_label (const char *url);
 
 G_END_DECLS

@@ -158,18 +158,6 @@ progress_clear (FetchSink *sink)
   sink->last_report_us = 0;
 }
 
-/* A time left as apt shows it: "5s", "2min 5s", "1h 2min". */
-static char *
-progress_duration (double seconds)
-{
-  guint64 s = (guint64) (seconds + 0.5);
-  if (s < 60)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT "s", s);
-  if (s < 3600)
-    return g_strdup_printf ("%" G_GUINT64_FORMAT "min %" G_GUINT64_FORMAT "s", s / 60, s % 60);
-  return g_strdup_printf ("%" G_GUINT64_FORMAT "h %" G_GUINT64_FORMAT "min", s / 3600, s / 60 % 60);
-}
-
 static int
 sink_xferinfo (void *user_data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
                curl_off_t ulnow)
@@ -187,19 +175,10 @@ sink_xferinfo (void *user_data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
   if (now - sink->last_report_us < 200 * 1000)
     return 0;
   sink->last_report_us = now;
-  double rate = dlnow / MAX ((now - sink->start_us) / 1e6, 0.001);
   gint64 total = dltotal > 0 ? dltotal : sink->expected_size;
-  g_autofree char *done = g_format_size (dlnow);
-  g_autofree char *speed = g_format_size ((guint64) rate);
-  if (total >= dlnow)
-    {
-      g_autofree char *of = g_format_size (total);
-      g_autofree char *left = progress_duration ((total - dlnow) / MAX (rate, 1.0));
-      fprintf (stderr, "\r\033[K%d%% %s: %s of %s, %s/s, %s left", (int) (100 * dlnow / total),
-               sink->label, done, of, speed, left);
-    }
-  else
-    fprintf (stderr, "\r\033[K%s: %s, %s/s", sink->label, done, speed);
+  g_autofree char *line = cache_progress_line (sink->label, dlnow, total,
+                                               (now - sink->start_us) / 1e6);
+  fprintf (stderr, "\r\033[K%s", line);
   return 0;
 }
 
@@ -259,26 +238,13 @@ fetch_transfer_free (FetchTransfer *t)
   g_free (t);
 }
 
-/* The file's name for the progress line, its first 30 characters (the
- * line then fits in 80 columns). */
-static char *
-url_label (const char *url)
-{
-  const char *slash = strrchr (url, '/');
-  const char *name = slash != NULL && slash[1] != '\0' ? slash + 1 : url;
-  if (!g_utf8_validate (name, -1, NULL) || g_utf8_strlen (name, -1) <= 30)
-    return g_strdup (name);
-  g_autofree char *head = g_utf8_substring (name, 0, 29);
-  return g_strconcat (head, "…", NULL);
-}
-
 static FetchTransfer *
 transfer_new (const char *url, int fd, GByteArray *buf, const FetchOptions *opts,
               GCancellable *cancellable)
 {
   FetchTransfer *t = g_new0 (FetchTransfer, 1);
   t->url = g_strdup (url);
-  t->label = url_label (url);
+  t->label = cache_url_label (url);
   t->fd = fd;
   t->expected_sha256 = opts != NULL ? g_strdup (opts->expected_sha256) : NULL;
   t->sha256 = sha256_new ();

@@ -298,8 +298,7 @@ fetch_client_get (const char *cache_dir, const char *url, const char *sha256, gi
   g_autofree char *request = g_strdup_printf ("get\t%s\t%" G_GINT64_FORMAT "\t%s\t%s\n", want,
                                               size, url, repo_dir);
 
-  const char *slash = strrchr (url, '/');
-  const char *label = slash != NULL && slash[1] != '\0' ? slash + 1 : url;
+  g_autofree char *label = cache_url_label (url);
   for (int attempt = 1; attempt <= ATTEMPTS; attempt++)
     {
       util_autofd int fd = service_open (dir, dir_fd, error);

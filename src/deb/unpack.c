@@ -101,14 +101,13 @@ unpack_job_new (const char *ref, const char *source, const char *sha256, gint64 
 }
 
 /* JOB's .deb from URL, through the cache's fetch service when it serves
- * the URL (kept connections, the build's download lists ahead), else with
- * FETCH.  On a terminal (a run by hand: ninja pipes its steps' output) the
- * download is made here, where its progress line is seen. */
+ * the URL (kept connections, the build's download lists ahead; it sends
+ * the progress a terminal shows), else with FETCH. */
 static char *
 fetch_from_service (const char *url, UnpackJob *job, const UnpackArgs *args, UnpackFetch fetch,
                     GError **error)
 {
-  if (job->sha256 != NULL && fetch_client_serves (url) && !isatty (STDERR_FILENO))
+  if (job->sha256 != NULL && fetch_client_serves (url))
     {
       g_autoptr(GError) local_error = NULL;
       char *path = fetch_client_get (args->cache, url, job->sha256, job->size, args->repo,
