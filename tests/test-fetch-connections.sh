@@ -142,6 +142,19 @@ for jobs in 1 8; do
     report "ninja-j$jobs"
 done
 
+# The edges' fetch service stays only while it is used (3 s idle).
+test_expect_success "the fetch service a build started exits once idle, with its downloads and lists done" '
+    cache=$W/build/build/cache/debs
+    assert_has_file "$cache/.downloads"
+    for i in $(seq 150); do
+        pgrep -f "fetch-service --cache $cache" > /dev/null || break
+        sleep 0.1
+    done
+    if pgrep -af "fetch-service --cache $cache" >&2; then
+        fail "the fetch service of $cache is still running 15 s after the build"
+    fi
+'
+
 test_expect_success "a parent build that includes the generated file with subninja looks the mirror up once at most and opens at most $MAX_CONNECTIONS connections" '
     fresh_dir subninja
     in_private_net "$APT2OSTREE" ninja image.lock.json -o image.ninja --subninja --builddir build \

@@ -446,13 +446,13 @@ get (Service *s, Client *client, char **f)
     return client_send (client, "ok\n");
   if (job == NULL)
     job = job_new (s, sha256, size, f[3]);
-  if (g_path_is_absolute (f[4]))
-    prefetch (s, f[4]);
   else if (!job->running)
     g_queue_remove (&s->queue, job);
   g_ptr_array_add (job->waiters, client);
   if (!job->running)
     g_queue_push_head (&s->queue, job);
+  if (g_path_is_absolute (f[4]))
+    prefetch (s, f[4]);
 }
 
 static void
