@@ -171,8 +171,8 @@ test_shared_packages (void)
 
 /* 5,000 packages: no command grows with them.  Stage 1 gets its refs
  * through a response file ($packages is only its content) in the
- * repository's tmp/, named after the image, escaped so that two images
- * never share one ("a/b" and "a_b"). */
+ * repository's directory, named after the image, escaped so that two
+ * images never share one ("a/b" and "a_b"). */
 static void
 test_many_packages (void)
 {
@@ -194,9 +194,9 @@ test_many_packages (void)
   g_assert_no_error (error);
   g_assert_cmpuint (count (text, "$packages\n"), ==, 1);
   g_assert_cmpuint (count (text, "$packages "), ==, 0);
-  g_assert_cmpuint (count (text, "\n  rspfile = $repo/tmp/$packages_list\n"
+  g_assert_cmpuint (count (text, "\n  rspfile = $repo/$packages_list\n"
                                  "  rspfile_content = $packages\n"), ==, 1);
-  g_assert_cmpuint (count (text, " --packages-from $repo_arg/tmp/$packages_list > /dev/null\n"), ==, 1);
+  g_assert_cmpuint (count (text, " --packages-from $repo_arg/$packages_list > /dev/null\n"), ==, 1);
   g_assert_cmpuint (count (text, "\n  packages_list = stage1-a_2fb.packages\n"), ==, 1);
   g_assert_cmpuint (count (text, "\n  packages_list = stage1-a_5fb.packages\n"), ==, 1);
   g_assert_cmpuint (count (text, "\n     deb/package-"), ==, 5000);

@@ -152,7 +152,7 @@ test_expect_success 'values special to Ninja and the shell reach each command as
     assert_not_has_file "$MARK"
     grep -qxF -- "$bd/ostree" words
     grep -qxF -- "$bd/cache/debs" words
-    grep -qxF -- "$bd/ostree/tmp/stage1-img.packages" words
+    grep -qxF -- "$bd/ostree/stage1-img.packages" words
     grep -qxF -- "http://127.0.0.1:9/debian/pool/main/h/hello/hello_2.0~rc1+b1-1_amd64.deb" words
     grep -qxF -- "echo \"\$HOME\" > /dev/null" words
 '

@@ -426,10 +426,12 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
   /* The commands print the commit they wrote; ninja's own progress line
    * says the same, so their standard output goes away (errors stay).
    * Stage 1's package refs go in a response file that ninja writes into
-   * the repository's tmp/ (a directory that is there when the edge runs)
-   * and removes when the edge succeeds: Linux refuses one argument over
-   * 128 KiB, and "sh -c" takes the whole command as one (about 1,270
-   * package refs). */
+   * the repository's directory and removes when the edge succeeds: Linux
+   * refuses one argument over 128 KiB, and "sh -c" takes the whole command
+   * as one (about 1,270 package refs).  Not tmp/: the repository's
+   * directory is there even for "ninja -n" before the first build (ninja
+   * makes the directories of the edge's output, refs/heads/stage1/), and
+   * one Ninja file per repository keeps the names apart. */
   append_printf (out, "pool %s\n  depth = %d\n\n", pool, options->download_jobs);
   /* With a cache, a package's tree is pulled from it when it has it (then
    * unpack-deb finds its ref holding the package and does nothing). */
@@ -449,9 +451,9 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  restat = 1\n\n"
       "rule a2o_stage1\n"
       "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch%s $path_filters "
-      "--packages-from $repo_arg/tmp/$packages_list > /dev/null\n"
+      "--packages-from $repo_arg/$packages_list > /dev/null\n"
       "  description = stage1 $ref\n"
-      "  rspfile = $repo/tmp/$packages_list\n"
+      "  rspfile = $repo/$packages_list\n"
       "  rspfile_content = $packages\n"
       "  restat = 1\n\n"
       "rule a2o_configure\n"
@@ -529,7 +531,7 @@ append_package_edges (NinjaOut *out, PackageGraph *graph)
     }
 }
 
-/* The name of IMAGE's stage-1 response file in the repository's tmp/: a
+/* The name of IMAGE's stage-1 response file in the repository: a
  * file name that needs no quoting in Ninja or the shell ("_" and all but
  * letters, digits, "." and "-" as "_XX", so two images never share one),
  * or for a name too long for a file, its checksum. */
