@@ -385,3 +385,57 @@ make_everything_debs () {
     mkdir -p same/DEBIAN && printf '#!/bin/sh\n' > same/DEBIAN/postinst
     mv "$(make_deb same libsame1 1.0-1 amd64 'Multi-Arch: same')" libsame1.deb
 }
+
+# make_tiny_debs DIR PREFIX N ARCH [EVERY]: N small packages PREFIX-00001 …
+# PREFIX-N (version 1.0), each shipping /usr/share/PREFIX/NAME, as
+# DIR/NAME_1.0_ARCH.deb: debian-binary, control.tar.gz and data.tar.gz in
+# an ar archive, the layout dpkg-deb --build writes, written by Python in
+# one process (dpkg-deb runs tar and a compressor for each package: minutes
+# for thousands on two cores).  With EVERY, every EVERY-th package has a
+# postinst that writes /var/lib/PREFIX/NAME when it is configured.
+make_tiny_debs () {
+    python3 - "$@" <<'EOF'
+import gzip, io, os, sys, tarfile
+out, prefix, n, arch = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+every = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+
+def targz(entries):
+    """entries: (path, mode, bytes or None for a directory), in order."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.GNU_FORMAT) as t:
+        for path, mode, data in entries:
+            ti = tarfile.TarInfo(path)
+            ti.mode, ti.mtime, ti.uname, ti.gname = mode, 0, "root", "root"
+            if data is None:
+                ti.type = tarfile.DIRTYPE
+            else:
+                ti.size = len(data)
+            t.addfile(ti, io.BytesIO(data) if data is not None else None)
+    return gzip.compress(buf.getvalue(), mtime=0)
+
+def ar(members):
+    parts = [b"!<arch>\n"]
+    for name, data in members:
+        parts.append(b"%-16s%-12d%-6d%-6d%-8s%-10d`\n" % (name.encode(), 0, 0, 0, b"100644", len(data)))
+        parts.append(data + (b"\n" if len(data) % 2 else b""))
+    return b"".join(parts)
+
+for i in range(1, n + 1):
+    name = "%s-%05d" % (prefix, i)
+    control = [("./", 0o755, None), ("./control", 0o644, (
+        "Package: %s\nVersion: 1.0\nArchitecture: %s\n"
+        "Maintainer: apt2ostree tests <tests@example.invalid>\nPriority: optional\n"
+        "Description: tiny test package %s\n" % (name, arch, name)).encode())]
+    if every and i % every == 0:
+        control.append(("./postinst", 0o755, (
+            "#!/bin/sh\nset -e\nif [ \"$1\" = configure ]; then mkdir -p /var/lib/%s; "
+            "echo %s > /var/lib/%s/%s; fi\n" % (prefix, name, prefix, name)).encode()))
+    data = [("./", 0o755, None), ("./usr/", 0o755, None), ("./usr/share/", 0o755, None),
+            ("./usr/share/%s/" % prefix, 0o755, None),
+            ("./usr/share/%s/%s" % (prefix, name), 0o644, (name + "\n").encode())]
+    deb = ar([("debian-binary", b"2.0\n"), ("control.tar.gz", targz(control)),
+              ("data.tar.gz", targz(data))])
+    with open(os.path.join(out, "%s_1.0_%s.deb" % (name, arch)), "wb") as f:
+        f.write(deb)
+EOF
+}

@@ -91,6 +91,7 @@ combine|--ref o a ""|operand 2
 rm|--ref o in ""|operand 2
 mkdir|--ref o in a --mode ""|--mode
 mod|--ref o in --workdir "" -- true|--workdir
+stage1|--ref o --arch amd64 --packages-from ""|--packages-from
 LIST
     expect_failure err a2o --repo "" init
     assert_file_has_content err "\-\-repo is the empty string"

@@ -169,6 +169,49 @@ test_shared_packages (void)
   g_assert_cmpstr (text, ==, again);
 }
 
+/* 5,000 packages: no command grows with them.  Stage 1 gets its refs
+ * through a response file ($packages is only its content) in the
+ * repository's directory, named after the image, escaped so that two
+ * images never share one ("a/b" and "a_b"), or for a name too long for a
+ * file, its checksum. */
+static void
+test_many_packages (void)
+{
+  g_autoptr(Lockfile) a = make_empty_lock ("amd64");
+  g_autoptr(Lockfile) b = make_empty_lock ("amd64");
+  for (guint i = 0; i < 5000; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("package-%05u", i);
+      add_package (a, name, "1.0-1", "amd64", '0' + i % 10);
+    }
+  add_package (b, "hello", "1.0", "amd64", 'a');
+  g_autoptr(Lockfile) c = make_lock ("1.0");
+  g_autofree char *long_name = g_strnfill (250, 'x');
+  NinjaImage images[] = {
+    { "a.lock.json", "a/b", a, NULL }, { "b.lock.json", "a_b", b, NULL },
+    { "c.lock.json", long_name, c, NULL },
+  };
+  NinjaOptions options = {
+    .apt2ostree = "/usr/bin/apt2ostree", .output_path = "all.ninja", .builddir = "build",
+    .download_jobs = 4,
+  };
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (count (text, "$packages\n"), ==, 1);
+  g_assert_cmpuint (count (text, "$packages "), ==, 0);
+  g_assert_cmpuint (count (text, "\n  rspfile = $repo/$packages_list\n"
+                                 "  rspfile_content = $packages\n"), ==, 1);
+  g_assert_cmpuint (count (text, " --packages-from $repo_arg/$packages_list > /dev/null\n"), ==, 1);
+  g_assert_cmpuint (count (text, "\n  packages_list = stage1-a_2fb.packages\n"), ==, 1);
+  g_assert_cmpuint (count (text, "\n  packages_list = stage1-a_5fb.packages\n"), ==, 1);
+  g_assert_cmpuint (count (text, "\n     deb/package-"), ==, 5000);
+  /* A name too long for a file: its checksum. */
+  g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, long_name, -1);
+  g_autofree char *long_list = g_strdup_printf ("\n  packages_list = stage1-%s.packages\n", sum);
+  g_assert_cmpuint (count (text, long_list), ==, 1);
+}
+
 /* A package tree is one ref: one image cannot unpack it with merged /usr
  * and another without. */
 static void
@@ -197,6 +240,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ninja/refuses-what-no-escape-can-carry", test_table);
   g_test_add_func ("/ninja/paths-and-words-are-escaped-each-for-its-place", test_escaped);
   g_test_add_func ("/ninja/a-package-shared-by-images-has-one-edge", test_shared_packages);
+  g_test_add_func ("/ninja/no-command-grows-with-the-packages", test_many_packages);
   g_test_add_func ("/ninja/images-that-unpack-a-package-differently-are-refused",
                    test_merged_usr_conflict);
   return g_test_run ();

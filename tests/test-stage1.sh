@@ -150,6 +150,32 @@ test_expect_success 'stage1 needs --arch and at least one package tree' '
     assert_file_has_content err "expected at least one PACKAGE-TREE"
 '
 
+test_expect_success 'stage1 --packages-from reads the package trees from a file, separated by spaces or newlines, and makes the commit the arguments make' '
+    make_packages
+    a2o --repo repo stage1 --ref a/stage1 --arch amd64 deb/base deb/libfoo1 deb/tool > args.out
+    printf "deb/base deb/libfoo1\n\tdeb/tool" > list
+    a2o --repo repo stage1 --ref b/stage1 --arch amd64 --packages-from list > list.out
+    assert_streq "$(cat list.out)" "$(cat args.out)"
+    printf "%s\n" deb/base deb/libfoo1 deb/tool > lines
+    a2o --repo repo stage1 --ref c/stage1 --arch amd64 --packages-from lines > lines.out
+    assert_streq "$(cat lines.out)" "$(cat args.out)"
+'
+
+test_expect_success 'stage1 takes its package trees as arguments or from a file, not both, and names a listed tree that is not there' '
+    make_packages
+    echo deb/tool > list
+    expect_failure err a2o --repo repo stage1 --ref img/stage1 --arch amd64 --packages-from list deb/base
+    assert_file_has_content err "as arguments or with --packages-from FILE, not both"
+    printf "deb/base\ndeb/nosuch\n" > list
+    expect_failure err a2o --repo repo stage1 --ref img/stage1 --arch amd64 --packages-from list
+    assert_one_line err
+    assert_file_has_content err "\"deb/nosuch\": no such ref or commit in the repository"
+    expect_failure err a2o --repo repo stage1 --ref img/stage1 --arch amd64 --packages-from nosuch
+    assert_one_line err
+    assert_file_has_content err "nosuch: No such file or directory"
+    assert_not_has_file repo/refs/heads/img/stage1
+'
+
 test_expect_success 'a conffile flagged remove-on-upgrade is recorded as dpkg --unpack records it (newconffile)' '
     new_repo repo
     mkdir -p rou/etc/sysctl.d rou/DEBIAN

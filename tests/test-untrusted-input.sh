@@ -152,6 +152,7 @@ test_expect_success 'values special to Ninja and the shell reach each command as
     assert_not_has_file "$MARK"
     grep -qxF -- "$bd/ostree" words
     grep -qxF -- "$bd/cache/debs" words
+    grep -qxF -- "$bd/ostree/stage1-img.packages" words
     grep -qxF -- "http://127.0.0.1:9/debian/pool/main/h/hello/hello_2.0~rc1+b1-1_amd64.deb" words
     grep -qxF -- "echo \"\$HOME\" > /dev/null" words
 '
@@ -184,6 +185,27 @@ test_expect_success 'package lists: each entry is NAME, NAME=VERSION or NAME:ARC
         printf "# a comment\n%s # another\n" "$entry" > packages.txt
         refuse "package list packages.txt:2: " a2o lock packages.txt --arch amd64 --sources sources.list --cache cache
     done
+'
+
+# A stage-1 list of package trees (stage1 --packages-from, what the Ninja
+# file's response file holds), as printf %b text<TAB>what the error says.
+LIST_ROWS='keep\n../etc/shadow\n	list:2: "../etc/shadow" is not a valid ref name
+keep deb/x/../../../etc	list:1: "deb/x/../../../etc" is not a valid ref name
+\x01\x1b[2J\xffgarbage	list:1: "\\x01\\x1b\[2J\\xffgarbage" is not a valid ref name
+keep\nkeep$(touch${IFS}MARK)	list:2: "keep$(touch${IFS}
+keep\n\nkeep\r\n	list:3: "keep\\x0d" is not a valid ref name
+keep\0keep	list:1: a NUL byte, which no ref name holds
+ \n\t\n	list: lists no ref names'
+
+test_expect_success 'stage-1 package-tree lists (stage1 --packages-from): each entry a ref name, else one line naming the file and the line; an empty list is refused' '
+    setup
+    : > list
+    refuse ": list: lists no ref names\$" a2o --repo repo stage1 --ref img/stage1 --arch amd64 --packages-from list
+    while IFS="	" read -r text fragment; do
+        echo "# $text"
+        printf "%b" "${text//MARK/$MARK}" > list
+        refuse "$fragment" a2o --repo repo stage1 --ref img/stage1 --arch amd64 --packages-from list
+    done <<< "$LIST_ROWS"
 '
 
 test_expect_success 'options: --mirror must name a source and a supported scheme, sizes and job counts are not negative, hooks are one line, trees a directory or a ref' '

@@ -210,10 +210,10 @@ util_fd_close (int *fd)
   *fd = -1;
 }
 
-GBytes *
-util_read_at (int dfd, const char *path, gsize max, GError **error)
+/* The whole file FD, opened as PATH (-1: errno says why it could not be). */
+static GBytes *
+read_whole (int fd, const char *path, gsize max, GError **error)
 {
-  util_autofd int fd = openat (dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat (fd, &st) < 0)
     return util_fail (error, "%s: %s", path, g_strerror (errno)), NULL;
@@ -234,6 +234,20 @@ util_read_at (int dfd, const char *path, gsize max, GError **error)
       done += n;
     }
   return g_bytes_new_take (g_steal_pointer (&data), size);
+}
+
+GBytes *
+util_read_at (int dfd, const char *path, gsize max, GError **error)
+{
+  util_autofd int fd = openat (dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  return read_whole (fd, path, max, error);
+}
+
+GBytes *
+util_read_file (const char *path, gsize max, GError **error)
+{
+  util_autofd int fd = open (path, O_RDONLY | O_CLOEXEC);
+  return read_whole (fd, path, max, error);
 }
 
 gboolean

@@ -76,6 +76,9 @@ int util_link_tmpfile (int fd, int dfd, const char *path, gboolean *by_fd);
  * not a regular file or is larger. */
 GBytes *util_read_at (int dfd, const char *path, gsize max, GError **error);
 
+/* The same for a file the user named, a final symlink followed. */
+GBytes *util_read_file (const char *path, gsize max, GError **error);
+
 /* Close *FD when it is open (>= 0).  A variable declared util_autofd is
  * closed when it goes out of scope. */
 void util_fd_close (int *fd);

@@ -425,7 +425,14 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
               const NinjaOptions *options, const char *pool)
 {
   /* The commands print the commit they wrote; ninja's own progress line
-   * says the same, so their standard output goes away (errors stay). */
+   * says the same, so their standard output goes away (errors stay).
+   * Stage 1's package refs go in a response file that ninja writes into
+   * the repository's directory and removes when the edge succeeds: Linux
+   * refuses one argument over 128 KiB, and "sh -c" takes the whole command
+   * as one (about 1,270 package refs).  Not tmp/: the repository's
+   * directory is there even for "ninja -n" before the first build (ninja
+   * makes the directories of the edge's output, refs/heads/stage1/), and
+   * one Ninja file per repository keeps the names apart. */
   append_printf (out, "pool %s\n  depth = %d\n\n", pool, options->download_jobs);
   /* With a cache, a package's tree is pulled from it when it has it (then
    * unpack-deb finds its ref holding the package and does nothing). */
@@ -446,8 +453,10 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  restat = 1\n\n"
       "rule a2o_stage1\n"
       "  command = $a2o --repo $repo_arg stage1 --ref $ref --arch $arch%s $path_filters "
-      "$packages > /dev/null\n"
+      "--packages-from $repo_arg/$packages_list > /dev/null\n"
       "  description = stage1 $ref\n"
+      "  rspfile = $repo/$packages_list\n"
+      "  rspfile_content = $packages\n"
       "  restat = 1\n\n"
       "rule a2o_configure\n"
       "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
@@ -524,6 +533,28 @@ append_package_edges (NinjaOut *out, PackageGraph *graph)
     }
 }
 
+/* The name of IMAGE's stage-1 response file in the repository: a
+ * file name that needs no quoting in Ninja or the shell ("_" and all but
+ * letters, digits, "." and "-" as "_XX", so two images never share one),
+ * or for a name too long for a file, its checksum. */
+static char *
+stage1_list_name (const char *image)
+{
+  g_autoptr(GString) name = g_string_new ("stage1-");
+  for (const char *p = image; *p != '\0'; p++)
+    if (g_ascii_isalnum (*p) || *p == '.' || *p == '-')
+      g_string_append_c (name, *p);
+    else
+      g_string_append_printf (name, "_%02x", (guint8) *p);
+  if (name->len > 200)
+    {
+      g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, image, -1);
+      g_string_printf (name, "stage1-%s", sum);
+    }
+  g_string_append (name, ".packages");
+  return g_string_free (g_steal_pointer (&name), FALSE);
+}
+
 /* IMAGE's stage-1 edge: its package trees REFS into STAGE1. */
 static void
 append_stage1 (NinjaOut *out, const NinjaImage *image, GPtrArray *refs, const char *stage1)
@@ -552,6 +583,8 @@ append_stage1 (NinjaOut *out, const NinjaImage *image, GPtrArray *refs, const ch
         }
       append_text (out, "\n");
     }
+  g_autofree char *list = stage1_list_name (image->image);
+  append_variable (out, "packages_list", list);
   append_text (out, "  packages =");
   for (guint i = 0; i < refs->len; i++)
     {

@@ -11,6 +11,7 @@
 #include "base/pathfilter.h"
 #include "sandbox/stage2.h"
 #include "store/linkgroups.h"
+#include "store/refs.h"
 #include "store/tree.h"
 #include "base/util.h"
 
@@ -130,23 +131,30 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_autofree char *arch = NULL;
   g_auto(BuildCache) cache = { NULL };
   g_auto(GStrv) path_filters = NULL;
+  g_autofree char *packages_from = NULL;
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the result to this ref", "OUT" },
     { "arch", 0, 0, G_OPTION_ARG_STRING, &arch, "The image's dpkg architecture (required)", "ARCH" },
     { "path-filter", 0, 0, G_OPTION_ARG_STRING_ARRAY, &path_filters,
       "Leave out what dpkg would with this dpkg.cfg line (repeatable, in order)",
       "path-exclude=GLOB|path-include=GLOB" },
+    { "packages-from", 0, 0, G_OPTION_ARG_FILENAME, &packages_from,
+      "Read the package trees from FILE instead: ref names separated by spaces or "
+      "newlines (what the Ninja file's response file holds)", "FILE" },
     BUILDCACHE_OPTION_ENTRIES (&cache),
     { NULL }
   };
-  if (!cmd_parse (inv, "--ref OUT --arch ARCH PACKAGE-TREE...",
+  if (!cmd_parse (inv, "--ref OUT --arch ARCH (PACKAGE-TREE... | --packages-from FILE)",
                   "Combine package trees made by \"unpack-deb\", given in install order, into\n"
                   "one tree with a dpkg database in which every package is unpacked.",
                   entries, &argc, &argv, error))
     return FALSE;
   if (arch == NULL)
     return cmd_usage_error (inv, error, "--arch ARCH is required");
-  if (argc < 2)
+  if (packages_from != NULL && argc > 1)
+    return cmd_usage_error (inv, error, "give the package trees as arguments or with "
+                            "--packages-from FILE, not both");
+  if (packages_from == NULL && argc < 2)
     return cmd_usage_error (inv, error, "expected at least one PACKAGE-TREE");
   for (char **f = path_filters; f != NULL && *f != NULL; f++)
     if (pathfilter_rule_problem (*f) != NULL)
@@ -159,6 +167,14 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     return cmd_usage_error (inv, error, "--cache-url needs --ref OUT");
   if (!buildcache_check (&cache, error))
     return FALSE;
+  /* A list too long for one command line (thousands of packages) comes
+   * in a file. */
+  g_auto(GStrv) listed = packages_from != NULL ? refs_read_list (packages_from, error) : NULL;
+  if (packages_from != NULL && listed == NULL)
+    return FALSE;
+  const char *const *names = listed != NULL ? (const char *const *) listed
+                                            : (const char *const *) argv + 1;
+  int n_names = listed != NULL ? (int) g_strv_length (listed) : argc - 1;
 
   /* The cache is asked before the transaction begins: a pull is a
    * transaction of its own. */
@@ -168,8 +184,7 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     {
       gboolean hit = FALSE;
       if (!stage1_from_cache (inv, &cache, arch, (const char *const *) path_filters, out_ref,
-                              (const char *const *) argv + 1, argc - 1, &cache_ref, &revs, &hit,
-                              cancellable, error))
+                              names, n_names, &cache_ref, &revs, &hit, cancellable, error))
         return FALSE;
       if (hit)
         return TRUE;
@@ -177,8 +192,7 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
 
   g_auto(CmdEdit) edit = { NULL };
   if (revs == NULL)
-    revs = cmd_edit_begin_with_trees (inv, out_ref, (const char *const *) argv + 1, argc - 1, &edit,
-                                      cancellable, error);
+    revs = cmd_edit_begin_with_trees (inv, out_ref, names, n_names, &edit, cancellable, error);
   else if (!cmd_edit_begin (inv, out_ref, NULL, &edit, cancellable, error))
     return FALSE;
   if (revs == NULL)

@@ -1,4 +1,5 @@
-/* refs.c — ref files staged, then renamed into place. */
+/* refs.c — ref files staged, then renamed into place; ref names checked
+ * and read from a list file. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -189,4 +190,57 @@ refs_check_name (const char *ref, GError **error)
   if (!g_regex_match (regex, ref, 0, NULL))
     return util_fail (error, "\"%s\" is not a valid ref name: Invalid ref name %s", ref, ref);
   return TRUE;
+}
+
+/* The largest list refs_read_list() reads: 650,000 package refs. */
+#define REFS_LIST_MAX (64 * 1024 * 1024)
+
+/* The word [START, END) of line LINE of the list SHOWN_PATH, checked. */
+static gboolean
+add_listed (GPtrArray *names, const char *start, const char *end, const char *shown_path,
+            guint line, GError **error)
+{
+  g_autofree char *name = g_strndup (start, end - start);
+  if (!refs_check_name (name, NULL))
+    {
+      g_autofree char *shown = util_shown_path (name);
+      return util_fail (error, "%s:%u: \"%s\" is not a valid ref name", shown_path, line, shown);
+    }
+  g_ptr_array_add (names, g_steal_pointer (&name));
+  return TRUE;
+}
+
+char **
+refs_read_list (const char *path, GError **error)
+{
+  g_autofree char *shown_path = util_shown_path (path);
+  g_autoptr(GBytes) bytes = util_read_file (path, REFS_LIST_MAX, error);
+  if (bytes == NULL)
+    return NULL;
+  gsize size;
+  const char *text = g_bytes_get_data (bytes, &size);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  guint line = 1;
+  const char *word = NULL;
+  for (gsize i = 0; i <= size; i++)
+    {
+      char c = i < size ? text[i] : '\n';
+      if (c == '\0')
+        return util_fail (error, "%s:%u: a NUL byte, which no ref name holds", shown_path,
+                          line), NULL;
+      gboolean space = c == ' ' || c == '\t' || c == '\n';
+      if (!space && word == NULL)
+        word = text + i;
+      if (space && word != NULL
+          && !add_listed (names, word, text + i, shown_path, line, error))
+        return NULL;
+      if (space)
+        word = NULL;
+      if (c == '\n')
+        line++;
+    }
+  if (names->len == 0)
+    return util_fail (error, "%s: lists no ref names", shown_path), NULL;
+  g_ptr_array_add (names, NULL);
+  return (char **) g_ptr_array_free (g_steal_pointer (&names), FALSE);
 }

@@ -38,4 +38,12 @@ gboolean refs_read (int repo_dfd, const char *ref, char **out_commit);
 /* Is REF a valid ref name, by OSTree's rules?  The error names it. */
 gboolean refs_check_name (const char *ref, GError **error);
 
+/* The ref names listed in the file PATH, in order: names separated by
+ * spaces, tabs or newlines, as a Ninja response file writes them (on one
+ * line) or a person does (one a line).
+ * The file is untrusted: a name that is not a valid ref name (a commit
+ * checksum is one), a NUL byte, a file over 64 MiB or one that lists
+ * nothing is a one-line error naming PATH and the line. */
+char **refs_read_list (const char *path, GError **error);
+
 G_END_DECLS
