@@ -200,19 +200,19 @@ mkdir -p "$dir/desktop" && cd "$dir/desktop"
 host_sources_for "$DESKTOP_SUITE" > mm.sources
 # shellcheck disable=SC2086 # one package a word
 printf '%s\n' $DESKTOP > desktop.txt
-timed lock "$A2O" lock desktop.txt --suite "$DESKTOP_SUITE" --variant minbase -o desktop.lock.json
-timed build "$A2O" build desktop.lock.json --ref desktop
+timed desktop.lock "$A2O" lock desktop.txt --suite "$DESKTOP_SUITE" --variant minbase -o desktop.lock.json
+timed desktop.build "$A2O" build desktop.lock.json --ref desktop
 local n mm_n total
 n=$(grep -c '"sha256": ' desktop.lock.json)
-timed mm mmdebstrap --quiet --variant=minbase --mode=root --include="$(paste -sd, desktop.txt)" \
+timed mm.desktop mmdebstrap --quiet --variant=minbase --mode=root --include="$(paste -sd, desktop.txt)" \
     "$DESKTOP_SUITE" mm-desktop.tar mm.sources
 mm_n=$(tar -xOf mm-desktop.tar ./var/lib/dpkg/status | grep -c '^Status: install ok installed')
-total=$(calc "$(cat lock) + $(cat build)")
+total=$(calc "$(cat desktop.lock) + $(cat desktop.build)")
 cat <<EOF
 
 $DESKTOP_SUITE desktop ($DESKTOP over minbase): $n packages (mmdebstrap: $mm_n)    seconds
- cold           apt2ostree lock + build          $total (lock $(cat lock), build $(cat build))
-                mmdebstrap --include             $(cat mm)       $(calc "$total / $(cat mm)")x
+ cold           apt2ostree lock + build          $total (lock $(cat desktop.lock), build $(cat desktop.build))
+                mmdebstrap --include             $(cat mm.desktop)       $(calc "$total / $(cat mm.desktop)")x
                   unpack edges $(edge_seconds build/.ninja_log 'refs/heads/deb/') s summed over parallel jobs, stage 1 $(edge_seconds build/.ninja_log 'refs/heads/stage1/desktop$') s, stage 2 $(edge_seconds build/.ninja_log 'refs/heads/desktop$') s
                   .deb edges of 5 s or more: $(slow_edges build/.ninja_log) of $n
 EOF
@@ -226,7 +226,7 @@ cd "$dir"
 bench_latency () {
 mkdir -p "$dir/latency" && cd "$dir/latency"
 : > min.txt
-timed lock "$A2O" lock min.txt --suite "$DESKTOP_SUITE" --variant minbase -o min.lock.json
+timed min.lock "$A2O" lock min.txt --suite "$DESKTOP_SUITE" --variant minbase -o min.lock.json
 timed near "$A2O" build min.lock.json --ref min --builddir b-near
 local n src sha file r port mirrors
 n=$(grep -c '"sha256": ' min.lock.json)
