@@ -27,6 +27,21 @@
 #      sandbox's own cost (checkout + commit around a command that does
 #      nothing) beside it.
 #
+# CASES (default "minbase") chooses what runs, any of:
+#   minbase  1 to 6 above, for each release of $SUITES;
+#   desktop  a desktop-sized image, cold: the packages of $DESKTOP (default
+#            task-kde-desktop, without Recommends: 958 packages in trixie)
+#            over minbase, of $DESKTOP_SUITE (default trixie), lock + build
+#            against mmdebstrap --include of the same packages, stage 1 and
+#            stage 2 from ninja's log (several minutes, a GB of .debs);
+#   latency  minbase of $DESKTOP_SUITE built cold from a mirror $RTT
+#            milliseconds away (default "50 150"): the .debs of a first
+#            build served on 127.0.0.1 (tests/httpd.py) behind
+#            bench/delay-proxy.py, each build into an empty build directory.
+# Every cold build reports how many of its .deb edges (fetch + unpack)
+# took 5 s or more in ninja's log (a .deb that waited on the network or on
+# the machine).
+#
 # Run it as root from a build directory (it uses ./apt2ostree unless
 # $APT2OSTREE is set).  It needs the network; it writes under $TMPDIR
 # (default /var/tmp) and removes what it wrote.
@@ -37,10 +52,26 @@ TOP_SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 command -v mmdebstrap > /dev/null || { echo "bench/build.sh: mmdebstrap is not installed" >&2; exit 1; }
 
 SUITES=${SUITES:-trixie bookworm}
+CASES=${CASES:-minbase}
+DESKTOP=${DESKTOP:-task-kde-desktop}
+DESKTOP_SUITE=${DESKTOP_SUITE:-trixie}
+RTT=${RTT:-50 150}
+for c in $CASES; do
+    case $c in
+        minbase|desktop|latency) ;;
+        *) echo "bench/build.sh: CASES: \"$c\": expected minbase, desktop or latency" >&2; exit 1 ;;
+    esac
+done
 . "$TOP_SRCDIR/tests/libsources.sh"
 
 dir=$(mktemp -d "${TMPDIR:-/var/tmp}/a2o-bench-build.XXXXXX")
-trap 'rm -rf "$dir"' EXIT
+pids=   # servers a case started, stopped on the way out
+finish () {
+    local p
+    for p in $pids; do kill "$p" 2> /dev/null || true; done
+    rm -rf "$dir"
+}
+trap finish EXIT
 unset SOURCE_DATE_EPOCH
 
 . "$TOP_SRCDIR/bench/libbench.sh"
@@ -138,6 +169,7 @@ $suite minbase: $n_min packages                        seconds      ratio (goal)
  1 cold         apt2ostree lock + build          $cold_total (lock $(cat cold.lock), build $(cat cold.build))
                 mmdebstrap                       $(cat mm.cold)       $(ratio "$cold_total" "$(cat mm.cold)")x  (<= 0.8)
                   apt2ostree build: unpack edges $unpack_cold s summed over parallel jobs, stage 1 $stage1_cold s, stage 2 $stage2_cold s
+                  .deb edges of 5 s or more: $(slow_edges cold.ninja_log) of $n_min
  2 no-op        apt2ostree build                 $(cat noop.build)       (<= 0.3)
                 ninja alone                      $(cat noop.ninja)
  3 + less       apt2ostree lock + build          $plus_total (lock $(cat plus.lock), build $(cat plus.build), $plus_steps steps)
@@ -162,7 +194,75 @@ $suite minbase: $n_min packages                        seconds      ratio (goal)
 EOF
 }
 
-echo "# $(nproc) cores; releases: $SUITES"
-for suite in $SUITES; do
-    bench_suite "$suite"
+# bench_desktop: the desktop-sized image, cold, in $dir/desktop.
+bench_desktop () {
+mkdir -p "$dir/desktop" && cd "$dir/desktop"
+host_sources_for "$DESKTOP_SUITE" > mm.sources
+# shellcheck disable=SC2086 # one package a word
+printf '%s\n' $DESKTOP > desktop.txt
+timed desktop.lock "$A2O" lock desktop.txt --suite "$DESKTOP_SUITE" --variant minbase -o desktop.lock.json
+timed desktop.build "$A2O" build desktop.lock.json --ref desktop
+local n mm_n total
+n=$(grep -c '"sha256": ' desktop.lock.json)
+timed mm.desktop mmdebstrap --quiet --variant=minbase --mode=root --include="$(paste -sd, desktop.txt)" \
+    "$DESKTOP_SUITE" mm-desktop.tar mm.sources
+mm_n=$(tar -xOf mm-desktop.tar ./var/lib/dpkg/status | grep -c '^Status: install ok installed')
+total=$(calc "$(cat desktop.lock) + $(cat desktop.build)")
+cat <<EOF
+
+$DESKTOP_SUITE desktop ($DESKTOP over minbase): $n packages (mmdebstrap: $mm_n)    seconds
+ cold           apt2ostree lock + build          $total (lock $(cat desktop.lock), build $(cat desktop.build))
+                mmdebstrap --include             $(cat mm.desktop)       $(calc "$total / $(cat mm.desktop)")x
+                  unpack edges $(edge_seconds build/.ninja_log 'refs/heads/deb/') s summed over parallel jobs, stage 1 $(edge_seconds build/.ninja_log 'refs/heads/stage1/desktop$') s, stage 2 $(edge_seconds build/.ninja_log 'refs/heads/desktop$') s
+                  .deb edges of 5 s or more: $(slow_edges build/.ninja_log) of $n
+EOF
+cd "$dir"
+}
+
+# bench_latency: minbase cold from a mirror $RTT ms away, in $dir/latency.
+# The .debs of a first build (from the host's mirror) are laid out as each
+# source's pool on 127.0.0.1; each build then fetches every source through
+# the delaying proxy (build --mirror NAME=URI) into an empty build directory.
+bench_latency () {
+mkdir -p "$dir/latency" && cd "$dir/latency"
+: > min.txt
+timed min.lock "$A2O" lock min.txt --suite "$DESKTOP_SUITE" --variant minbase -o min.lock.json
+timed near "$A2O" build min.lock.json --ref min --builddir b-near
+local n src sha file r port mirrors
+n=$(grep -c '"sha256": ' min.lock.json)
+sed -n 's/.*"source": "\([^"]*\)".*"sha256": "\([0-9a-f]*\)", "filename": "\([^"]*\)".*/\1 \2 \3/p' min.lock.json \
+    | while read -r src sha file; do
+        mkdir -p "srv/$src/$(dirname "$file")"
+        ln "b-near/cache/debs/$sha" "srv/$src/$file"
+    done
+python3 "$TOP_SRCDIR/tests/httpd.py" srv server.port > /dev/null 2>&1 &
+pids="$pids $!"
+while [ ! -s server.port ]; do sleep 0.1; done
+echo
+echo "$DESKTOP_SUITE minbase from a distant mirror: $n packages, cold       seconds   .deb edges of 5 s or more"
+printf ' %-40s %8s   %s\n' "the host's mirror" "$(cat near)" "$(slow_edges b-near/.ninja_log)"
+for r in 0 $RTT; do
+    port=$(cat server.port)
+    if [ "$r" != 0 ]; then
+        python3 "$TOP_SRCDIR/bench/delay-proxy.py" "proxy$r.port" "$port" "$r" &
+        pids="$pids $!"
+        while [ ! -s "proxy$r.port" ]; do sleep 0.1; done
+        port=$(cat "proxy$r.port")
+    fi
+    mirrors=$(sed -n 's/.*"source": "\([^"]*\)".*"sha256".*/\1/p' min.lock.json | sort -u \
+              | sed "s|.*|--mirror &=http://127.0.0.1:$port/&|")
+    # shellcheck disable=SC2086 # one word per option
+    timed "rtt$r" "$A2O" build min.lock.json --ref min --builddir "b-rtt$r" $mirrors
+    printf ' %-40s %8s   %s\n' "127.0.0.1, round trip $r ms" "$(cat "rtt$r")" "$(slow_edges "b-rtt$r/.ninja_log")"
+done
+cd "$dir"
+}
+
+echo "# $(nproc) cores; cases: $CASES"
+for c in $CASES; do
+    case $c in
+        minbase) for suite in $SUITES; do bench_suite "$suite"; done ;;
+        desktop) bench_desktop ;;
+        latency) bench_latency ;;
+    esac
 done

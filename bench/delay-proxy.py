@@ -2,8 +2,9 @@
 # bench/delay-proxy.py PORTFILE TARGET_PORT RTT_MS: a TCP proxy on
 # 127.0.0.1 (its port written to PORTFILE) in front of 127.0.0.1:TARGET_PORT
 # that holds every byte for half of RTT_MS milliseconds each way: a server
-# that far away, for bench/cache.sh.  (The kernel's netem does this better
-# where it is built in; this needs nothing but Python.)
+# that far away, for bench/cache.sh and bench/build.sh.  (The kernel's
+# netem does this better where it is built in; this needs nothing but
+# Python.)
 import asyncio
 import os
 import sys

@@ -3,6 +3,8 @@
 #   timed NAME CMD...   run CMD, its output in NAME.log, its wall time (s) in NAME
 #   calc EXPR           EXPR with two decimals
 #   kib PATH...         disk used, in KiB
+#   slow_edges LOG      how many .deb edges (fetch + unpack) of ninja's log
+#                       LOG took 5 s or more (the last run of each)
 
 now () { date +%s.%N; }
 calc () { awk "BEGIN { printf \"%.2f\\n\", $1 }"; }
@@ -15,3 +17,7 @@ timed () {
     calc "$t1 - $t0" > "$name"
 }
 kib () { du -sk "$@" | awk '{ s += $1 } END { print s }'; }
+slow_edges () {
+    awk 'NR > 1 && $4 ~ /refs\/heads\/deb\// { t[$4] = $2 - $1 }
+         END { n = 0; for (o in t) if (t[o] >= 5000) n++; print n }' "$1"
+}

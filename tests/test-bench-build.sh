@@ -1,0 +1,42 @@
+#!/bin/bash
+# bench/build.sh's cases and its count of slow .deb edges: the count is
+# read from a ninja log written here (no test depends on how fast anything
+# runs), and a case the bench does not have is refused before it starts.
+. "$TOP_SRCDIR/tests/libtest.sh"
+. "$TOP_SRCDIR/bench/libbench.sh"
+
+# ninja_log LINES...: a .ninja_log (v5) holding LINES, "START END OUTPUT"
+# in milliseconds.
+ninja_log () {
+    echo '# ninja log v5'
+    local l
+    for l in "$@"; do
+        # shellcheck disable=SC2086 # three words
+        set -- $l
+        printf '%s\t%s\t0\t%s\t0123456789abcdef\n' "$1" "$2" "$3"
+    done
+}
+
+test_expect_success 'slow_edges counts the .deb edges of 5 s or more, the last run of each' '
+    ninja_log "0 4999 build/ostree/refs/heads/deb/a/1/all/00" \
+              "0 5000 build/ostree/refs/heads/deb/b/1/all/11" \
+              "0 9000 build/ostree/refs/heads/deb/c/1/all/22" \
+              "9000 9100 build/ostree/refs/heads/deb/c/1/all/22" \
+              "0 7000 build/ostree/refs/heads/deb/d/1/all/33" \
+              "0 60000 build/ostree/refs/heads/img" \
+              "0 8000 build/ostree/refs/heads/stage1/img" > log
+    assert_streq "$(slow_edges log)" 2
+'
+
+test_expect_success 'slow_edges says 0 when no edge took 5 s' '
+    ninja_log "0 100 build/ostree/refs/heads/deb/a/1/all/00" > log
+    assert_streq "$(slow_edges log)" 0
+'
+
+test_expect_success 'bench/build.sh refuses a case it does not have, naming the ones it has' '
+    [ "$(id -u)" = 0 ] && command -v mmdebstrap > /dev/null || exit 0
+    ! CASES="minbase laptop" bash "$TOP_SRCDIR/bench/build.sh" > out 2>&1
+    assert_file_has_content out "CASES: \"laptop\": expected minbase, desktop or latency"
+'
+
+test_done
