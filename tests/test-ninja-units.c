@@ -196,7 +196,7 @@ test_many_packages (void)
     .download_jobs = 4,
   };
   g_autoptr(GError) error = NULL;
-  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, &error);
+  g_autofree char *text = ninja_generate (images, G_N_ELEMENTS (images), &options, NULL, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (count (text, "$packages\n"), ==, 1);
   g_assert_cmpuint (count (text, "$packages "), ==, 0);
