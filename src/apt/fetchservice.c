@@ -666,12 +666,14 @@ fetch_service_run (const char *cache_dir, gboolean *out_other, GError **error)
       curl_multi_setopt (s.multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long) s.max_running);
       while (!idle (&s))
         {
-          gint64 retry_us = start_jobs (&s);
+          /* What the clients asked for, then what finished made room for
+           * (before the wait, which knows the back-offs). */
+          (void) start_jobs (&s);
           int still;
           curl_multi_perform (s.multi, &still);
           collect_finished (&s);
           send_progress (&s);
-          retry_us = start_jobs (&s);
+          gint64 retry_us = start_jobs (&s);
           int timeout_ms = retry_us < 0 ? 250 : (int) MIN (250, retry_us / 1000 + 1);
           wait_and_serve (&s, timeout_ms);
         }
