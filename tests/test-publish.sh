@@ -82,4 +82,37 @@ test_expect_success 'bad input: an unknown ref, a destination that is not an arc
     test ! -e srv/pub/refs/heads/no
 '
 
+test_expect_success 'two publishers starting at once on a new directory: every run makes it once and lands' '
+    cd "$W"
+    for round in 1 2 3 4 5 6 7 8; do
+        for n in 1 2 3; do
+            a2o --repo "src$n" publish --to "srv/new$round" > "new$round-$n.out" 2>&1 &
+        done
+        wait
+        for n in 1 2 3; do
+            assert_streq "$(cat "new$round-$n.out")" "srv/new$round: 1 ref published"
+        done
+        ostree --repo="srv/new$round" fsck > /dev/null
+        assert_streq "$(ostree --repo="srv/new$round" refs | sort | tr "\n" " ")" "par/1 par/2 par/3 "
+    done
+'
+
+# A directory a publisher writes may be shared: what someone planted there
+# must not make the publish write elsewhere.
+test_expect_success 'a symlink planted in the destination (refs/heads, an objects directory, the summary) is refused in one line naming it; nothing lands where it points' '
+    cd "$W"
+    a2o --repo "$SRC" publish --to srv/planted > /dev/null
+    mkdir elsewhere
+    for what in refs/heads/images objects/ab summary; do
+        rm -rf srv/p2 && cp -a srv/planted srv/p2
+        rm -rf "srv/p2/$what"
+        mkdir -p "$(dirname "srv/p2/$what")"
+        ln -s "$W/elsewhere" "srv/p2/$what"
+        expect_failure err a2o --repo "$SRC" publish --to srv/p2
+        assert_one_line err
+        assert_file_has_content err "srv/p2/$what is a symlink"
+        assert_streq "$(ls -A elsewhere)" ""
+    done
+'
+
 test_done

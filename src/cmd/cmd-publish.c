@@ -41,6 +41,7 @@ cmd_publish (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellabl
   guint count = 0;
   if (!publish_refs (repo, (const char *const *) argv + 1, to, &opts, &count, cancellable, error))
     return FALSE;
-  printf ("%s: %u refs published%s\n", to, count, key_id != NULL ? ", signed" : "");
+  printf ("%s: %u ref%s published%s\n", to, count, count == 1 ? "" : "s",
+          key_id != NULL ? ", signed" : "");
   return TRUE;
 }

@@ -1,18 +1,22 @@
 /* publish.c — refs into a served archive repository; see publish.h. */
+#define _GNU_SOURCE
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/util.h"
 #include "store/publish.h"
 #include "store/repo.h"
 
-/* The archive repository at DEST, made when missing; a repository of
- * another mode is refused (a web server serves archive repositories). */
+/* The archive repository at DEST, made when missing (under the publish
+ * lock, so two publishers starting on a new directory make it once); a
+ * repository of another mode is refused (a web server serves archive
+ * repositories). */
 static OstreeRepo *
 open_destination (const char *dest, GCancellable *cancellable, GError **error)
 {
@@ -22,8 +26,6 @@ open_destination (const char *dest, GCancellable *cancellable, GError **error)
   g_autoptr(GError) local_error = NULL;
   if (!g_file_test (config, G_FILE_TEST_EXISTS))
     {
-      if (g_mkdir_with_parents (dest, 0755) != 0)
-        return util_fail (error, "%s: %s", dest, g_strerror (errno)), NULL;
       if (!ostree_repo_create (repo, OSTREE_REPO_MODE_ARCHIVE, cancellable, &local_error))
         return util_fail (error, "%s: cannot create an archive repository: %s", dest,
                           local_error->message), NULL;
@@ -34,6 +36,57 @@ open_destination (const char *dest, GCancellable *cancellable, GError **error)
     return util_fail (error, "%s is not an archive repository: publish writes what a web server "
                       "serves; give a new directory", dest), NULL;
   return g_steal_pointer (&repo);
+}
+
+/* The first symlink at or below PATH (NULL: none), not following any. */
+static char *
+find_symlink (const char *path, GError **error)
+{
+  struct stat st;
+  if (lstat (path, &st) < 0)
+    return errno == ENOENT ? NULL : (util_fail (error, "%s: %s", path, g_strerror (errno)), NULL);
+  if (S_ISLNK (st.st_mode))
+    return g_strdup (path);
+  if (!S_ISDIR (st.st_mode))
+    return NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GDir) dir = g_dir_open (path, 0, &local_error);
+  if (dir == NULL)
+    return util_fail (error, "%s: %s", path, local_error->message), NULL;
+  const char *name;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *child = g_build_filename (path, name, NULL);
+      char *found = find_symlink (child, error);
+      if (found != NULL || (error != NULL && *error != NULL))
+        return found;
+    }
+  return NULL;
+}
+
+/* DEST as the publish leaves it must hold no symlink where the repository
+ * keeps its files: libostree would write through one (a ref, an object,
+ * the summary landing where it points), and a web server would serve what
+ * it points at. */
+static gboolean
+check_no_symlinks (const char *dest, GError **error)
+{
+  static const char *const entries[] = {
+    "config", "summary", "summary.sig", "objects", "refs", "tmp", "state", "extensions",
+    "deltas", NULL
+  };
+  for (const char *const *e = entries; *e != NULL; e++)
+    {
+      g_autofree char *path = g_build_filename (dest, *e, NULL);
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *link = find_symlink (path, &local_error);
+      if (local_error != NULL)
+        return g_propagate_error (error, g_steal_pointer (&local_error)), FALSE;
+      if (link != NULL)
+        return util_fail (error, "%s is a symlink: publish writes into the repository's own "
+                          "directories only; remove it (nothing was published)", link);
+    }
+  return TRUE;
 }
 
 /* REFS, each checked, or all of SRC's refs when REFS names none; sorted. */
@@ -113,12 +166,10 @@ publish_refs (OstreeRepo *src, const char *const *refs, const char *dest,
     return FALSE;
   if (names->len == 0)
     return util_fail (error, "the repository has no refs to publish");
-  g_autoptr(OstreeRepo) repo = open_destination (dest, cancellable, error);
-  if (repo == NULL)
-    return FALSE;
-
+  if (g_mkdir_with_parents (dest, 0755) != 0)
+    return util_fail (error, "%s: %s", dest, g_strerror (errno));
   g_autofree char *lock_path = g_build_filename (dest, ".apt2ostree-publish.lock", NULL);
-  int lock_fd = open (lock_path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  int lock_fd = open (lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (lock_fd < 0 || flock (lock_fd, LOCK_EX) != 0)
     {
       int saved = errno;
@@ -126,6 +177,10 @@ publish_refs (OstreeRepo *src, const char *const *refs, const char *dest,
         close (lock_fd);
       return util_fail (error, "%s: %s", lock_path, g_strerror (saved));
     }
+  g_autoptr(OstreeRepo) repo = NULL;
+  if (!check_no_symlinks (dest, error)
+      || (repo = open_destination (dest, cancellable, error)) == NULL)
+    return close (lock_fd), FALSE;
   gboolean ok = pull_refs (src, repo, names, cancellable, error)
                 && (opts->gpg_key_id == NULL || sign (repo, names, opts, cancellable, error));
   g_autoptr(GError) local_error = NULL;
