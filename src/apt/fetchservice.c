@@ -197,8 +197,9 @@ job_end (Service *s, Job *job, const GError *error)
 static void
 job_notify (Job *job, const char *text)
 {
-  g_autofree char *line = g_strdup_printf ("note\t%s\n", text);
-  g_strdelimit (line + strlen ("note\t"), "\t\r", ' ');
+  /* One line, whatever the text (a URL from a download list) holds. */
+  g_autofree char *clean = g_strdelimit (g_strdup (text), "\t\r\n", ' ');
+  g_autofree char *line = g_strdup_printf ("note\t%s\n", clean);
   for (guint i = 0; i < job->waiters->len; i++)
     client_send (job->waiters->pdata[i], line);
 }
