@@ -96,21 +96,25 @@ lock_and_build () {
     $2
 }
 
+# both_say LINE: lock -v said LINE, and so did build -v when it ran.
+both_say () {
+    assert_file_has_content lock.err "^apt2ostree lock: $1\$"
+    [ -z "$CAN_BUILD" ] || assert_file_has_content build.err "^apt2ostree build: $1\$"
+}
+
 test_expect_success 'lock and build go through the proxy Acquire::http::Proxy names in apt.conf.d, and -v names it' '
     apt_conf apt.conf.d/01proxy "Acquire::http::Proxy \"$PROXY_URL/\";"
     export APT2OSTREE_APT_ROOT=$PWD/root
     lock_and_build "$NAMED" all_through_proxy
     want="source bookworm: $NAMED: proxy $PROXY_URL/ (Acquire::http::Proxy in $PWD/root/etc/apt/apt.conf.d/01proxy:1)"
-    assert_file_has_content lock.err "^apt2ostree lock: $want\$"
-    [ -z "$CAN_BUILD" ] || assert_file_has_content build.err "^apt2ostree build: $want\$"
+    both_say "$want"
 '
 
 test_expect_success 'lock and build go through the proxy http_proxy names, and -v says so' '
     export APT2OSTREE_APT_ROOT=$PWD/root http_proxy=$PROXY_URL
     lock_and_build "$NAMED" all_through_proxy
     want="source bookworm: $NAMED: proxy $PROXY_URL (http_proxy in the environment)"
-    assert_file_has_content lock.err "^apt2ostree lock: $want\$"
-    [ -z "$CAN_BUILD" ] || assert_file_has_content build.err "^apt2ostree build: $want\$"
+    both_say "$want"
 '
 
 test_expect_success 'lock and build go through the per-host Acquire::http::Proxy::HOST (nested syntax, comments), and -v names it' '
@@ -124,8 +128,7 @@ Acquire {
     export APT2OSTREE_APT_ROOT=$PWD/root
     lock_and_build "$NAMED" all_through_proxy
     want="proxy $PROXY_URL (Acquire::http::Proxy::repo.invalid in $PWD/root/etc/apt/apt.conf.d/50proxy:5)"
-    assert_file_has_content lock.err "^apt2ostree lock: source bookworm: $NAMED: $want\$"
-    [ -z "$CAN_BUILD" ] || assert_file_has_content build.err "^apt2ostree build: source bookworm: $NAMED: $want\$"
+    both_say "source bookworm: $NAMED: $want"
 '
 
 test_expect_success 'a source on 127.0.0.1 goes through a configured proxy like any other (libcurl proxies loopback)' '
@@ -142,8 +145,7 @@ test_expect_success 'with no_proxy naming the host, lock and build connect direc
     export APT2OSTREE_APT_ROOT=$PWD/root http_proxy=$PROXY_URL no_proxy=localhost,127.0.0.1
     lock_and_build "$LOOP" none_through_proxy
     want="source bookworm: $LOOP: direct (no_proxy in the environment covers 127.0.0.1)"
-    assert_file_has_content lock.err "^apt2ostree lock: $want\$"
-    [ -z "$CAN_BUILD" ] || assert_file_has_content build.err "^apt2ostree build: $want\$"
+    both_say "$want"
 '
 
 test_expect_success 'with Acquire::http::Proxy::HOST "DIRECT", lock and build connect directly, and -v says why' '
@@ -152,8 +154,7 @@ Acquire::http::Proxy::127.0.0.1 \"DIRECT\";"
     export APT2OSTREE_APT_ROOT=$PWD/root http_proxy=$PROXY_URL
     lock_and_build "$LOOP" none_through_proxy
     want="source bookworm: $LOOP: direct (Acquire::http::Proxy::127.0.0.1 is DIRECT in $PWD/root/etc/apt/apt.conf.d/01proxy:2)"
-    assert_file_has_content lock.err "^apt2ostree lock: $want\$"
-    [ -z "$CAN_BUILD" ] || assert_file_has_content build.err "^apt2ostree build: $want\$"
+    both_say "$want"
 '
 
 DEAD="http://127.0.0.1:9/"    # nothing listens there: a run through it fails
