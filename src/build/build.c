@@ -320,17 +320,22 @@ generate_ninja (BuildArgs *args, const char *output_path, gboolean subninja,
 gboolean
 build_write_ninja (BuildArgs *args, const char *output_path, gboolean subninja, GError **error)
 {
+  /* The download list goes where the edges' fetch service looks, the
+   * cache they download into; none with a build cache (its trees make most
+   * downloads moot). */
+  gboolean list = args->cache.url == NULL;
   g_autofree char *downloads = NULL;
-  g_autofree char *text = generate_ninja (args, output_path, subninja, &downloads, error);
+  g_autofree char *text = generate_ninja (args, output_path, subninja, list ? &downloads : NULL,
+                                          error);
   if (text == NULL)
     return FALSE;
-  /* The download list goes where the edges' fetch service looks, the
-   * cache they download into (not with a build cache: its trees make most
-   * downloads moot). */
-  g_autofree char *cache_dir = g_build_filename (args->builddir, "cache", "debs", NULL);
-  g_autofree char *list = fetch_client_list_path (cache_dir, output_path);
-  if (args->cache.url == NULL && !ninja_write_if_changed (list, downloads, error))
-    return FALSE;
+  if (list)
+    {
+      g_autofree char *cache_dir = g_build_filename (args->builddir, "cache", "debs", NULL);
+      g_autofree char *path = fetch_client_list_path (cache_dir, output_path);
+      if (!ninja_write_if_changed (path, downloads, error))
+        return FALSE;
+    }
   return ninja_write_if_changed (output_path, text, error);
 }
 
