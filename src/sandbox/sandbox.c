@@ -7,9 +7,11 @@
  * to the parent and executes bubblewrap with "--args FD": bubblewrap waits
  * until the parent has written the last arguments there (environment
  * variables known only once the overlay is up, e.g. fakeroot's key), so
- * they reach the command but not bubblewrap itself.  The child only
- * makes async-signal-safe calls: everything it needs is prepared before the
- * fork. */
+ * they reach the command but not bubblewrap itself.  The child first joins
+ * a new session keyring of its own, and bubblewrap loads the system call
+ * filter of seccomp.c ("--seccomp FD") before it executes the command.
+ * The child only makes async-signal-safe calls: everything it needs is
+ * prepared before the fork. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -21,11 +23,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <linux/keyctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox.h"
+#include "sandbox/seccomp.h"
 #include "base/util.h"
 
 #define TAIL_LINES 8
@@ -280,6 +285,7 @@ sandbox_bwrap_args (Sandbox *sandbox, gboolean premounted, char **argv)
 
 typedef enum {
   STEP_MOUNTED,          /* not an error: the overlays are up */
+  STEP_KEYRING,
   STEP_UNSHARE,
   STEP_ID_MAP,
   STEP_MAKE_PRIVATE,
@@ -308,6 +314,7 @@ typedef struct {
   char **envp;
   int status_fd;
   int args_fd;                    /* read by bubblewrap (--args) */
+  int seccomp_fd;                 /* read by bubblewrap (--seccomp) */
   int output_fd;
   int parent_fds[3];              /* the parent's ends, closed in the child */
 } ChildPlan;
@@ -349,6 +356,14 @@ child_main (ChildPlan *plan)
   for (int i = 0; i < 3; i++)
     close (plan->parent_fds[i]);
 
+  /* A keyring of its own: the session keyring inherited from the caller
+   * (root's holds the host's keys) is out of reach even for a process the
+   * filter would not stop.  ENOSYS and EPERM: the kernel has no keyrings,
+   * or a filter outside ours denies them, so none is reachable anyway. */
+  if (syscall (SYS_keyctl, KEYCTL_JOIN_SESSION_KEYRING, NULL) < 0
+      && errno != ENOSYS && errno != EPERM)
+    child_fail (plan, STEP_KEYRING, -1);
+
   if (plan->premount)
     {
       int flags = CLONE_NEWNS | (plan->unprivileged ? CLONE_NEWUSER : 0);
@@ -380,7 +395,7 @@ child_main (ChildPlan *plan)
   child_report (plan->status_fd, STEP_MOUNTED, 0, -1, dev);
 
   /* bubblewrap reads its last arguments from this one. */
-  if (fcntl (plan->args_fd, F_SETFD, 0) < 0)
+  if (fcntl (plan->args_fd, F_SETFD, 0) < 0 || fcntl (plan->seccomp_fd, F_SETFD, 0) < 0)
     child_fail (plan, STEP_EXEC, -1);
   int devnull = open ("/dev/null", O_RDONLY);
   if (devnull >= 0)
@@ -425,6 +440,10 @@ child_error (Sandbox *sandbox, const char *bwrap, const ChildMessage *msg, GErro
     case STEP_ID_MAP:
       return util_fail (error, "cannot map the calling user to root in a user namespace (%s); "
                         "enable unprivileged user namespaces or run as root", why);
+    case STEP_KEYRING:
+      return util_fail (error, "cannot give the sandbox a session keyring of its own (%s)%s", why,
+                        msg->err == EDQUOT ? "; too many keys for this user: raise the "
+                        "sysctl kernel.keys.maxkeys" : "");
     case STEP_MAKE_PRIVATE:
       return util_fail (error, "cannot make the sandbox's mounts private (%s)", why);
     case STEP_MOUNT_OVERLAY:
@@ -623,14 +642,18 @@ pipes_close (Pipes *pipes)
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Pipes, pipes_close)
 
 /* bubblewrap's command line: the rest of its arguments it reads from
- * ARGS_FD (--args) once the parent has written them. */
+ * ARGS_FD (--args) once the parent has written them; the system call
+ * filter from SECCOMP_FD. */
 static GPtrArray *
-bwrap_command (Sandbox *sandbox, const char *bwrap, gboolean premount, int args_fd, char **argv)
+bwrap_command (Sandbox *sandbox, const char *bwrap, gboolean premount, int args_fd,
+               int seccomp_fd, char **argv)
 {
   GPtrArray *args = sandbox_bwrap_args (sandbox, premount, argv);
   g_ptr_array_insert (args, 0, g_strdup (bwrap));
   g_ptr_array_insert (args, 1, g_strdup ("--args"));
   g_ptr_array_insert (args, 2, g_strdup_printf ("%d", args_fd));
+  g_ptr_array_insert (args, 3, g_strdup ("--seccomp"));
+  g_ptr_array_insert (args, 4, g_strdup_printf ("%d", seccomp_fd));
   g_ptr_array_add (args, NULL);
   return args;
 }
@@ -661,7 +684,8 @@ open_log (Sandbox *sandbox, int *out_fd, GError **error)
  * async-signal-safe calls). */
 static void
 child_plan_init (ChildPlan *plan, Sandbox *sandbox, gboolean premount, const Premounts *mounts,
-                 const char *bwrap, GPtrArray *args, GPtrArray *envp, const Pipes *pipes)
+                 const char *bwrap, GPtrArray *args, GPtrArray *envp, const Pipes *pipes,
+                 int seccomp_fd)
 {
   *plan = (ChildPlan) {
     .premount = premount,
@@ -675,6 +699,7 @@ child_plan_init (ChildPlan *plan, Sandbox *sandbox, gboolean premount, const Pre
     .envp = (char **) envp->pdata,
     .status_fd = pipes->status[1],
     .args_fd = pipes->args[0],
+    .seccomp_fd = seccomp_fd,
     .output_fd = pipes->output[1],
     .parent_fds = { pipes->status[0], pipes->args[1], pipes->output[0] },
   };
@@ -784,7 +809,11 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
       || !make_pipe (&pipes.output[0], &pipes.output[1], error))
     return FALSE;
 
-  g_autoptr(GPtrArray) args = bwrap_command (sandbox, bwrap, premount, pipes.args[0], argv);
+  util_autofd int seccomp_fd = -1;
+  if (!sandbox_seccomp_open (&seccomp_fd, error))
+    return FALSE;
+  g_autoptr(GPtrArray) args = bwrap_command (sandbox, bwrap, premount, pipes.args[0], seccomp_fd,
+                                             argv);
   g_autoptr(GPtrArray) envp = environment_vector (sandbox);
   guint n_env = sandbox->env->len;
   util_autofd int log_fd = -1;
@@ -792,7 +821,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     return FALSE;
 
   ChildPlan plan;
-  child_plan_init (&plan, sandbox, premount, &mounts, bwrap, args, envp, &pipes);
+  child_plan_init (&plan, sandbox, premount, &mounts, bwrap, args, envp, &pipes, seccomp_fd);
   pid_t pid = -1;
   if (!fork_child (&plan, &pipes, &pid, error))
     return FALSE;
