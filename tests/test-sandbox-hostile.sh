@@ -2,9 +2,11 @@
 # Hostile commands in the mod / stage-2 sandbox: each one that would let a
 # maintainer script reach the host (remount a read-only bind read-write,
 # open a host file by handle, write kernel settings, make a device node,
-# mount a filesystem) fails, the capability sets are exactly the bounded
-# ones, and the host name is the fixed one.  Runs as root and, through
-# test-sandbox-hostile-unprivileged.sh, as a normal user.
+# mount a filesystem, read or plant a key in the host's keyrings, make a
+# new user namespace, load eBPF) fails, the capability sets are exactly the
+# bounded ones, the system call filter is there, and the host name is the
+# fixed one; legitimate work (dpkg, strace) still runs.  Runs as root and,
+# through test-sandbox-hostile-unprivileged.sh, as a normal user.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/mod-lib.sh"
 
@@ -79,16 +81,79 @@ unshare-mount|unshare -m true
 nested-userns-remount|unshare -Urm sh -c 'mount -o remount,bind,rw /ro && echo written > /ro/f'
 "
 
-while IFS="|" read -r hostile_name hostile_cmd; do
-    [ -n "$hostile_name" ] || continue
-    test_expect_success "hostile command fails: $hostile_name ($hostile_cmd)" '
-        echo original > "$HOSTDIR/f"
-        OUT=hostile-$hostile_name expect_failure err in_sandbox "( $hostile_cmd ) && echo HOSTILE-SUCCEEDED"
-        assert_not_file_has_content err "^HOSTILE-SUCCEEDED$"
-        assert_streq "$(cat "$HOSTDIR/f")" original
-        assert_not_has_file "$R/refs/heads/hostile-$hostile_name"
+# hostile_cases: one test per "name|command" line of stdin.
+hostile_cases () {
+    while IFS="|" read -r hostile_name hostile_cmd; do
+        [ -n "$hostile_name" ] || continue
+        test_expect_success "hostile command fails: $hostile_name ($hostile_cmd)" '
+            echo original > "$HOSTDIR/f"
+            OUT=hostile-$hostile_name expect_failure err in_sandbox "( $hostile_cmd ) && echo HOSTILE-SUCCEEDED"
+            assert_not_file_has_content err "^HOSTILE-SUCCEEDED$"
+            assert_not_file_has_content err "host .* key"
+            assert_streq "$(cat "$HOSTDIR/f")" original
+            assert_not_has_file "$R/refs/heads/hostile-$hostile_name"
+        '
+    done
+}
+hostile_cases <<< "$HOSTILE"
+
+# The host's keys: one in the caller's user keyring (readable by its owner,
+# as root's keys often are), one in a session keyring the test joins and
+# apt2ostree inherits.  Both are readable here, so the cases can fail; the
+# user key is unlinked at the end, and expires should the test die first.
+if [ -x /usr/bin/keyctl ]; then
+    # (setperm and timeout before the new session: the user keyring is
+    # reachable only from the default one)
+    USER_KEY=$(keyctl add user apt2ostree-test-user "host user key" @u)
+    keyctl setperm "$USER_KEY" 0x3f3f0000
+    keyctl timeout "$USER_KEY" 3600
+    keyctl new_session > /dev/null
+    SESSION_KEY=$(keyctl add user apt2ostree-test-session "host session key" @s)
+    { assert_streq "$(keyctl pipe "$SESSION_KEY")" "host session key" \
+        && assert_streq "$(keyctl pipe "$USER_KEY")" "host user key"; } \
+        || { echo "Bail out! the test's keys are not readable on the host"; exit 1; }
+    hostile_cases <<KEYS
+keyctl-read-session|keyctl pipe $SESSION_KEY
+keyctl-read-user|keyctl pipe $USER_KEY
+keyctl-search-user|keyctl search @u user apt2ostree-test-user
+keyctl-request|keyctl request user apt2ostree-test-session
+keyctl-add-user|keyctl add user apt2ostree-planted evil @u
+keyctl-add-session|keyctl add user apt2ostree-planted evil @s
+unshare-user|unshare -U true
+KEYS
+    test_expect_success 'the host'"'"'s keys are not listed in /proc/keys or /proc/key-users' '
+        OUT=proc-keys in_sandbox "cat /proc/keys /proc/key-users; echo keys: \$(wc -c < /proc/keys)" 2> seen
+        cat seen
+        assert_not_file_has_content seen "apt2ostree-test"
+        assert_file_has_content seen "^keys: 0$"
     '
-done <<< "$HOSTILE"
+    test_expect_success 'no key was planted in the host'"'"'s user or session keyring' '
+        ! keyctl search @u user apt2ostree-planted 2> /dev/null || fail "a key was planted in the user keyring"
+        ! keyctl search @s user apt2ostree-planted 2> /dev/null || fail "a key was planted in the session keyring"
+    '
+else
+    test_skip "hostile commands fail: keyctl" "keyctl is not installed (apt-get install keyutils)"
+fi
+
+# The filter's answers, from a program that makes each call itself: EPERM,
+# or ENOSYS where programs fall back (clone3, io_uring); the 32-bit and x32
+# entries of an amd64 host answer the same.
+test_expect_success 'the system call filter denies keyrings, eBPF, perf events, userfaultfd, io_uring and new user namespaces' '
+    ${CC:-cc} -std=c11 -O2 -o "$HOSTDIR/syscall-probe" "$TOP_SRCDIR/tests/syscall-probe.c" \
+        || fail "cannot build tests/syscall-probe.c (${CC:-cc})"
+    OUT=probed in_sandbox "grep ^Seccomp: /proc/self/status; /ro/syscall-probe" 2> seen
+    cat seen
+    assert_file_has_content seen "^Seccomp:	2$"
+    calls="keyctl bpf perf_event_open userfaultfd clone-newuser unshare-newuser"
+    [ "$(uname -m)" != x86_64 ] || calls="$calls keyctl-i386 keyctl-x32"
+    for call in $calls; do
+        assert_file_has_content seen "^$call: Operation not permitted$"
+    done
+    for call in clone3 io_uring_setup; do
+        assert_file_has_content seen "^$call: Function not implemented$"
+    done
+    assert_file_has_content seen "^getpid: allowed$"
+'
 
 # A handle the host made for a directory the sandbox cannot see, opened
 # inside through the read-only bind on the same filesystem: the
@@ -132,5 +197,32 @@ test_expect_success 'a --bind asked for stays writable: the capabilities do not 
     assert_streq "$(cat rw/seen)" "4750 7 8"
 '
 
+test_expect_success 'dpkg installs a package and strace traces a command: the filter does not stop legitimate work' '
+    [ -x /usr/bin/dpkg ] && [ -x /usr/bin/strace ] || fail "dpkg and strace are needed on the host"
+    cat > "$HOSTDIR/legit.sh" <<"SH"
+set -e
+mkdir -p /tmp/p/DEBIAN /tmp/p/usr/share/probe /tmp/root/var/lib/dpkg/info /tmp/root/var/lib/dpkg/updates
+touch /tmp/root/var/lib/dpkg/status
+printf "Package: probe\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: p\n" \
+    > /tmp/p/DEBIAN/control
+echo probe > /tmp/p/usr/share/probe/f
+dpkg-deb -b /tmp/p /tmp/p.deb > /dev/null
+dpkg --root=/tmp/root --log=/dev/null -i /tmp/p.deb
+dpkg --root=/tmp/root -s probe | grep ^Status:
+strace -o /tmp/trace true
+echo "traced: $(grep -c ^execve /tmp/trace)"
+SH
+    OUT=legit-work in_sandbox "sh /ro/legit.sh" 2> seen || { cat seen; fail "the legitimate work failed"; }
+    assert_file_has_content seen "^Status: install ok installed$"
+    assert_file_has_content seen "^traced: 1$"
+'
+
+# The test's key, and any a sandbox planted, out of the user keyring.
+if [ -n "${USER_KEY:-}" ]; then
+    keyctl unlink "$USER_KEY" @u > /dev/null
+    while planted=$(keyctl search @u user apt2ostree-planted 2> /dev/null); do
+        keyctl unlink "$planted" @u > /dev/null
+    done
+fi
 ostree --repo="$R" fsck > "$SCRATCH/fsck.out" 2>&1 || { cat "$SCRATCH/fsck.out"; echo "not ok - final fsck"; }
 test_done

@@ -45,7 +45,9 @@ test_overlay_by_bubblewrap (void)
                    "--cap-add CAP_SETUID --cap-add CAP_SYS_CHROOT --cap-add CAP_SETFCAP "
                    "--unshare-ipc --unshare-net "
                    "--overlay-src /s/lower --overlay /s/upper /s/work / "
-                   "--dev /dev --proc /proc --ro-bind /proc/sys /proc/sys --tmpfs /tmp "
+                   "--dev /dev --proc /proc --ro-bind /proc/sys /proc/sys "
+                   "--dev-bind-try /dev/null /proc/keys --dev-bind-try /dev/null /proc/key-users "
+                   "--tmpfs /tmp "
                    "--ro-bind /host/src /src "
                    "--symlink usr/bin /bin --chdir / -- dpkg --configure -a");
 }

@@ -253,9 +253,16 @@ sandbox_bwrap_args (Sandbox *sandbox, gboolean premounted, char **argv)
             /* bubblewrap leaves /proc/sys writable (access(2) says EACCES for
              * the directory, so it skips it), and a write there needs only
              * uid 0, no capability.  What it shows depends on the reader's
-             * namespaces, not on the procfs, so the host's serves. */
+             * namespaces, not on the procfs, so the host's serves.  keys
+             * and key-users list the keys (names, owners) the caller's user
+             * may view, the host's included: masked, as Docker masks them,
+             * by /dev/null (a device: a read-only bind, nodev, refuses it). */
             g_autofree char *sys = g_build_filename (op->dest, "sys", NULL);
-            add_args (args, "--proc", op->dest, "--ro-bind", "/proc/sys", sys, NULL);
+            g_autofree char *keys = g_build_filename (op->dest, "keys", NULL);
+            g_autofree char *key_users = g_build_filename (op->dest, "key-users", NULL);
+            add_args (args, "--proc", op->dest, "--ro-bind", "/proc/sys", sys,
+                      "--dev-bind-try", "/dev/null", keys, "--dev-bind-try", "/dev/null", key_users,
+                      NULL);
           }
           break;
         case SANDBOX_OP_TMPFS:
