@@ -12,8 +12,10 @@
  * third-party repositories): it keeps only the capabilities of
  * SANDBOX_CAPS, runs with no_new_privs (bubblewrap always sets it), in its
  * own session (no controlling terminal to inject keystrokes into) and UTS
- * namespace with the host name SANDBOX_HOSTNAME, and /proc/sys is
- * read-only.  The same holds unprivileged, inside the user namespace. */
+ * namespace with the host name SANDBOX_HOSTNAME, under the system call
+ * filter of seccomp.h, in a session keyring of its own; /proc/sys is
+ * read-only, /proc/keys empty.  The same holds unprivileged, inside the
+ * user namespace. */
 #pragma once
 
 #include <gio/gio.h>
