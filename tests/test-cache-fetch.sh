@@ -164,14 +164,15 @@ test_expect_success 'an unreachable cache is a miss at once' '
     test ! -s out
 '
 
-# refused URL PATTERN [CONFIG]: cache-pull images/one from URL into a new
-# repository ./bad (first given "ostree config set CONFIG" when CONFIG is
-# there) fails with one line matching PATTERN; no ref, no object is left,
-# the repository is fsck-clean.
+# refused URL PATTERN [CONFIG [WRAPPER]]: cache-pull images/one from URL
+# into a new repository ./bad (first given "ostree config set CONFIG" when
+# CONFIG is not empty; run under the command WRAPPER, e.g. "timeout 60",
+# when given) fails with one line matching PATTERN; no ref, no object is
+# left, the repository is fsck-clean.
 refused () {
     rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
     [ -z "${3:-}" ] || ostree --repo=bad config set $3
-    a2o --repo bad cache-pull --cache-url "$1" images/one > out 2> err
+    ${4:-} "$APT2OSTREE" --repo bad cache-pull --cache-url "$1" images/one > out 2> err
     assert_one_line err
     assert_file_has_content err "$2"
     test ! -s out
@@ -221,6 +222,45 @@ test_expect_success 'a flipped byte in a dirtree object is refused as well' '
     d="srv/bad2/objects/${tree:0:2}/${tree:2}.dirtree"
     flip "$d"
     refused "$URL/bad2" "\.dirtree: damaged (its checksum is not [0-9a-f]\{64\})); building it\$"
+'
+
+# (Each pull below runs under "timeout 60": a fetch without its deadline
+# would run on for days against a trickling server.)
+test_expect_success 'a server that sends a ref 2 bytes a second is given up after the per-object deadline, in one line naming the ref' '
+    cd "$W"
+    APT2OSTREE_CACHE_OBJECT_TIMEOUT=3 refused "$URL/fault/trickle-0/pub" \
+        "($URL/fault/trickle-0/pub/refs/heads/images/one: not fetched within 3 s (\$APT2OSTREE_CACHE_OBJECT_TIMEOUT)); building it\$" \
+        "" "timeout 60"
+'
+
+test_expect_success 'a content object sent 2 bytes a second is given up after the per-object deadline, and the whole fetch after its own' '
+    cd "$W"
+    obj=$(ostree --repo=srv/pub ls -RC images/one /usr/bin/big | awk "{ print \$5 }")
+    u="$URL/fault/trickle-100000/pub"
+    APT2OSTREE_CACHE_OBJECT_TIMEOUT=3 refused "$u" \
+        "($u/objects/${obj:0:2}/${obj:2}.filez: not fetched within 3 s (\$APT2OSTREE_CACHE_OBJECT_TIMEOUT)); building it\$" \
+        "" "timeout 60"
+    APT2OSTREE_CACHE_TIMEOUT=3 refused "$u" \
+        "($u: the fetch did not end within 3 s (\$APT2OSTREE_CACHE_TIMEOUT)); building it\$" \
+        "" "timeout 60"
+'
+
+test_expect_success 'a ref file longer than a checksum line (a valid line, then 8 MB) is refused before its body is read' '
+    cd "$W"
+    rm -rf srv/longref && cp -a srv/pub srv/longref
+    head -c 8000000 /dev/zero | tr "\\0" " " >> srv/longref/refs/heads/images/one
+    : > "$LOG"
+    refused "$URL/longref" "($URL/longref/refs/heads/images/one: refused: longer than 66 bytes, the most it may be); building it\$"
+    assert_streq "$(cat "$LOG")" "/longref/refs/heads/images/one"
+    refused "file://$W/srv/longref" "refs/heads/images/one: refused: longer than 66 bytes, the most it may be); building it\$"
+'
+
+test_expect_success 'a dirtree object of more than 16 MiB is refused without being read whole' '
+    cd "$W"
+    rm -rf srv/hugetree && cp -a srv/pub srv/hugetree
+    tree=$(ostree --repo=srv/hugetree ls -dC images/one /usr/share/doc/one | awk "{ print \$5 }")
+    head -c 20000000 /dev/zero > "srv/hugetree/objects/${tree:0:2}/${tree:2}.dirtree"
+    refused "$URL/hugetree" "\.dirtree: refused: longer than 16777216 bytes, the most it may be); building it\$"
 '
 
 test_expect_success 'a server that dies mid-fetch leaves the repository fsck-clean; the next pull completes' '

@@ -29,6 +29,14 @@ GQuark cachefetch_error_quark (void);
  * (1 to 64), 32 when unset: a distant cache needs many requests in flight. */
 guint cachefetch_connections (void);
 
+/* Deadlines, in seconds: each object's transfer ends within
+ * $APT2OSTREE_CACHE_OBJECT_TIMEOUT (default 300; the time a transfer waits
+ * paused for memory is not counted), the whole fetch of one commit within
+ * $APT2OSTREE_CACHE_TIMEOUT (default 3600); each 1 to 86400.  Past one,
+ * the fetch fails in one line naming the URL at fault. */
+guint cachefetch_object_timeout (void);
+guint cachefetch_timeout (void);
+
 /* A check of the commit object COMMIT (fetched from URL, its checksum
  * checked) and its detached metadata COMMITMETA (an a{sv}, or NULL: the
  * cache has none), run before anything under the commit is fetched:
