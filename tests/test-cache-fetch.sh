@@ -263,6 +263,29 @@ test_expect_success 'a dirtree object of more than 16 MiB is refused without bei
     refused "$URL/hugetree" "\.dirtree: refused: longer than 16777216 bytes, the most it may be); building it\$"
 '
 
+# hostile NAME OLD NEW: a cache srv/NAME whose images/one is the tree
+# ./odd with the entry OLD of its directory /h renamed NEW (see
+# hostile-dirtree.py).
+hostile () {
+    rm -rf "srv/$1" && a2o --repo odd-src publish --to "srv/$1" images/one > /dev/null
+    local h root
+    h=$(ostree --repo="srv/$1" ls -dC images/one /h | awk "{ print \$5 }")
+    root=$(ostree --repo="srv/$1" ls -dC images/one / | awk "{ print \$5 }")
+    python3 "$TOP_SRCDIR/tests/hostile-dirtree.py" "srv/$1" images/one "$2" "$3" "$h" "$root"
+}
+
+test_expect_success 'a dirtree whose entries are out of order, or that names a file and a directory alike, is refused as ostree fsck refuses it' '
+    cd "$W"
+    mkdir -p odd/h/dd odd/h/ee
+    for n in aa bb cc dd/x ee/x; do echo "$n" > "odd/h/$n"; done
+    a2o init --repo odd-src --mode bare-user > /dev/null
+    a2o --repo odd-src import --ref images/one odd > /dev/null
+    hostile unsorted aa dz
+    refused "$URL/unsorted" "\.dirtree: refused: its entries are not sorted by name (\"bb\" after \"dz\")); building it\$"
+    hostile clash dd bb
+    refused "$URL/clash" "\.dirtree: refused: \"bb\" is both a file and a directory); building it\$"
+'
+
 test_expect_success 'a server that dies mid-fetch leaves the repository fsck-clean; the next pull completes' '
     cd "$W"
     a2o init --repo dying --mode bare-user > /dev/null

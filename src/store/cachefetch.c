@@ -396,12 +396,62 @@ checksum_of (GVariant *csum_v)
   return objects_checksum_from_bytes_v (csum_v);
 }
 
-/* Want every object DIRTREE (from URL, for messages) names. */
+/* The name of the I-th entry of ENTRIES (a dirtree's files or dirs). */
+static const char *
+entry_name (GVariant *entries, gsize i)
+{
+  g_autoptr(GVariant) entry = g_variant_get_child_value (entries, i);
+  g_autoptr(GVariant) name = g_variant_get_child_value (entry, 0);
+  /* (ENTRIES holds the string: it outlives NAME.) */
+  return g_variant_get_string (name, NULL);
+}
+
+/* Are ENTRIES (of a dirtree at URL) sorted by name, each name once, as
+ * OSTree requires? */
+static gboolean
+check_sorted (GVariant *entries, const char *url, GError **error)
+{
+  gsize n = g_variant_n_children (entries);
+  for (gsize i = 1; i < n; i++)
+    {
+      const char *prev = entry_name (entries, i - 1), *name = entry_name (entries, i);
+      if (strcmp (prev, name) >= 0)
+        return util_fail (error, "%s: refused: its entries are not sorted by name (\"%s\" after \"%s\")",
+                          url, name, prev);
+    }
+  return TRUE;
+}
+
+/* FILES and DIRS of a dirtree at URL, each sorted: no name in both. */
+static gboolean
+check_no_clash (GVariant *files, GVariant *dirs, const char *url, GError **error)
+{
+  gsize n_files = g_variant_n_children (files), n_dirs = g_variant_n_children (dirs);
+  gsize i = 0, j = 0;
+  while (i < n_files && j < n_dirs)
+    {
+      const char *file = entry_name (files, i), *dir = entry_name (dirs, j);
+      int cmp = strcmp (file, dir);
+      if (cmp == 0)
+        return util_fail (error, "%s: refused: \"%s\" is both a file and a directory", url, file);
+      if (cmp < 0)
+        i++;
+      else
+        j++;
+    }
+  return TRUE;
+}
+
+/* Want every object DIRTREE (from URL, for messages) names, once its
+ * entries are checked as "ostree fsck" checks them. */
 static gboolean
 walk_dirtree (Fetch *f, GVariant *dirtree, const char *url, GError **error)
 {
   g_autoptr(GVariant) files = g_variant_get_child_value (dirtree, 0);
   g_autoptr(GVariant) dirs = g_variant_get_child_value (dirtree, 1);
+  if (!check_sorted (files, url, error) || !check_sorted (dirs, url, error)
+      || !check_no_clash (files, dirs, url, error))
+    return FALSE;
   gsize n_files = g_variant_n_children (files), n_dirs = g_variant_n_children (dirs);
   for (gsize i = 0; i < n_files + n_dirs; i++)
     {
