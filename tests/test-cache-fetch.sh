@@ -263,6 +263,35 @@ test_expect_success 'a dirtree object of more than 16 MiB is refused without bei
     refused "$URL/hugetree" "\.dirtree: refused: longer than 16777216 bytes, the most it may be); building it\$"
 '
 
+# bomb FILE CLAIMED REAL: the .filez FILE's content replaced by REAL MiB of
+# zeros, compressed, its header saying CLAIMED MiB.
+bomb () {
+    python3 - "$@" <<EOF
+import sys, zlib
+path, claimed, real = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = open(path, "rb").read()
+hlen = int.from_bytes(data[:4], "big")
+z = zlib.compressobj(9, zlib.DEFLATED, -15)
+body = b"".join(z.compress(bytes(1 << 20)) for _ in range(real)) + z.flush()
+header = (claimed << 20).to_bytes(8, "big") + data[16 : 8 + hlen]
+open(path, "wb").write(data[:8] + header + body)
+EOF
+}
+
+test_expect_success 'a deflate bomb is refused with memory kept small: 300 MiB of zeros its header claims, or 200 MiB past the 20 MiB it claims' '
+    cd "$W"
+    obj=$(ostree --repo=srv/pub ls -RC images/one /usr/bin/big | awk "{ print \$5 }")
+    f="objects/${obj:0:2}/${obj:2}.filez"
+    rm -rf srv/bomb srv/bomb2 && cp -a srv/pub srv/bomb && cp -a srv/pub srv/bomb2
+    bomb "srv/bomb/$f" 300 300
+    refused "$URL/bomb" "($URL/bomb/$f: refused: its content has checksum [0-9a-f]\{64\}); building it\$" \
+        "" "/usr/bin/time -f %M -o $W/rss"
+    say "max RSS $(cat rss) KiB"
+    [ "$(cat rss)" -lt 150000 ]
+    bomb "srv/bomb2/$f" 20 200
+    refused "$URL/bomb2" "($URL/bomb2/$f: refused: longer than its header says (20971520 bytes)); building it\$"
+'
+
 # hostile NAME OLD NEW: a cache srv/NAME whose images/one is the tree
 # ./odd with the entry OLD of its directory /h renamed NEW (see
 # hostile-dirtree.py).

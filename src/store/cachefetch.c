@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
+#include <zlib.h>
 
 #include "base/sha256.h"
 #include "base/util.h"
@@ -44,6 +45,11 @@ typedef struct {
 #define METADATA_BYTES_MAX (16 * 1024 * 1024)
 #define FILEZ_BYTES_MAX (512 * 1024 * 1024)
 #define CONTENT_BYTES_MAX (G_GUINT64_CONSTANT (4) * 1024 * 1024 * 1024)
+
+/* Content up to this size is inflated whole (libdeflate, fast); larger
+ * content a piece at a time into its file, so what a decoder holds stays
+ * this small whatever size a header claims. */
+#define INFLATE_WHOLE_MAX (16 * 1024 * 1024)
 
 /* An object to fetch. */
 typedef struct {
@@ -509,6 +515,48 @@ inflate_exactly (const guint8 *data, gsize len, guint64 size, GError **error)
   return g_steal_pointer (&out);
 }
 
+/* Raw deflate inflated a piece at a time (an ObjectWriterRead). */
+typedef struct {
+  z_stream z;
+  gboolean ended;
+} Inflater;
+
+static gssize
+inflater_read (gpointer user_data, guint8 *buf, gsize len, GError **error)
+{
+  Inflater *in = user_data;
+  in->z.next_out = buf;
+  in->z.avail_out = (uInt) MIN (len, G_MAXUINT);
+  /* (A call may use input and give nothing yet: 0 is the end only once
+   * the stream says so.) */
+  while (!in->ended && in->z.next_out == buf)
+    {
+      int r = inflate (&in->z, Z_NO_FLUSH);
+      in->ended = r == Z_STREAM_END;
+      if ((r != Z_OK && !in->ended) || (in->ended && in->z.avail_in != 0))
+        return util_fail (error, "its compressed content is damaged"), -1;
+    }
+  return in->z.next_out - buf;
+}
+
+/* DATA (LEN bytes of raw deflate) inflated a piece at a time into a file
+ * made with W, SIZE bytes with its header's UID, GID, MODE and XATTRS,
+ * checked against EXPECTED. */
+static ObjectWriterMade *
+inflate_made (ObjectWriter *w, const char *expected, guint32 uid, guint32 gid, guint32 mode,
+              GVariant *xattrs, const guint8 *data, gsize len, guint64 size, GError **error)
+{
+  Inflater in = { 0 };
+  if (inflateInit2 (&in.z, -MAX_WBITS) != Z_OK)
+    return util_fail (error, "out of memory"), NULL;
+  in.z.next_in = (Bytef *) data;
+  in.z.avail_in = (uInt) len;
+  ObjectWriterMade *made = object_writer_make_checked_stream (w, expected, uid, gid, mode, xattrs,
+                                                              size, inflater_read, &in, error);
+  inflateEnd (&in.z);
+  return made;
+}
+
 /* A .filez's header (see cachefetch.h) and where its content starts. */
 static GVariant *
 filez_header (const guint8 *data, gsize len, gsize *out_offset, GError **error)
@@ -552,8 +600,17 @@ decode (Fetch *f, Decoded *d, GError **error)
   if (rdev != 0 || !(S_ISREG (d->mode) || (d->mode == (S_IFLNK | 0777) && size == 0))
       || size > (guint64) (len - offset) * 1032 + 64)
     return util_fail (error, "its header is not one of a regular file or a symlink");
+  if (size > CONTENT_BYTES_MAX)
+    return util_fail (error, "its header says %" G_GUINT64_FORMAT " bytes, more than %" G_GUINT64_FORMAT,
+                      size, CONTENT_BYTES_MAX);
   if (S_ISLNK (d->mode))
     return TRUE;
+  if (size > INFLATE_WHOLE_MAX)
+    {
+      d->made = inflate_made (f->w, d->want.checksum, d->uid, d->gid, d->mode, d->xattrs,
+                              data + offset, len - offset, size, error);
+      return d->made != NULL;
+    }
   g_autofree guint8 *content = inflate_exactly (data + offset, len - offset, size, error);
   if (content == NULL)
     return FALSE;
