@@ -11,7 +11,14 @@
  * .filez is a big-endian guint32 size, four zero bytes, a (tuuuusa(ayay))
  * header (content size, owner, group, mode, rdev, symlink target, xattrs;
  * numbers big-endian) and the content as raw deflate; its checksum is
- * that of the content object it stands for (objects.h). */
+ * that of the content object it stands for (objects.h).
+ *
+ * The cache is untrusted: a ref's file is at most a checksum line, a
+ * metadata object at most 16 MiB, a .filez 512 MiB (its content 4 GiB),
+ * content over 16 MiB is inflated a piece at a time and refused once past
+ * its header's size, a dirtree's entries are checked as ostree fsck
+ * checks them, and the deadlines below hold; the fetch's memory stays
+ * bounded whatever the server sends (the man page gives the sum). */
 #pragma once
 
 #include <glib.h>
