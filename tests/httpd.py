@@ -22,6 +22,8 @@ error-path tests are asked for with a path prefix:
                               connection open for a minute
     /fault/die-N/PATH         serve the first N requests, then the whole
                               server exits (a server dying mid-transfer)
+    /fault/trickle-N/PATH     serve PATH; a file over N bytes is sent 2 bytes
+                              a second (its full length announced)
     /fault/gate-N/PATH        serve PATH; a file over 16 MiB waits after its
                               first 16 MiB (sent through a 64 KiB send buffer)
                               until N such files have got there, or 5 s have
@@ -168,6 +170,23 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.flush()
             self._gate(int(num))
             self.wfile.write(data[GATE_AT:])
+            return
+        if kind == "trickle":
+            path = self.translate_path(rest)
+            if not os.path.isfile(path) or os.path.getsize(path) <= int(num):
+                self.path = rest
+                return super().do_GET()
+            data = self._start_file(rest)
+            if data is None:
+                return
+            try:
+                for i in range(0, len(data), 2):
+                    self.wfile.write(data[i : i + 2])
+                    self.wfile.flush()
+                    time.sleep(1)
+            except OSError:
+                pass
+            self.close_connection = True
             return
         if kind == "slow":
             data = self._start_file(rest)

@@ -164,14 +164,15 @@ test_expect_success 'an unreachable cache is a miss at once' '
     test ! -s out
 '
 
-# refused URL PATTERN [CONFIG]: cache-pull images/one from URL into a new
-# repository ./bad (first given "ostree config set CONFIG" when CONFIG is
-# there) fails with one line matching PATTERN; no ref, no object is left,
-# the repository is fsck-clean.
+# refused URL PATTERN [CONFIG [WRAPPER]]: cache-pull images/one from URL
+# into a new repository ./bad (first given "ostree config set CONFIG" when
+# CONFIG is not empty; run under the command WRAPPER, e.g. "timeout 60",
+# when given) fails with one line matching PATTERN; no ref, no object is
+# left, the repository is fsck-clean.
 refused () {
     rm -rf bad && a2o init --repo bad --mode bare-user > /dev/null
     [ -z "${3:-}" ] || ostree --repo=bad config set $3
-    a2o --repo bad cache-pull --cache-url "$1" images/one > out 2> err
+    ${4:-} "$APT2OSTREE" --repo bad cache-pull --cache-url "$1" images/one > out 2> err
     assert_one_line err
     assert_file_has_content err "$2"
     test ! -s out
@@ -221,6 +222,97 @@ test_expect_success 'a flipped byte in a dirtree object is refused as well' '
     d="srv/bad2/objects/${tree:0:2}/${tree:2}.dirtree"
     flip "$d"
     refused "$URL/bad2" "\.dirtree: damaged (its checksum is not [0-9a-f]\{64\})); building it\$"
+'
+
+# (Each pull below runs under "timeout 60": a fetch without its deadline
+# would run on for days against a trickling server.)
+test_expect_success 'a server that sends a ref 2 bytes a second is given up after the per-object deadline, in one line naming the ref' '
+    cd "$W"
+    APT2OSTREE_CACHE_OBJECT_TIMEOUT=3 refused "$URL/fault/trickle-0/pub" \
+        "($URL/fault/trickle-0/pub/refs/heads/images/one: not fetched within 3 s (\$APT2OSTREE_CACHE_OBJECT_TIMEOUT)); building it\$" \
+        "" "timeout 60"
+'
+
+test_expect_success 'a content object sent 2 bytes a second is given up after the per-object deadline, and the whole fetch after its own' '
+    cd "$W"
+    obj=$(ostree --repo=srv/pub ls -RC images/one /usr/bin/big | awk "{ print \$5 }")
+    u="$URL/fault/trickle-100000/pub"
+    APT2OSTREE_CACHE_OBJECT_TIMEOUT=3 refused "$u" \
+        "($u/objects/${obj:0:2}/${obj:2}.filez: not fetched within 3 s (\$APT2OSTREE_CACHE_OBJECT_TIMEOUT)); building it\$" \
+        "" "timeout 60"
+    APT2OSTREE_CACHE_TIMEOUT=3 refused "$u" \
+        "($u: the fetch did not end within 3 s (\$APT2OSTREE_CACHE_TIMEOUT)); building it\$" \
+        "" "timeout 60"
+'
+
+test_expect_success 'a ref file longer than a checksum line (a valid line, then 8 MB) is refused before its body is read' '
+    cd "$W"
+    rm -rf srv/longref && cp -a srv/pub srv/longref
+    head -c 8000000 /dev/zero | tr "\\0" " " >> srv/longref/refs/heads/images/one
+    : > "$LOG"
+    refused "$URL/longref" "($URL/longref/refs/heads/images/one: refused: longer than 66 bytes, the most it may be); building it\$"
+    assert_streq "$(cat "$LOG")" "/longref/refs/heads/images/one"
+    refused "file://$W/srv/longref" "refs/heads/images/one: refused: longer than 66 bytes, the most it may be); building it\$"
+'
+
+test_expect_success 'a dirtree object of more than 16 MiB is refused without being read whole' '
+    cd "$W"
+    rm -rf srv/hugetree && cp -a srv/pub srv/hugetree
+    tree=$(ostree --repo=srv/hugetree ls -dC images/one /usr/share/doc/one | awk "{ print \$5 }")
+    head -c 20000000 /dev/zero > "srv/hugetree/objects/${tree:0:2}/${tree:2}.dirtree"
+    refused "$URL/hugetree" "\.dirtree: refused: longer than 16777216 bytes, the most it may be); building it\$"
+'
+
+# bomb FILE CLAIMED REAL: the .filez FILE's content replaced by REAL MiB of
+# zeros, compressed, its header saying CLAIMED MiB.
+bomb () {
+    python3 - "$@" <<EOF
+import sys, zlib
+path, claimed, real = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+data = open(path, "rb").read()
+hlen = int.from_bytes(data[:4], "big")
+z = zlib.compressobj(9, zlib.DEFLATED, -15)
+body = b"".join(z.compress(bytes(1 << 20)) for _ in range(real)) + z.flush()
+header = (claimed << 20).to_bytes(8, "big") + data[16 : 8 + hlen]
+open(path, "wb").write(data[:8] + header + body)
+EOF
+}
+
+test_expect_success 'a deflate bomb is refused with memory kept small: 300 MiB of zeros its header claims, or 200 MiB past the 20 MiB it claims' '
+    cd "$W"
+    obj=$(ostree --repo=srv/pub ls -RC images/one /usr/bin/big | awk "{ print \$5 }")
+    f="objects/${obj:0:2}/${obj:2}.filez"
+    rm -rf srv/bomb srv/bomb2 && cp -a srv/pub srv/bomb && cp -a srv/pub srv/bomb2
+    bomb "srv/bomb/$f" 300 300
+    refused "$URL/bomb" "($URL/bomb/$f: refused: its content has checksum [0-9a-f]\{64\}); building it\$" \
+        "" "/usr/bin/time -f %M -o $W/rss"
+    say "max RSS $(cat rss) KiB"
+    [ "$(cat rss)" -lt 150000 ]
+    bomb "srv/bomb2/$f" 20 200
+    refused "$URL/bomb2" "($URL/bomb2/$f: refused: longer than its header says (20971520 bytes)); building it\$"
+'
+
+# hostile NAME OLD NEW: a cache srv/NAME whose images/one is the tree
+# ./odd with the entry OLD of its directory /h renamed NEW (see
+# hostile-dirtree.py).
+hostile () {
+    rm -rf "srv/$1" && a2o --repo odd-src publish --to "srv/$1" images/one > /dev/null
+    local h root
+    h=$(ostree --repo="srv/$1" ls -dC images/one /h | awk "{ print \$5 }")
+    root=$(ostree --repo="srv/$1" ls -dC images/one / | awk "{ print \$5 }")
+    python3 "$TOP_SRCDIR/tests/hostile-dirtree.py" "srv/$1" images/one "$2" "$3" "$h" "$root"
+}
+
+test_expect_success 'a dirtree whose entries are out of order, or that names a file and a directory alike, is refused as ostree fsck refuses it' '
+    cd "$W"
+    mkdir -p odd/h/dd odd/h/ee
+    for n in aa bb cc dd/x ee/x; do echo "$n" > "odd/h/$n"; done
+    a2o init --repo odd-src --mode bare-user > /dev/null
+    a2o --repo odd-src import --ref images/one odd > /dev/null
+    hostile unsorted aa dz
+    refused "$URL/unsorted" "\.dirtree: refused: its entries are not sorted by name (\"bb\" after \"dz\")); building it\$"
+    hostile clash dd bb
+    refused "$URL/clash" "\.dirtree: refused: \"bb\" is both a file and a directory); building it\$"
 '
 
 test_expect_success 'a server that dies mid-fetch leaves the repository fsck-clean; the next pull completes' '

@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
+#include <zlib.h>
 
 #include "base/sha256.h"
 #include "base/util.h"
@@ -26,6 +27,29 @@
 #include "store/partial.h"
 
 G_DEFINE_QUARK (apt2ostree-cachefetch-error-quark, cachefetch_error)
+
+/* What a transfer received, and the most it may receive (LIMIT bytes:
+ * TOO_LARGE turns TRUE and the transfer is stopped past it). */
+typedef struct {
+  GByteArray *data;
+  guint64 limit;
+  gboolean too_large;
+} Body;
+
+/* The most a ref's file may hold: a checksum line (and a CR before its
+ * LF).  A metadata object (commit, detached metadata, dirtree, dirmeta)
+ * holds at most METADATA_BYTES_MAX bytes, a .filez FILEZ_BYTES_MAX
+ * (its content, inflated, at most CONTENT_BYTES_MAX): a server cannot
+ * make this program hold more. */
+#define REF_BYTES_MAX 66
+#define METADATA_BYTES_MAX (16 * 1024 * 1024)
+#define FILEZ_BYTES_MAX (512 * 1024 * 1024)
+#define CONTENT_BYTES_MAX (G_GUINT64_CONSTANT (4) * 1024 * 1024 * 1024)
+
+/* Content up to this size is inflated whole (libdeflate, fast); larger
+ * content a piece at a time into its file, so what a decoder holds stays
+ * this small whatever size a header claims. */
+#define INFLATE_WHOLE_MAX (16 * 1024 * 1024)
 
 /* An object to fetch. */
 typedef struct {
@@ -42,7 +66,9 @@ typedef struct {
   Want want;
   gboolean busy;
   gboolean large;             /* holds one of the LARGE_MAX permits */
-  GByteArray *body;
+  Body body;
+  gint64 started;             /* monotonic µs, time paused not counted */
+  gint64 paused_at;           /* waiting for a permit since, or 0 */
   char errbuf[CURL_ERROR_SIZE];
 } Slot;
 
@@ -62,6 +88,8 @@ struct _Fetch {
   GAsyncQueue *decoded;       /* of Decoded: back, to write */
   guint decoding;             /* handed to the decoders and not written yet */
   guint64 decoding_bytes;     /* their .filez bytes */
+  gint64 object_timeout;      /* µs: each object's transfer ends within it */
+  gint64 deadline;            /* monotonic µs: the whole fetch ends by then */
   gboolean pausable;          /* not file:// (libcurl reads a file whole) */
   guint large;                /* LARGE_MAX permits held */
   GQueue paused;              /* of Slot: transfers waiting for one */
@@ -121,6 +149,29 @@ cachefetch_connections (void)
   return 32;
 }
 
+/* Seconds from the environment variable NAME (1 to a day), or FALLBACK. */
+static guint
+env_seconds (const char *name, guint fallback)
+{
+  const char *env = g_getenv (name);
+  guint64 n;
+  if (env != NULL && g_ascii_string_to_unsigned (env, 10, 1, 24 * 3600, &n, NULL))
+    return (guint) n;
+  return fallback;
+}
+
+guint
+cachefetch_object_timeout (void)
+{
+  return env_seconds ("APT2OSTREE_CACHE_OBJECT_TIMEOUT", 300);
+}
+
+guint
+cachefetch_timeout (void)
+{
+  return env_seconds ("APT2OSTREE_CACHE_TIMEOUT", 3600);
+}
+
 static void
 global_init (void)
 {
@@ -132,16 +183,37 @@ global_init (void)
     }
 }
 
+/* N more bytes fit in BODY?  When not, BODY is marked too large. */
+static gboolean
+body_fits (Body *body, size_t n)
+{
+  if (body->data->len + (guint64) n <= body->limit)
+    return TRUE;
+  body->too_large = TRUE;
+  return FALSE;
+}
+
 static size_t
 body_write (char *ptr, size_t size, size_t nmemb, void *user_data)
 {
-  g_byte_array_append (user_data, (const guint8 *) ptr, size * nmemb);
+  Body *body = user_data;
+  /* (Fewer bytes taken than given stops the transfer.) */
+  if (!body_fits (body, size * nmemb))
+    return 0;
+  g_byte_array_append (body->data, (const guint8 *) ptr, size * nmemb);
   return size * nmemb;
 }
 
-/* CURL set up to fetch URL into BODY. */
+/* The most an object of TYPE may be, fetched. */
+static guint64
+body_limit (ObjectsType type)
+{
+  return type == OBJECTS_FILE ? FILEZ_BYTES_MAX : METADATA_BYTES_MAX;
+}
+
+/* CURL set up to fetch URL into BODY, of at most LIMIT bytes. */
 static void
-setup_easy (CURL *curl, const char *url, GByteArray *body, char *errbuf)
+setup_easy (CURL *curl, const char *url, Body *body, guint64 limit, char *errbuf)
 {
   curl_easy_reset (curl);
   curl_easy_setopt (curl, CURLOPT_URL, url);
@@ -158,9 +230,13 @@ setup_easy (CURL *curl, const char *url, GByteArray *body, char *errbuf)
   /* A server that stops sending is a failed fetch, not a hang. */
   curl_easy_setopt (curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
   curl_easy_setopt (curl, CURLOPT_LOW_SPEED_TIME, 30L);
+  /* (A length the server announces is refused before its body comes.) */
+  curl_easy_setopt (curl, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t) limit);
   curl_easy_setopt (curl, CURLOPT_WRITEFUNCTION, body_write);
   curl_easy_setopt (curl, CURLOPT_WRITEDATA, body);
-  g_byte_array_set_size (body, 0);
+  g_byte_array_set_size (body->data, 0);
+  body->limit = limit;
+  body->too_large = FALSE;
 }
 
 /* Was CODE (with CURL's status) "no such file"? */
@@ -169,39 +245,64 @@ is_missing (CURL *curl, CURLcode code)
 {
   long status = 0;
   curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
-  return code == CURLE_FILE_COULDNT_READ_FILE
-         || (code == CURLE_HTTP_RETURNED_ERROR && (status == 404 || status == 410));
+  /* (An error page longer than the body allowed stops on its length.) */
+  return code == CURLE_FILE_COULDNT_READ_FILE || (code != CURLE_OK && (status == 404 || status == 410));
 }
 
-/* One line for a failed transfer of URL. */
+/* One line for a failed transfer of URL into BODY. */
 static gboolean
-transfer_failed (GError **error, CURL *curl, CURLcode code, const char *errbuf, const char *url)
+transfer_failed (GError **error, CURL *curl, CURLcode code, const Body *body, const char *errbuf,
+                 const char *url)
 {
   long status = 0;
   curl_easy_getinfo (curl, CURLINFO_RESPONSE_CODE, &status);
   const char *why = *errbuf != '\0' ? errbuf : curl_easy_strerror (code);
-  if (code == CURLE_HTTP_RETURNED_ERROR)
+  if (code == CURLE_HTTP_RETURNED_ERROR || status >= 400)
     return util_fail (error, "%s: HTTP status %ld", url, status);
+  if (body->too_large || code == CURLE_FILESIZE_EXCEEDED)
+    return util_fail (error, "%s: refused: longer than %" G_GUINT64_FORMAT " bytes, the most it may be",
+                      url, body->limit);
   return util_fail (error, "%s: %s", url, why);
 }
 
-/* URL's bytes in one transfer; *OUT_MISSING (when not NULL) turns TRUE and
- * NULL is returned without an error when it does not exist. */
+/* One line: the transfer of URL ran past a deadline of F's. */
+static gboolean
+too_slow (Fetch *f, const char *url, gboolean whole, GError **error)
+{
+  if (whole)
+    return util_fail (error, "%s: the fetch did not end within %u s ($APT2OSTREE_CACHE_TIMEOUT)",
+                      url, cachefetch_timeout ());
+  return util_fail (error, "%s: not fetched within %u s ($APT2OSTREE_CACHE_OBJECT_TIMEOUT)", url,
+                    (guint) (f->object_timeout / G_USEC_PER_SEC));
+}
+
+/* URL's bytes (LIMIT at most) in one transfer, within F's deadlines;
+ * *OUT_MISSING (when not NULL) turns TRUE and NULL is returned without an
+ * error when it does not exist. */
 static GBytes *
-fetch_one (CURL *curl, const char *url, gboolean *out_missing, GError **error)
+fetch_one (Fetch *f, CURL *curl, const char *url, guint64 limit, gboolean *out_missing,
+           GError **error)
 {
   char errbuf[CURL_ERROR_SIZE];
-  g_autoptr(GByteArray) body = g_byte_array_new ();
-  setup_easy (curl, url, body, errbuf);
+  g_autoptr(GByteArray) data = g_byte_array_new ();
+  Body body = { data, 0, FALSE };
+  setup_easy (curl, url, &body, limit, errbuf);
+  gint64 left = f->deadline - g_get_monotonic_time ();
+  gboolean whole = left < f->object_timeout;
+  if (left <= 0)
+    return too_slow (f, url, TRUE, error), NULL;
+  curl_easy_setopt (curl, CURLOPT_TIMEOUT_MS, (long) (MIN (left, f->object_timeout) / 1000));
   CURLcode code = curl_easy_perform (curl);
   if (code == CURLE_OK)
-    return g_byte_array_free_to_bytes (g_steal_pointer (&body));
+    return g_byte_array_free_to_bytes (g_steal_pointer (&data));
   if (out_missing != NULL && is_missing (curl, code))
     {
       *out_missing = TRUE;
       return NULL;
     }
-  return transfer_failed (error, curl, code, errbuf, url), NULL;
+  if (code == CURLE_OPERATION_TIMEDOUT && !body.too_large)
+    return too_slow (f, url, whole, error), NULL;
+  return transfer_failed (error, curl, code, &body, errbuf, url), NULL;
 }
 
 static char *
@@ -301,12 +402,62 @@ checksum_of (GVariant *csum_v)
   return objects_checksum_from_bytes_v (csum_v);
 }
 
-/* Want every object DIRTREE (from URL, for messages) names. */
+/* The name of the I-th entry of ENTRIES (a dirtree's files or dirs). */
+static const char *
+entry_name (GVariant *entries, gsize i)
+{
+  g_autoptr(GVariant) entry = g_variant_get_child_value (entries, i);
+  g_autoptr(GVariant) name = g_variant_get_child_value (entry, 0);
+  /* (ENTRIES holds the string: it outlives NAME.) */
+  return g_variant_get_string (name, NULL);
+}
+
+/* Are ENTRIES (of a dirtree at URL) sorted by name, each name once, as
+ * OSTree requires? */
+static gboolean
+check_sorted (GVariant *entries, const char *url, GError **error)
+{
+  gsize n = g_variant_n_children (entries);
+  for (gsize i = 1; i < n; i++)
+    {
+      const char *prev = entry_name (entries, i - 1), *name = entry_name (entries, i);
+      if (strcmp (prev, name) >= 0)
+        return util_fail (error, "%s: refused: its entries are not sorted by name (\"%s\" after \"%s\")",
+                          url, name, prev);
+    }
+  return TRUE;
+}
+
+/* FILES and DIRS of a dirtree at URL, each sorted: no name in both. */
+static gboolean
+check_no_clash (GVariant *files, GVariant *dirs, const char *url, GError **error)
+{
+  gsize n_files = g_variant_n_children (files), n_dirs = g_variant_n_children (dirs);
+  gsize i = 0, j = 0;
+  while (i < n_files && j < n_dirs)
+    {
+      const char *file = entry_name (files, i), *dir = entry_name (dirs, j);
+      int cmp = strcmp (file, dir);
+      if (cmp == 0)
+        return util_fail (error, "%s: refused: \"%s\" is both a file and a directory", url, file);
+      if (cmp < 0)
+        i++;
+      else
+        j++;
+    }
+  return TRUE;
+}
+
+/* Want every object DIRTREE (from URL, for messages) names, once its
+ * entries are checked as "ostree fsck" checks them. */
 static gboolean
 walk_dirtree (Fetch *f, GVariant *dirtree, const char *url, GError **error)
 {
   g_autoptr(GVariant) files = g_variant_get_child_value (dirtree, 0);
   g_autoptr(GVariant) dirs = g_variant_get_child_value (dirtree, 1);
+  if (!check_sorted (files, url, error) || !check_sorted (dirs, url, error)
+      || !check_no_clash (files, dirs, url, error))
+    return FALSE;
   gsize n_files = g_variant_n_children (files), n_dirs = g_variant_n_children (dirs);
   for (gsize i = 0; i < n_files + n_dirs; i++)
     {
@@ -364,6 +515,48 @@ inflate_exactly (const guint8 *data, gsize len, guint64 size, GError **error)
   return g_steal_pointer (&out);
 }
 
+/* Raw deflate inflated a piece at a time (an ObjectWriterRead). */
+typedef struct {
+  z_stream z;
+  gboolean ended;
+} Inflater;
+
+static gssize
+inflater_read (gpointer user_data, guint8 *buf, gsize len, GError **error)
+{
+  Inflater *in = user_data;
+  in->z.next_out = buf;
+  in->z.avail_out = (uInt) MIN (len, G_MAXUINT);
+  /* (A call may use input and give nothing yet: 0 is the end only once
+   * the stream says so.) */
+  while (!in->ended && in->z.next_out == buf)
+    {
+      int r = inflate (&in->z, Z_NO_FLUSH);
+      in->ended = r == Z_STREAM_END;
+      if ((r != Z_OK && !in->ended) || (in->ended && in->z.avail_in != 0))
+        return util_fail (error, "its compressed content is damaged"), -1;
+    }
+  return in->z.next_out - buf;
+}
+
+/* DATA (LEN bytes of raw deflate) inflated a piece at a time into a file
+ * made with W, SIZE bytes with its header's UID, GID, MODE and XATTRS,
+ * checked against EXPECTED. */
+static ObjectWriterMade *
+inflate_made (ObjectWriter *w, const char *expected, guint32 uid, guint32 gid, guint32 mode,
+              GVariant *xattrs, const guint8 *data, gsize len, guint64 size, GError **error)
+{
+  Inflater in = { 0 };
+  if (inflateInit2 (&in.z, -MAX_WBITS) != Z_OK)
+    return util_fail (error, "out of memory"), NULL;
+  in.z.next_in = (Bytef *) data;
+  in.z.avail_in = (uInt) len;
+  ObjectWriterMade *made = object_writer_make_checked_stream (w, expected, uid, gid, mode, xattrs,
+                                                              size, inflater_read, &in, error);
+  inflateEnd (&in.z);
+  return made;
+}
+
 /* A .filez's header (see cachefetch.h) and where its content starts. */
 static GVariant *
 filez_header (const guint8 *data, gsize len, gsize *out_offset, GError **error)
@@ -407,8 +600,17 @@ decode (Fetch *f, Decoded *d, GError **error)
   if (rdev != 0 || !(S_ISREG (d->mode) || (d->mode == (S_IFLNK | 0777) && size == 0))
       || size > (guint64) (len - offset) * 1032 + 64)
     return util_fail (error, "its header is not one of a regular file or a symlink");
+  if (size > CONTENT_BYTES_MAX)
+    return util_fail (error, "its header says %" G_GUINT64_FORMAT " bytes, more than %" G_GUINT64_FORMAT,
+                      size, CONTENT_BYTES_MAX);
   if (S_ISLNK (d->mode))
     return TRUE;
+  if (size > INFLATE_WHOLE_MAX)
+    {
+      d->made = inflate_made (f->w, d->want.checksum, d->uid, d->gid, d->mode, d->xattrs,
+                              data + offset, len - offset, size, error);
+      return d->made != NULL;
+    }
   g_autofree guint8 *content = inflate_exactly (data + offset, len - offset, size, error);
   if (content == NULL)
     return FALSE;
@@ -462,17 +664,20 @@ slot_write (char *ptr, size_t size, size_t nmemb, void *user_data)
 {
   Slot *s = user_data;
   size_t n = size * nmemb;
-  if (s->f->pausable && !s->large && s->body->len + n > LARGE_BYTES)
+  if (!body_fits (&s->body, n))
+    return 0;
+  if (s->f->pausable && !s->large && s->body.data->len + n > LARGE_BYTES)
     {
       if (s->f->large >= LARGE_MAX)
         {
           g_queue_push_tail (&s->f->paused, s);
+          s->paused_at = g_get_monotonic_time ();
           return CURL_WRITEFUNC_PAUSE;
         }
       s->large = TRUE;
       s->f->large++;
     }
-  g_byte_array_append (s->body, (const guint8 *) ptr, n);
+  g_byte_array_append (s->body.data, (const guint8 *) ptr, n);
   return n;
 }
 
@@ -483,7 +688,12 @@ large_release (Fetch *f)
   f->large--;
   Slot *s;
   while (f->large < LARGE_MAX && (s = g_queue_pop_head (&f->paused)) != NULL)
-    curl_easy_pause (s->curl, CURLPAUSE_CONT);
+    {
+      /* (Its clock stood still while it waited.) */
+      s->started += g_get_monotonic_time () - s->paused_at;
+      s->paused_at = 0;
+      curl_easy_pause (s->curl, CURLPAUSE_CONT);
+    }
 }
 
 /* Write what the decoders gave back: one at least when WAIT. */
@@ -516,7 +726,7 @@ take (Fetch *f, Slot *s, GError **error)
   if (s->want.type != OBJECTS_FILE)
     {
       g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
-      g_autoptr(GBytes) bytes = g_bytes_new (s->body->data, s->body->len);
+      g_autoptr(GBytes) bytes = g_bytes_new (s->body.data->data, s->body.data->len);
       gboolean ok = take_metadata (f, &s->want, bytes, url, error);
       if (s->large)
         large_release (f);
@@ -525,11 +735,11 @@ take (Fetch *f, Slot *s, GError **error)
     }
   Decoded *d = g_new0 (Decoded, 1);
   d->want = s->want;
-  d->body = s->body;
-  d->body_size = s->body->len;
+  d->body = s->body.data;
+  d->body_size = s->body.data->len;
   d->large = s->large;
   s->large = FALSE;
-  s->body = g_byte_array_new ();
+  s->body.data = g_byte_array_new ();
   f->decoding++;
   f->decoding_bytes += d->body_size;
   return g_thread_pool_push (f->decoders, d, error);
@@ -551,7 +761,7 @@ start_slots (Fetch *f, GError **error)
         return TRUE;
       s->want = *w;
       g_autofree char *url = object_url (f, w->checksum, remote_suffix (w->type));
-      setup_easy (s->curl, url, s->body, s->errbuf);
+      setup_easy (s->curl, url, &s->body, body_limit (w->type), s->errbuf);
       curl_easy_setopt (s->curl, CURLOPT_WRITEFUNCTION, slot_write);
       curl_easy_setopt (s->curl, CURLOPT_WRITEDATA, s);
       /* HTTP/1.1: a paused transfer is a connection that is not read
@@ -562,6 +772,8 @@ start_slots (Fetch *f, GError **error)
       if (mc != CURLM_OK)
         return util_fail (error, "%s: %s", url, curl_multi_strerror (mc));
       s->busy = TRUE;
+      s->started = g_get_monotonic_time ();
+      s->paused_at = 0;
       f->running++;
     }
   return TRUE;
@@ -587,10 +799,29 @@ collect (Fetch *f, guint *out_done, GError **error)
       if (code != CURLE_OK)
         {
           g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
-          return transfer_failed (error, s->curl, code, s->errbuf, url);
+          return transfer_failed (error, s->curl, code, &s->body, s->errbuf, url);
         }
       if (!take (f, s, error))
         return FALSE;
+    }
+  return TRUE;
+}
+
+/* A transfer in flight past its own deadline, or the fetch past its own:
+ * one line naming it. */
+static gboolean
+check_deadlines (Fetch *f, GError **error)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (now > f->deadline)
+    return too_slow (f, f->url, TRUE, error);
+  for (guint i = 0; i < f->n_slots; i++)
+    {
+      Slot *s = &f->slots[i];
+      if (!s->busy || s->paused_at != 0 || now - s->started <= f->object_timeout)
+        continue;
+      g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
+      return too_slow (f, url, FALSE, error);
     }
   return TRUE;
 }
@@ -622,6 +853,8 @@ run (Fetch *f, GError **error)
         mc = curl_multi_poll (f->multi, NULL, 0, 1000, NULL);
       if (mc != CURLM_OK)
         return util_fail (error, "%s: %s", f->url, curl_multi_strerror (mc));
+      if (!check_deadlines (f, error))
+        return FALSE;
     }
 }
 
@@ -644,7 +877,7 @@ fetch_clear (Fetch *f)
       if (f->slots[i].busy)
         curl_multi_remove_handle (f->multi, f->slots[i].curl);
       curl_easy_cleanup (f->slots[i].curl);
-      g_byte_array_unref (f->slots[i].body);
+      g_byte_array_unref (f->slots[i].body.data);
     }
   g_free (f->slots);
   if (f->multi != NULL)
@@ -666,6 +899,8 @@ fetch_init (Fetch *f, ObjectWriter *w, int repo_dfd, const char *url, guint conn
   f->objects_dfd = openat (repo_dfd, "objects", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (f->objects_dfd < 0)
     return util_fail (error, "the repository's objects/: %s", g_strerror (errno));
+  f->object_timeout = (gint64) cachefetch_object_timeout () * G_USEC_PER_SEC;
+  f->deadline = g_get_monotonic_time () + (gint64) cachefetch_timeout () * G_USEC_PER_SEC;
   f->seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   f->multi = curl_multi_init ();
   curl_multi_setopt (f->multi, CURLMOPT_MAX_HOST_CONNECTIONS, (long) connections);
@@ -690,7 +925,7 @@ fetch_init (Fetch *f, ObjectWriter *w, int repo_dfd, const char *url, guint conn
     {
       f->slots[i].f = f;
       f->slots[i].curl = curl_easy_init ();
-      f->slots[i].body = g_byte_array_new ();
+      f->slots[i].body.data = g_byte_array_new ();
     }
   return TRUE;
 }
@@ -717,7 +952,7 @@ fetch_commit (Fetch *f, CURL *curl, const char *ref, char **out_checksum, GError
 {
   g_autofree char *ref_url = g_strconcat (f->url, "/refs/heads/", ref, NULL);
   gboolean missing = FALSE;
-  g_autoptr(GBytes) ref_bytes = fetch_one (curl, ref_url, &missing, error);
+  g_autoptr(GBytes) ref_bytes = fetch_one (f, curl, ref_url, REF_BYTES_MAX, &missing, error);
   if (missing)
     return g_set_error (error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_NO_REF, "%s: no such ref",
                         ref_url), NULL;
@@ -725,7 +960,7 @@ fetch_commit (Fetch *f, CURL *curl, const char *ref, char **out_checksum, GError
   if (checksum == NULL)
     return NULL;
   g_autofree char *url = object_url (f, checksum, "commit");
-  g_autoptr(GBytes) bytes = fetch_one (curl, url, NULL, error);
+  g_autoptr(GBytes) bytes = fetch_one (f, curl, url, METADATA_BYTES_MAX, NULL, error);
   GVariant *commit = bytes != NULL
                        ? checked_metadata (bytes, OBJECTS_COMMIT_TYPE, checksum, url, error)
                        : NULL;
@@ -741,7 +976,7 @@ fetch_commitmeta (Fetch *f, CURL *curl, const char *checksum, GError **error)
 {
   g_autofree char *url = object_url (f, checksum, "commitmeta");
   gboolean missing = FALSE;
-  g_autoptr(GBytes) bytes = fetch_one (curl, url, &missing, error);
+  g_autoptr(GBytes) bytes = fetch_one (f, curl, url, METADATA_BYTES_MAX, &missing, error);
   if (bytes == NULL)
     return NULL;
   g_autoptr(GVariant) v = g_variant_ref_sink (

@@ -11,7 +11,14 @@
  * .filez is a big-endian guint32 size, four zero bytes, a (tuuuusa(ayay))
  * header (content size, owner, group, mode, rdev, symlink target, xattrs;
  * numbers big-endian) and the content as raw deflate; its checksum is
- * that of the content object it stands for (objects.h). */
+ * that of the content object it stands for (objects.h).
+ *
+ * The cache is untrusted: a ref's file is at most a checksum line, a
+ * metadata object at most 16 MiB, a .filez 512 MiB (its content 4 GiB),
+ * content over 16 MiB is inflated a piece at a time and refused once past
+ * its header's size, a dirtree's entries are checked as ostree fsck
+ * checks them, and the deadlines below hold; the fetch's memory stays
+ * bounded whatever the server sends (the man page gives the sum). */
 #pragma once
 
 #include <glib.h>
@@ -28,6 +35,14 @@ GQuark cachefetch_error_quark (void);
 /* How many connections at most to one cache: $APT2OSTREE_CACHE_CONNECTIONS
  * (1 to 64), 32 when unset: a distant cache needs many requests in flight. */
 guint cachefetch_connections (void);
+
+/* Deadlines, in seconds: each object's transfer ends within
+ * $APT2OSTREE_CACHE_OBJECT_TIMEOUT (default 300; the time a transfer waits
+ * paused for memory is not counted), the whole fetch of one commit within
+ * $APT2OSTREE_CACHE_TIMEOUT (default 3600); each 1 to 86400.  Past one,
+ * the fetch fails in one line naming the URL at fault. */
+guint cachefetch_object_timeout (void);
+guint cachefetch_timeout (void);
 
 /* A check of the commit object COMMIT (fetched from URL, its checksum
  * checked) and its detached metadata COMMITMETA (an a{sv}, or NULL: the

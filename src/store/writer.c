@@ -433,6 +433,64 @@ object_writer_make_checked (ObjectWriter *w, const char *expected, guint32 uid, 
   return g_steal_pointer (&made);
 }
 
+/* READ's SIZE bytes added to SHA and written to FD, 256 KiB at a time:
+ * refused as soon as READ gives more than SIZE. */
+static gboolean
+copy_checked (int fd, Sha256 *sha, guint64 size, ObjectWriterRead read, gpointer user_data,
+              const char *repo_path, GError **error)
+{
+  g_autofree guint8 *buf = g_malloc (256 * 1024);
+  guint64 done = 0;
+  for (;;)
+    {
+      gssize n = read (user_data, buf, 256 * 1024, error);
+      if (n < 0)
+        return FALSE;
+      if (n == 0)
+        break;
+      done += n;
+      if (done > size)
+        return util_fail (error, "longer than its header says (%" G_GUINT64_FORMAT " bytes)", size);
+      sha256_update (sha, buf, n);
+      if (!write_all (fd, buf, n))
+        return util_fail (error, "%s: writing an object: %s", repo_path, g_strerror (errno));
+    }
+  if (done != size)
+    return util_fail (error, "truncated (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
+                      done, size);
+  return TRUE;
+}
+
+ObjectWriterMade *
+object_writer_make_checked_stream (ObjectWriter *w, const char *expected, guint32 uid,
+                                   guint32 gid, guint32 mode, GVariant *xattrs, guint64 size,
+                                   ObjectWriterRead read, gpointer user_data, GError **error)
+{
+  g_autoptr(GBytes) header = objects_regular_header (NULL, uid, gid, mode, xattrs, error);
+  if (header == NULL)
+    return NULL;
+  g_autoptr(ObjectWriterMade) made = g_new0 (ObjectWriterMade, 1);
+  made->size = size;
+  made->fd = open_object_file (w);
+  if (made->fd < 0)
+    return util_fail (error, "%s: writing an object: %s", w->repo_path, g_strerror (errno)), NULL;
+  g_autoptr(Sha256) sha = sha256_new ();
+  gsize header_len;
+  const guint8 *header_data = g_bytes_get_data (header, &header_len);
+  sha256_update (sha, header_data, header_len);
+  if (!copy_checked (made->fd, sha, size, read, user_data, w->repo_path, error))
+    return NULL;
+  g_autofree char *checksum = sha256_finish_hex (sha);
+  if (strcmp (checksum, expected) != 0)
+    return util_fail (error, "its content has checksum %s", checksum), NULL;
+  g_strlcpy (made->checksum, checksum, sizeof made->checksum);
+  objects_type_path (made->path, checksum, OBJECTS_FILE);
+  if (!set_metadata (w, made->fd, uid, gid, mode, xattrs))
+    return util_fail (error, "%s: writing object %s: %s", w->repo_path, made->path,
+                      g_strerror (errno)), NULL;
+  return g_steal_pointer (&made);
+}
+
 char *
 object_writer_add_made (ObjectWriter *w, ObjectWriterMade *made, GError **error)
 {
@@ -465,27 +523,8 @@ object_writer_regular_stream (ObjectWriter *w, guint32 uid, guint32 gid, guint32
   gsize header_len;
   const guint8 *header_data = g_bytes_get_data (header, &header_len);
   sha256_update (sha, header_data, header_len);
-  g_autofree guint8 *buf = g_malloc (256 * 1024);
-  guint64 done = 0;
-  for (;;)
-    {
-      gssize n = read (user_data, buf, 256 * 1024, error);
-      if (n < 0)
-        return NULL;
-      if (n == 0)
-        break;
-      done += n;
-      if (done > size)
-        return util_fail (error, "longer than its header says (%" G_GUINT64_FORMAT " bytes)",
-                          size), NULL;
-      sha256_update (sha, buf, n);
-      if (!write_all (fd, buf, n))
-        return util_fail (error, "%s: writing an object: %s", w->repo_path,
-                          g_strerror (errno)), NULL;
-    }
-  if (done != size)
-    return util_fail (error, "truncated (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
-                      done, size), NULL;
+  if (!copy_checked (fd, sha, size, read, user_data, w->repo_path, error))
+    return NULL;
   g_autofree char *checksum = sha256_finish_hex (sha);
   char path[OBJECTS_PATH_MAX];
   objects_type_path (path, checksum, OBJECTS_FILE);

@@ -63,14 +63,24 @@ typedef struct ObjectWriterMade ObjectWriterMade;
 ObjectWriterMade *object_writer_make_checked (ObjectWriter *w, const char *expected, guint32 uid,
                                               guint32 gid, guint32 mode, GVariant *xattrs,
                                               const guint8 *data, gsize size, GError **error);
+/* The same, the content (SIZE bytes) given by READ a piece at a time (it
+ * is called until it has given SIZE bytes: it returns how many it put in
+ * BUF, 0 at the end, -1 with ERROR set), so a large file is never whole
+ * in memory: written into the new file as it is hashed, refused as soon
+ * as READ gives more than SIZE, and dropped unless its checksum is
+ * EXPECTED. */
+typedef gssize (*ObjectWriterRead) (gpointer user_data, guint8 *buf, gsize len, GError **error);
+ObjectWriterMade *object_writer_make_checked_stream (ObjectWriter *w, const char *expected,
+                                                     guint32 uid, guint32 gid, guint32 mode,
+                                                     GVariant *xattrs, guint64 size,
+                                                     ObjectWriterRead read, gpointer user_data,
+                                                     GError **error);
 char *object_writer_add_made (ObjectWriter *w, ObjectWriterMade *made, GError **error);
 void object_writer_made_free (ObjectWriterMade *made);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ObjectWriterMade, object_writer_made_free)
 
-/* A regular file of SIZE bytes that READ (called until it has given SIZE
- * bytes: it returns how many it put in BUF, 0 at the end, -1 with ERROR set)
- * streams, for files too large to hold in memory. */
-typedef gssize (*ObjectWriterRead) (gpointer user_data, guint8 *buf, gsize len, GError **error);
+/* A regular file of SIZE bytes that READ (as above) streams, for files
+ * too large to hold in memory. */
 char *object_writer_regular_stream (ObjectWriter *w, guint32 uid, guint32 gid, guint32 mode,
                                     GVariant *xattrs, guint64 size, ObjectWriterRead read,
                                     gpointer user_data, GError **error);
