@@ -202,6 +202,24 @@ test_expect_success 'errors name what is at fault: an empty directory, a bad opt
     assert_file_has_content err "only -o, --sources, --cache and --mirror go with it"
 '
 
+test_expect_success 'a symlink in a --debs directory to a file outside it is refused in one line naming it; one to a file inside is read' '
+    cd "$W"
+    mkdir -p links/pool outside
+    local_deb outside evil 1.0 amd64
+    ln -s ../outside/evil_1.0_amd64.deb links/evil_1.0_amd64.deb
+    printf "%s\n" inner > image/links.txt
+    expect_failure err a2o lock image/links.txt --sources sources.list --cache cache --debs links -o x.lock.json
+    assert_one_line err
+    assert_file_has_content err "links/evil_1.0_amd64.deb: a symlink to .*/outside/evil_1.0_amd64.deb, outside the directory"
+    test ! -e x.lock.json
+    rm links/evil_1.0_amd64.deb
+    local_deb links/pool inner 1.0 amd64
+    ln -s pool/inner_1.0_amd64.deb links/inner_1.0_amd64.deb
+    a2o lock image/links.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
+        --debs links -o x.lock.json > /dev/null
+    grep "\"name\": \"inner\", .*\"path\": \"links/inner_1.0_amd64.deb\"" x.lock.json
+'
+
 test_expect_success '--help and the man page describe local .debs' '
     a2o lock --help > help
     assert_file_has_content help "--debs"

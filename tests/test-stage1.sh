@@ -198,4 +198,28 @@ test_expect_success 'a conffile flagged remove-on-upgrade is recorded as dpkg --
     assert_streq "$(grep remove-on-upgrade got)" "$(cat expected.rou)"
 '
 
+test_expect_success 'conffile paths with spaces are read whole and recorded as dpkg records them: dpkg-query and dpkg --verify agree' '
+    new_repo repo
+    mkdir -p sp/etc/my\ app sp/DEBIAN
+    echo "setting = 1" > "sp/etc/my app/main file.conf"
+    echo plain > sp/etc/plain.conf
+    printf "/etc/my app/main file.conf\n/etc/plain.conf\nremove-on-upgrade /etc/old  two spaces.conf\n" > sp/DEBIAN/conffiles
+    deb=$(make_deb sp spaced 1.0 amd64)
+    a2o --repo repo unpack-deb --ref deb/spaced "$deb" > /dev/null
+    a2o --repo repo stage1 --ref img/stage1 --arch amd64 deb/spaced
+    ostree --repo=repo checkout "$(rev_commit repo img/stage1)" co
+    dpkg-query --admindir=co/var/lib/dpkg -W -f="\${Conffiles}\n" spaced > got
+    sum=$(md5sum < "sp/etc/my app/main file.conf" | cut -d" " -f1)
+    plain=$(md5sum < sp/etc/plain.conf | cut -d" " -f1)
+    printf " %s\n" "/etc/my app/main file.conf $sum" "/etc/plain.conf $plain" \
+        "/etc/old  two spaces.conf newconffile remove-on-upgrade" > expected
+    diff -u expected got
+    dpkg --root="$PWD/co" --verify spaced > verify 2>&1 || { cat verify; fail "dpkg --verify"; }
+    assert_streq "$(cat verify)" ""
+    mkdir -p ref/var/lib/dpkg/info ref/var/lib/dpkg/updates && : > ref/var/lib/dpkg/status
+    dpkg --root="$PWD/ref" --force-architecture --unpack "$deb" > /dev/null
+    cmp ref/var/lib/dpkg/info/spaced.conffiles co/var/lib/dpkg/info/spaced.conffiles
+    assert_streq "$(grep remove-on-upgrade ref/var/lib/dpkg/status)" "$(grep remove-on-upgrade co/var/lib/dpkg/status)"
+'
+
 test_done

@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -71,6 +72,140 @@ remover_check_dir (Remover *rm, int dfd, const char *name, const char *path, GEr
   return TRUE;
 }
 
+/* Past this length a path is not handed to the kernel whole: what lies
+ * below is removed relative to open directories (a command can make a tree
+ * deeper than PATH_MAX, which no path reaches). */
+#define DEEP_PATH_LEN (PATH_MAX / 2)
+
+/* One directory on the way down a deep tree: its name in its parent, its
+ * inode (checked when we climb back to it through ".."), and the
+ * subdirectories it had when read, not yet removed. */
+typedef struct {
+  char *name;
+  ino_t ino;
+  GPtrArray *subdirs;
+  guint next;
+} DeepLevel;
+
+static void
+deep_level_free (gpointer data)
+{
+  DeepLevel *level = data;
+  g_free (level->name);
+  g_clear_pointer (&level->subdirs, g_ptr_array_unref);
+  g_free (level);
+}
+
+/* The path of the directory LEVELS leads to below TOP, for errors. */
+static char *
+deep_path (const char *top, GPtrArray *levels)
+{
+  GString *s = g_string_new (top);
+  for (guint i = 1; i < levels->len; i++)
+    g_string_append_printf (s, "/%s", ((DeepLevel *) levels->pdata[i])->name);
+  return g_string_free (s, FALSE);
+}
+
+static gboolean
+deep_fail (GError **error, const char *top, GPtrArray *levels, const char *what, int errsv)
+{
+  g_autofree char *path = deep_path (top, levels);
+  g_autofree char *shown = util_shown_path (path);
+  return util_fail (error, "%s: %s: %s", shown, what, g_strerror (errsv));
+}
+
+/* Unlink everything but the directories in the directory open as FD (its
+ * read position at the start); the directories, opened up, go to
+ * LEVEL->subdirs. */
+static gboolean
+deep_read (Remover *rm, int fd, DeepLevel *level, const char *top, GPtrArray *levels,
+           GError **error)
+{
+  int dup_fd = fcntl (fd, F_DUPFD_CLOEXEC, 0);
+  DIR *dir = dup_fd < 0 ? NULL : fdopendir (dup_fd);
+  if (dir == NULL)
+    {
+      int errsv = errno;
+      util_fd_close (&dup_fd);
+      return deep_fail (error, top, levels, "cannot read", errsv);
+    }
+  level->subdirs = g_ptr_array_new_with_free_func (g_free);
+  gboolean ok = TRUE;
+  struct dirent *de;
+  while (ok && (de = readdir (dir)) != NULL)
+    {
+      if (g_str_equal (de->d_name, ".") || g_str_equal (de->d_name, ".."))
+        continue;
+      struct stat st;
+      if (fstatat (fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        ok = errno == ENOENT || deep_fail (error, top, levels, "cannot stat an entry", errno);
+      else if (!S_ISDIR (st.st_mode))
+        ok = unlinkat (fd, de->d_name, 0) == 0 || errno == ENOENT
+             || deep_fail (error, top, levels, "cannot remove an entry", errno);
+      else if (st.st_dev != rm->dev)
+        ok = deep_fail (error, top, levels, "a mount point inside the scratch directory", EXDEV);
+      else
+        {
+          if ((st.st_mode & 0700) != 0700)
+            (void) fchmodat (fd, de->d_name, (st.st_mode & 07777) | 0700, 0);
+          g_ptr_array_add (level->subdirs, g_strdup (de->d_name));
+        }
+    }
+  closedir (dir);
+  return ok;
+}
+
+/* Remove the directory NAME of PARENT_FD (at PATH) and everything below it,
+ * however deep: one directory open at a time, going down by name and back
+ * up through "..", so no path longer than a name is ever used. */
+static gboolean
+remove_deep (Remover *rm, int parent_fd, const char *name, const char *path, GError **error)
+{
+  g_autoptr(GPtrArray) levels = g_ptr_array_new_with_free_func (deep_level_free);
+  util_autofd int fd = openat (parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0 || fstat (fd, &st) < 0)
+    return util_fail (error, "%s: cannot open: %s", path, g_strerror (errno));
+  DeepLevel *first = g_new0 (DeepLevel, 1);
+  first->name = g_strdup (name);
+  first->ino = st.st_ino;
+  g_ptr_array_add (levels, first);
+  while (levels->len > 0)
+    {
+      DeepLevel *level = levels->pdata[levels->len - 1];
+      if (level->subdirs == NULL && !deep_read (rm, fd, level, path, levels, error))
+        return FALSE;
+      if (level->next < level->subdirs->len)
+        {
+          const char *sub = level->subdirs->pdata[level->next++];
+          int sub_fd = openat (fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+          if (sub_fd < 0 || fstat (sub_fd, &st) < 0)
+            return deep_fail (error, path, levels, "cannot open a subdirectory", errno);
+          util_fd_close (&fd);
+          fd = sub_fd;
+          DeepLevel *down = g_new0 (DeepLevel, 1);
+          down->name = g_strdup (sub);
+          down->ino = st.st_ino;
+          g_ptr_array_add (levels, down);
+          continue;
+        }
+      /* LEVEL is empty now: climb to its parent and remove it there. */
+      g_autofree char *done = g_strdup (level->name);
+      g_ptr_array_set_size (levels, levels->len - 1);
+      int up_fd = levels->len == 0 ? fcntl (parent_fd, F_DUPFD_CLOEXEC, 0)
+                                   : openat (fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (up_fd < 0 || fstat (up_fd, &st) < 0)
+        return deep_fail (error, path, levels, "cannot open", errno);
+      util_fd_close (&fd);
+      fd = up_fd;
+      if (levels->len > 0 && st.st_ino != ((DeepLevel *) levels->pdata[levels->len - 1])->ino)
+        return deep_fail (error, path, levels, "moved while it was being removed", ESTALE);
+      if (unlinkat (fd, done, AT_REMOVEDIR) < 0 && errno != ENOENT)
+        return deep_fail (error, path, levels, "cannot remove a subdirectory", errno);
+    }
+  return TRUE;
+}
+
 static gboolean
 remover_empty_dir (Remover *rm, const char *path, GError **error)
 {
@@ -111,10 +246,14 @@ remover_empty_dir (Remover *rm, const char *path, GError **error)
         }
       char *sub = g_build_filename (path, de->d_name, NULL);
       ok = remover_check_dir (rm, dirfd (dir), de->d_name, sub, error);
-      if (ok)
-        remover_queue (rm, sub);
-      else
-        g_free (sub);
+      if (ok && strlen (sub) > DEEP_PATH_LEN)
+        ok = remove_deep (rm, dirfd (dir), de->d_name, sub, error);
+      else if (ok)
+        {
+          remover_queue (rm, g_steal_pointer (&sub));
+          continue;
+        }
+      g_free (sub);
     }
   closedir (dir);
   return ok;

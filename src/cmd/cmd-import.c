@@ -95,6 +95,12 @@ import_file (DirImport *im, const struct stat *st, OstreeMutableTree *parent, co
       g_autofree char *target = g_file_read_link (path, error);
       if (target == NULL)
         return FALSE;
+      if (!g_utf8_validate (target, -1, NULL))
+        {
+          g_autofree char *shown = util_shown_path (path);
+          return util_fail (error, "%s: a symlink whose target is not valid UTF-8, which OSTree "
+                            "cannot store", shown);
+        }
       g_file_info_set_attribute_byte_string (info, "standard::symlink-target", target);
     }
   else
@@ -148,8 +154,11 @@ import_dir (DirImport *im, const struct stat *st, OstreeMutableTree *mtree,
       struct stat child;
       gboolean ok;
       if (!g_utf8_validate (name, -1, NULL))
-        ok = util_fail (error, "%s: the name is not valid UTF-8, which OSTree cannot store",
-                        im->path->str);
+        {
+          g_autofree char *shown = util_shown_path (im->path->str);
+          ok = util_fail (error, "%s: the name is not valid UTF-8, which OSTree cannot store",
+                          shown);
+        }
       else if (lstat (im->path->str, &child) < 0)
         ok = util_fail (error, "%s: %s", im->path->str, g_strerror (errno));
       else if (S_ISDIR (child.st_mode))

@@ -367,14 +367,34 @@ debmeta_load (DebMeta *meta, GError **error)
   g_auto(GStrv) lines = g_strsplit (cf, "\n", -1);
   for (char **l = lines; *l; l++)
     {
-      g_auto(GStrv) words = g_strsplit_set (g_strstrip (*l), " \t", -1);
-      guint n = g_strv_length (words);
-      if (n == 0 || *words[0] == '\0')
+      /* "[FLAG ]/PATH", as dpkg reads it: the path is the rest of the line
+       * (it may hold spaces); whitespace around the line is dropped. */
+      char *line = g_strstrip (*l);
+      if (*line == '\0')
         continue;
-      /* "[flag ...] /path" (dpkg >= 1.20.1 allows "remove-on-upgrade") */
-      const char *path = words[n - 1];
+      g_autofree char *flags = NULL;
+      const char *path = line;
+      if (*path != '/')
+        {
+          const char *space = strchr (path, ' ');
+          g_autofree char *flag = space != NULL ? g_strndup (path, space - path) : g_strdup (path);
+          path = space != NULL ? space + 1 : "";
+          /* dpkg knows one flag, and refuses others (they go into the
+           * status file's Conffiles: lines). */
+          if (!g_str_equal (flag, "remove-on-upgrade"))
+            {
+              g_autofree char *shown = util_shown_path (flag);
+              g_autofree char *shown_path = util_shown_path (path);
+              return meta_fail (meta, error, "conffiles: unknown flag \"%s\" for \"%s\" (dpkg knows "
+                                "remove-on-upgrade only)", shown, shown_path);
+            }
+          flags = g_steal_pointer (&flag);
+        }
       if (path[0] != '/')
-        return meta_fail (meta, error, "conffiles: \"%s\" is not an absolute path", path);
+        {
+          g_autofree char *shown = util_shown_path (line);
+          return meta_fail (meta, error, "conffiles: \"%s\" is not an absolute path", shown);
+        }
       g_autofree char *normalized = NULL;
       {
         g_autoptr(GPtrArray) c = meta_components (meta, "conffiles", path + 1, error);
@@ -385,24 +405,7 @@ debmeta_load (DebMeta *meta, GError **error)
       if (g_hash_table_contains (meta->conffiles, normalized))
         continue;
       Conffile *c = g_new0 (Conffile, 1);
-      for (guint i = 0; i + 1 < n; i++)
-        {
-          if (*words[i] == '\0')
-            continue;
-          /* dpkg knows one flag, and refuses others (they go into the
-           * status file's Conffiles: lines). */
-          if (!g_str_equal (words[i], "remove-on-upgrade"))
-            {
-              conffile_free (c);
-              g_autofree char *shown = util_shown_path (words[i]);
-              g_autofree char *shown_path = util_shown_path (path);
-              return meta_fail (meta, error, "conffiles: unknown flag \"%s\" for \"%s\" (dpkg knows "
-                                "remove-on-upgrade only)", shown, shown_path);
-            }
-          char *flags = c->flags ? g_strconcat (c->flags, " ", words[i], NULL) : g_strdup (words[i]);
-          g_free (c->flags);
-          c->flags = flags;
-        }
+      c->flags = g_steal_pointer (&flags);
       g_ptr_array_add (meta->conffile_order, g_strdup (normalized));
       g_hash_table_insert (meta->conffiles, g_steal_pointer (&normalized), c);
     }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -114,6 +115,33 @@ check_unique (GPtrArray *debs, const char *dir, GError **error)
   return TRUE;
 }
 
+/* PATH, an entry of the directory REAL_DIR (resolved), is a file of that
+ * directory: when it is a symlink, to a file inside it.  A link to
+ * elsewhere would be recorded as a .deb of the directory while its bytes
+ * come from any file the link names. */
+static gboolean
+check_inside (const char *path, const char *real_dir, GError **error)
+{
+  struct stat st;
+  if (lstat (path, &st) < 0)
+    return util_fail (error, "%s: %s", path, g_strerror (errno));
+  if (!S_ISLNK (st.st_mode))
+    return TRUE;
+  g_autofree char *real = realpath (path, NULL);
+  if (real == NULL)
+    return util_fail (error, "%s: a symlink that leads nowhere: %s", path, g_strerror (errno));
+  gsize len = strlen (real_dir);
+  gboolean inside = strncmp (real, real_dir, len) == 0
+                    && (real[len] == '/' || (len == 1 && real_dir[0] == '/'));
+  if (!inside)
+    {
+      g_autofree char *shown = util_shown_path (real);
+      return util_fail (error, "%s: a symlink to %s, outside the directory; put the .deb itself "
+                        "in the directory (or give its own directory with --debs)", path, shown);
+    }
+  return TRUE;
+}
+
 GPtrArray *
 local_debs_read_dir (const char *dir, GError **error)
 {
@@ -130,10 +158,15 @@ local_debs_read_dir (const char *dir, GError **error)
   if (names->len == 0)
     return util_fail (error, "local .debs %s: the directory holds no .deb file", dir), NULL;
 
+  g_autofree char *real_dir = realpath (dir, NULL);
+  if (real_dir == NULL)
+    return util_fail (error, "local .debs %s: %s", dir, g_strerror (errno)), NULL;
   g_autoptr(GPtrArray) debs = g_ptr_array_new_with_free_func ((GDestroyNotify) local_deb_free);
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *path = g_build_filename (dir, names->pdata[i], NULL);
+      if (!check_inside (path, real_dir, error))
+        return NULL;
       LocalDeb *deb = local_deb_read (path, error);
       if (deb == NULL)
         return NULL;

@@ -142,6 +142,15 @@ dirmeta_equal (GVariant *a, GVariant *b)
   return TRUE;
 }
 
+/* An error about the entry at PATH of the tree, its name shown escaped (it
+ * may hold any byte a command put there). */
+static gboolean
+fail_at (GError **error, const char *path, const char *problem)
+{
+  g_autofree char *shown = util_shown_path (path);
+  return util_fail (error, "%s: %s", shown, problem);
+}
+
 static gboolean
 write_dirmeta (Apply *apply, GVariant *dirmeta, char **out_checksum, GError **error)
 {
@@ -160,8 +169,8 @@ write_content (OstreeRepo *repo, GFileInfo *info, GInputStream *input, GVariant 
 
 /* A regular file or symlink of the upper directory as a content object. */
 static gboolean
-write_leaf (Apply *apply, const char *host_path, const struct stat *st, GVariant *xattrs,
-            char **out_checksum, GError **error)
+write_leaf (Apply *apply, const char *path, const char *host_path, const struct stat *st,
+            GVariant *xattrs, char **out_checksum, GError **error)
 {
   g_autoptr(GFileInfo) info = g_file_info_new ();
   g_file_info_set_attribute_uint32 (info, "unix::uid", st->st_uid);
@@ -174,6 +183,9 @@ write_leaf (Apply *apply, const char *host_path, const struct stat *st, GVariant
       g_autofree char *target = g_file_read_link (host_path, error);
       if (target == NULL)
         return FALSE;
+      if (!g_utf8_validate (target, -1, NULL))
+        return fail_at (error, path, "a symlink whose target is not valid UTF-8, which OSTree "
+                        "cannot store");
       g_file_info_set_file_type (info, G_FILE_TYPE_SYMBOLIC_LINK);
       g_file_info_set_size (info, 0);
       g_file_info_set_symlink_target (info, target);
@@ -221,12 +233,12 @@ update_dirmeta (Apply *apply, OstreeMutableTree *dir, GVariant *dirmeta, GError 
 /* A file or symlink of the upper directory replaces whatever DIR has at
  * NAME. */
 static gboolean
-apply_leaf (Apply *apply, OstreeMutableTree *dir, const char *name, const char *host_path,
-            const struct stat *st, GVariant *xattrs, OstreeMutableTree *lower_subdir,
-            GError **error)
+apply_leaf (Apply *apply, OstreeMutableTree *dir, const char *name, const char *path,
+            const char *host_path, const struct stat *st, GVariant *xattrs,
+            OstreeMutableTree *lower_subdir, GError **error)
 {
   g_autofree char *csum = NULL;
-  if (!write_leaf (apply, host_path, st, xattrs, &csum, error))
+  if (!write_leaf (apply, path, host_path, st, xattrs, &csum, error))
     return FALSE;
   if (lower_subdir != NULL && !ostree_mutable_tree_remove (dir, name, FALSE, error))
     return FALSE;
@@ -349,6 +361,12 @@ apply_entry_at (Apply *apply, OstreeMutableTree *dir, const char *name, GString 
       *out_skipped = TRUE;
       return TRUE;
     }
+  if (!g_utf8_validate (name, -1, NULL))
+    return fail_at (error, path->str, "the name is not valid UTF-8, which OSTree cannot store; "
+                    "rename it in the command");
+  if (path->len >= PATH_MAX || host_path->len >= PATH_MAX)
+    return fail_at (error, path->str, "too deep: a path longer than PATH_MAX (4096 bytes), "
+                    "which no program can open");
   struct stat st;
   if (lstat (host_path->str, &st) < 0)
     return util_fail (error, "%s: %s", host_path->str, g_strerror (errno));
@@ -385,7 +403,8 @@ apply_entry_at (Apply *apply, OstreeMutableTree *dir, const char *name, GString 
   if (!S_ISDIR (st.st_mode))
     {
       *out_kept = TRUE;
-      return apply_leaf (apply, dir, name, host_path->str, &st, xattrs, lower_subdir, error);
+      return apply_leaf (apply, dir, name, path->str, host_path->str, &st, xattrs,
+                         lower_subdir, error);
     }
   return apply_subdir (apply, dir, name, path, host_path, &st, xattrs, exists, lower_subdir,
                        out_kept, out_skipped, error);

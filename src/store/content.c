@@ -131,6 +131,16 @@ char *
 content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
                       GCancellable *cancellable, GError **error)
 {
+  /* The object's header holds the target as a GVariant string: a target
+   * that is not UTF-8 would be a GLib-CRITICAL and a damaged object.  (The
+   * callers refuse it first, naming the path; this is the last guard.) */
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK
+      && !g_utf8_validate (g_file_info_get_symlink_target (info), -1, NULL))
+    {
+      g_autofree char *shown = util_shown_path (g_file_info_get_symlink_target (info));
+      return util_fail (error, "a symlink target that is not valid UTF-8 (%s), which OSTree "
+                        "cannot store", shown), NULL;
+    }
   ObjectWriter *writer = staging_writer_get (repo);
   if (writer != NULL)
     return write_through (writer, info, xattrs, data, cancellable, error);

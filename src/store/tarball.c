@@ -161,6 +161,9 @@ tar_write_content (TarReader *r, struct archive_entry *entry, const TarEntry *te
       if (target == NULL || *target == '\0')
         return util_fail (error, "%s: symlink \"%s\" has no target; the archive is damaged",
                           r->file, archive_entry_pathname (entry));
+      if (!g_utf8_validate (target, -1, NULL))
+        return util_fail (error, "a symlink whose target is not valid UTF-8, which OSTree "
+                          "cannot store");
       g_file_info_set_file_type (info, G_FILE_TYPE_SYMBOLIC_LINK);
       g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFLNK | 0777);
       g_file_info_set_attribute_byte_string (info, "standard::symlink-target", target);
