@@ -31,6 +31,7 @@
 
 #include <glib/gstdio.h>
 
+#include "apt/packages.h"
 #include "apt/resolve.h"
 
 typedef struct {
@@ -576,6 +577,89 @@ test_index_truncated (void)
   g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
 }
 
+/* Every package of the index at PATH, as the store describes it. */
+static char *
+describe_index (const char *path)
+{
+  g_autoptr(GError) error = NULL;
+  Pool *pool = pool_create ();
+  pool_setdisttype (pool, DISTTYPE_DEB);
+  pool_setarch (pool, "amd64");
+  Repo *repo = repo_create (pool, "main");
+  PackagesStore *store = packages_store_new (pool);
+  g_assert_true (packages_store_load (store, repo, path, NULL, &error));
+  g_assert_no_error (error);
+  GString *out = g_string_new (NULL);
+  Id p;
+  Solvable *s;
+  FOR_REPO_SOLVABLES (repo, p, s)
+    {
+      g_autoptr(DebPackage) pkg = packages_store_describe (store, p, "main");
+      g_string_append_printf (out, "%s %s %s %d %s %" G_GUINT64_FORMAT " %s %s %s %u\n",
+                              pkg->name, pkg->version, pkg->architecture, pkg->essential,
+                              pkg->filename ? pkg->filename : "-", pkg->size,
+                              pkg->sha256 ? pkg->sha256 : "-", pkg->source_package,
+                              pkg->depends ? pkg->depends : "-",
+                              packages_store_mention_rank (store, s->name));
+    }
+  packages_store_free (store);
+  pool_free (pool);
+  return g_string_free (out, FALSE);
+}
+
+/* An index of several megabytes reads the same compressed as plain: it is
+ * decompressed by a thread of its own and scanned part by part as it comes
+ * (packages.c), so stanzas and fields cut across the parts must come out
+ * whole. */
+static void
+test_index_compressed_in_parts (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("test-resolve-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autoptr(GString) text = g_string_new (NULL);
+  const guint n = 20000;
+  for (guint i = 0; i < n; i++)
+    g_string_append_printf (text, "Package: p%u\nVersion: 1.%u\nArchitecture: amd64\n"
+                            "Depends: p%u, lib (>= %u)\nFilename: pool/main/p/p%u_1.%u_amd64.deb\n"
+                            "Size: %u\nSHA256: %08x%056u\nDescription: package number %u\n"
+                            " a continuation line long enough to make the index several\n"
+                            " megabytes, so that it is read in many parts: %u\n\n",
+                            i, i, (i * 7919) % n, i % 13, i, i, i, i * 2654435761u, i, i, i);
+  g_string_append (text, "Package: lib\nVersion: 7\nArchitecture: amd64\nSize: 3\n"
+                         "SHA256: cccc\nEssential: yes");  /* no newline at the end */
+  g_assert_cmpuint (text->len, >, 4 << 20);
+  g_autofree char *plain = g_build_filename (dir, "Packages", NULL);
+  g_assert_true (g_file_set_contents (plain, text->str, text->len, &error));
+  g_autofree char *expected = describe_index (plain);
+  g_assert_cmpuint (strlen (expected), >, text->len / 3);
+  g_assert_nonnull (strstr (expected, "\nlib 7 amd64 1 - 3 cccc lib - "));
+
+  const char *tools[][2] = { { "xz", ".xz" }, { "gzip", ".gz" }, { "zstd", ".zst" } };
+  for (guint t = 0; t < G_N_ELEMENTS (tools); t++)
+    {
+      g_autofree char *tool = g_find_program_in_path (tools[t][0]);
+      if (tool == NULL)
+        continue;
+      const char *argv[] = { tools[t][0], "-k", "-q", plain, NULL };
+      int status;
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                                   NULL, NULL, &status, &error));
+      g_assert_true (g_spawn_check_wait_status (status, &error));
+      g_autofree char *compressed = g_strconcat (plain, tools[t][1], NULL);
+      g_autofree char *got = describe_index (compressed);
+      /* The first line that differs, not three megabytes of each. */
+      g_auto(GStrv) got_lines = g_strsplit (got, "\n", -1);
+      g_auto(GStrv) expected_lines = g_strsplit (expected, "\n", -1);
+      guint n_got = g_strv_length (got_lines);
+      for (guint i = 0; expected_lines[i] != NULL; i++)
+        g_assert_cmpstr (got_lines[MIN (i, n_got - 1)], ==, expected_lines[i]);
+      g_assert_cmpuint (n_got, ==, g_strv_length (expected_lines));
+    }
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", dir);
+  g_assert_true (g_spawn_command_line_sync (rm, NULL, NULL, NULL, NULL));
+}
+
 static void
 test_index_missing (void)
 {
@@ -614,6 +698,8 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/resolve-index/truncated-compressed-index-is-an-error", test_index_truncated);
   g_test_add_func ("/resolve-index/missing-index-is-an-error", test_index_missing);
+  g_test_add_func ("/resolve-index/compressed-index-read-in-parts-as-plain",
+                   test_index_compressed_in_parts);
   g_test_add_func ("/resolve-cache/same-index-is-not-parsed-again", test_cache_reused);
   g_test_add_func ("/resolve-cache/replaced-index-is-parsed-again", test_cache_invalidated);
   g_test_add_func ("/resolve-cache/corrupt-cache-is-ignored", test_cache_corrupt);

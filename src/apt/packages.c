@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -36,7 +37,7 @@ struct PackagesStore {
   Pool *pool;
   GModule *solvext;    /* NULL until an index is read */
   AddDebpackagesFunc add_debpackages;
-  GPtrArray *texts;    /* index texts (char *) the fields point into */
+  GPtrArray *texts;    /* GBytes: index texts the fields point into */
   GPtrArray *maps;     /* GMappedFile: cached fields the fields point into */
   GArray *fields;      /* PackagesFields, indexed by solvable id */
   /* Names in the order apt first meets them (see record_mentions()). */
@@ -74,7 +75,7 @@ packages_store_new (Pool *pool)
 {
   PackagesStore *store = g_new0 (PackagesStore, 1);
   store->pool = pool;
-  store->texts = g_ptr_array_new_with_free_func (g_free);
+  store->texts = g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref);
   store->maps = g_ptr_array_new_with_free_func ((GDestroyNotify) g_mapped_file_unref);
   store->mentioned = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   store->mentions = g_ptr_array_new ();
@@ -142,70 +143,181 @@ load_solvext (PackagesStore *store, GError **error)
   return TRUE;
 }
 
-/* The whole index, decompressed, NUL-terminated.  libarchive decompresses
- * it: libsolvext's solv_xfopen_fd() never returns on a truncated zstd frame
+/* --- reading an index ---
+ *
+ * A compressed index is decompressed by a thread of its own while the scan
+ * (scan_stanzas) reads what is done, stanza by stanza: on a cold lock the
+ * two together were the longest step, each about half of it.  The text
+ * goes into one address range reserved up front (INDEX_MAX, touched only
+ * as it fills), so that what the scan has read never moves: the fields
+ * point into it for as long as the store lives.  libarchive decompresses:
+ * libsolvext's solv_xfopen_fd() never returns on a truncated zstd frame
  * (found by tests/fuzz/fuzz-packages.c). */
-static char *
-read_index (const char *path, gsize *out_len, GError **error)
+
+/* The most an index may decompress to: Debian's largest is about 60 MB. */
+#define INDEX_MAX ((gsize) 1 << 30)
+#define INFLATE_STEP ((gsize) 1 << 20)
+
+typedef struct {
+  GMutex lock;
+  GCond cond;
+  char *text;          /* INDEX_MAX + 1 bytes reserved */
+  gsize len;           /* bytes decompressed; the thread writes past it only */
+  gboolean done;
+  char *error;         /* why decompression stopped, once done */
+  struct archive *archive;
+} Inflow;
+
+static void
+unmap_index (gpointer text)
+{
+  (void) munmap (text, INDEX_MAX + 1);
+}
+
+static gpointer
+inflow_thread (gpointer data)
+{
+  Inflow *in = data;
+  char *error = NULL;
+  gsize len = 0;
+  for (;;)
+    {
+      gsize room = INDEX_MAX - len;
+      if (room == 0)
+        {
+          error = g_strdup_printf ("it decompresses to more than %" G_GSIZE_FORMAT " MiB",
+                                   INDEX_MAX >> 20);
+          break;
+        }
+      la_ssize_t n = archive_read_data (in->archive, in->text + len, MIN (room, INFLATE_STEP));
+      if (n < 0)
+        error = g_strdup (archive_error_string (in->archive));
+      if (n <= 0)
+        break;
+      len += n;
+      g_mutex_lock (&in->lock);
+      in->len = len;
+      g_cond_signal (&in->cond);
+      g_mutex_unlock (&in->lock);
+    }
+  g_mutex_lock (&in->lock);
+  in->text[len] = '\0';
+  in->len = len;
+  in->done = TRUE;
+  in->error = error;
+  g_cond_signal (&in->cond);
+  g_mutex_unlock (&in->lock);
+  return NULL;
+}
+
+/* The end of the last whole stanza in TEXT[FROM..LEN): the position of the
+ * blank line after it, or FROM when there is none yet. */
+static gsize
+last_stanza_end (const char *text, gsize from, gsize len)
+{
+  if (len < from + 2)
+    return from;
+  for (gsize i = len - 1; i > from; i--)
+    if (text[i] == '\n' && text[i - 1] == '\n')
+      return i;
+  return from;
+}
+
+typedef void (*ScanFunc) (char *text, gsize len, gpointer user_data);
+
+/* Read the index at PATH, calling SCAN on whole stanzas as they are
+ * decompressed (an index's text may be cut only between stanzas).  The
+ * text, NUL-terminated, is added to TEXTS. */
+static gboolean
+read_index (const char *path, GPtrArray *texts, ScanFunc scan, gpointer scan_data,
+            GError **error)
 {
   int fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
-    {
-      util_fail (error, "%s: cannot open Packages index: %s", path, g_strerror (errno));
-      return NULL;
-    }
-
+    return util_fail (error, "%s: cannot open Packages index: %s", path, g_strerror (errno));
   const char *kind = compression_name (fd);
   if (kind == NULL)
     {
       close (fd);
       char *text = NULL;
-      if (!g_file_get_contents (path, &text, out_len, error))
-        return NULL;
-      return text;
+      gsize len = 0;
+      if (!g_file_get_contents (path, &text, &len, error))
+        return FALSE;
+      g_ptr_array_add (texts, g_bytes_new_take (text, len + 1));
+      scan (text, len, scan_data);
+      return TRUE;
     }
 
-  struct stat st;
-  gsize alloc = (fstat (fd, &st) == 0 ? (gsize) st.st_size * 6 : 0) + 65536;
-  gsize len = 0;
-  char *text = g_malloc (alloc);
-  struct archive *a = archive_read_new ();
-  archive_read_support_filter_gzip (a);
-  archive_read_support_filter_xz (a);
-  archive_read_support_filter_zstd (a);
-  archive_read_support_filter_bzip2 (a);
-  archive_read_support_format_raw (a);
+  Inflow in = { .archive = archive_read_new () };
+  archive_read_support_filter_gzip (in.archive);
+  archive_read_support_filter_xz (in.archive);
+  archive_read_support_filter_zstd (in.archive);
+  archive_read_support_filter_bzip2 (in.archive);
+  archive_read_support_format_raw (in.archive);
+  /* An empty index (a component with no package for this architecture)
+   * decompresses to nothing, which only the "empty" format reads. */
+  archive_read_support_format_empty (in.archive);
   struct archive_entry *entry;
-  int r = archive_read_open_fd (a, fd, 64 * 1024);
+  int r = archive_read_open_fd (in.archive, fd, 64 * 1024);
   if (r == ARCHIVE_OK)
-    r = archive_read_next_header (a, &entry);
-  while (r == ARCHIVE_OK)
+    r = archive_read_next_header (in.archive, &entry);
+  gboolean empty = r == ARCHIVE_EOF;
+  if (r != ARCHIVE_OK && !empty)
     {
-      if (alloc - len < 65536)
-        {
-          alloc *= 2;
-          text = g_realloc (text, alloc);
-        }
-      la_ssize_t n = archive_read_data (a, text + len, alloc - len - 1);
-      if (n < 0)
-        r = ARCHIVE_FATAL;
-      else if (n == 0)
+      archive_read_free (in.archive);
+      close (fd);
+      return util_fail (error, "%s: Packages index is corrupt: its %s data cannot be decompressed; "
+                        "fetch it again", path, strrchr (kind, '.') + 1);
+    }
+  in.text = mmap (NULL, INDEX_MAX + 1, PROT_READ | PROT_WRITE,
+                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (in.text == MAP_FAILED)
+    {
+      archive_read_free (in.archive);
+      close (fd);
+      return util_fail (error, "%s: no memory to read it into: %s", path, g_strerror (errno));
+    }
+  g_mutex_init (&in.lock);
+  g_cond_init (&in.cond);
+  GThread *thread = NULL;
+  if (empty)
+    in.done = TRUE;
+  else
+    thread = g_thread_new ("index", inflow_thread, &in);
+
+  gsize scanned = 0;
+  for (;;)
+    {
+      g_mutex_lock (&in.lock);
+      gsize end;
+      while ((end = last_stanza_end (in.text, scanned, in.len)) == scanned && !in.done)
+        g_cond_wait (&in.cond, &in.lock);
+      gboolean done = in.done;
+      if (done)
+        end = in.len;
+      g_mutex_unlock (&in.lock);
+      if (done && in.error != NULL)
         break;
-      else
-        len += n;
+      scan (in.text + scanned, end - scanned, scan_data);
+      scanned = end;
+      if (done)
+        break;
     }
-  archive_read_free (a);
+  if (thread != NULL)
+    g_thread_join (thread);
+  archive_read_free (in.archive);
   close (fd);
-  if (r != ARCHIVE_OK && r != ARCHIVE_EOF)
+  g_mutex_clear (&in.lock);
+  g_cond_clear (&in.cond);
+  g_autofree char *why = in.error;
+  if (why != NULL)
     {
-      g_free (text);
-      util_fail (error, "%s: Packages index is corrupt: its %s data cannot be decompressed; "
-                 "fetch it again", path, strrchr (kind, '.') + 1);
-      return NULL;
+      unmap_index (in.text);
+      return util_fail (error, "%s: Packages index is corrupt: its %s data cannot be decompressed "
+                        "(%s); fetch it again", path, strrchr (kind, '.') + 1, why);
     }
-  text[len] = '\0';
-  *out_len = len;
-  return text;
+  g_ptr_array_add (texts, g_bytes_new_with_free_func (in.text, in.len + 1, unmap_index, in.text));
+  return TRUE;
 }
 
 typedef enum {
@@ -500,6 +612,21 @@ scan_stanzas (Mentions *mentions, char *text, gsize len, GArray *fields, GPtrArr
     }
 }
 
+/* scan_stanzas over each part of an index as read_index gives it. */
+typedef struct {
+  Mentions *mentions;
+  GArray *fields;
+  GPtrArray *names;
+  GString *compact;
+} Scan;
+
+static void
+scan_part (char *text, gsize len, gpointer data)
+{
+  Scan *scan = data;
+  scan_stanzas (scan->mentions, text, len, scan->fields, scan->names, scan->compact);
+}
+
 /* Add FIELDS (one per solvable, from FIRST on) to the store. */
 static void
 store_fields (PackagesStore *store, Id first, const PackagesFields *fields, guint count)
@@ -518,18 +645,17 @@ parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
              guint *out_count, GPtrArray **out_mentions, GError **error)
 {
   Pool *pool = store->pool;
-  gsize len = 0;
-  char *text = read_index (path, &len, error);
-  if (text == NULL)
-    return FALSE;
-  g_ptr_array_add (store->texts, text);
-
   g_autoptr(GArray) fields = g_array_new (FALSE, TRUE, sizeof (PackagesFields));
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
-  g_autoptr(GString) compact = g_string_sized_new (len / 3);
+  g_autoptr(GString) compact = g_string_sized_new (1 << 20);
   Mentions mentions;
   mentions_init (&mentions);
-  scan_stanzas (&mentions, text, len, fields, names, compact);
+  Scan scan = { &mentions, fields, names, compact };
+  if (!read_index (path, store->texts, scan_part, &scan, error))
+    {
+      mentions_clear (&mentions);
+      return FALSE;
+    }
   rank_mentions (store, mentions.order);
   *out_mentions = g_ptr_array_new_with_free_func (g_free);
   for (guint i = 0; i < mentions.order->len; i++)

@@ -2,7 +2,6 @@
  * indices they vouch for.  See release.h for the trust rules. */
 #include "config.h"
 
-#include <archive.h>
 #include <errno.h>
 #include <gpgme.h>
 #include <stdlib.h>
@@ -644,73 +643,15 @@ release_fetch (Source *source, GCancellable *cancellable, GError **error)
   return g_steal_pointer (&release);
 }
 
-/* Decompress SRC (any format libarchive reads, or plain) into DEST through a
- * temporary file, returning the sha256 and size of what was written. */
-static gboolean
-decompress_file (const char *src, const char *dest, char **out_sha256, gint64 *out_size,
-                 GError **error)
-{
-  struct archive *a = archive_read_new ();
-  archive_read_support_filter_all (a);
-  archive_read_support_format_raw (a);
-  /* An empty index (a component with no package for this architecture)
-   * decompresses to nothing, which only the "empty" format reads: it has
-   * no entry at all. */
-  archive_read_support_format_empty (a);
-  struct archive_entry *entry;
-  int r = archive_read_open_filename (a, src, 64 * 1024);
-  if (r == ARCHIVE_OK)
-    r = archive_read_next_header (a, &entry);
-  if (r != ARCHIVE_OK && r != ARCHIVE_EOF)
-    {
-      util_fail (error, "%s: cannot decompress: %s", src, archive_error_string (a));
-      archive_read_free (a);
-      return FALSE;
-    }
-
-  g_autofree char *tmp = g_strdup_printf ("%s.tmp-XXXXXX", dest);
-  int fd = g_mkstemp (tmp);
-  if (fd < 0)
-    {
-      archive_read_free (a);
-      return util_fail (error, "%s: %s", tmp, g_strerror (errno));
-    }
-  (void) fchmod (fd, 0644);  /* a cache others may read, like apt's lists */
-  g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
-  gint64 total = 0;
-  char buf[64 * 1024];
-  la_ssize_t n = 0;
-  gboolean ok = TRUE;
-  while (r == ARCHIVE_OK && (n = archive_read_data (a, buf, sizeof buf)) > 0)
-    {
-      g_checksum_update (checksum, (guchar *) buf, n);
-      total += n;
-      if (write (fd, buf, n) != n)
-        {
-          ok = util_fail (error, "writing %s: %s", tmp, g_strerror (errno));
-          break;
-        }
-    }
-  if (ok && n < 0)
-    ok = util_fail (error, "%s: corrupt compressed data: %s", src, archive_error_string (a));
-  archive_read_free (a);
-  if (close (fd) != 0 && ok)
-    ok = util_fail (error, "writing %s: %s", tmp, g_strerror (errno));
-  if (ok && rename (tmp, dest) != 0)
-    ok = util_fail (error, "renaming %s: %s", tmp, g_strerror (errno));
-  if (!ok)
-    {
-      (void) unlink (tmp);
-      return FALSE;
-    }
-  *out_sha256 = g_strdup (g_checksum_get_string (checksum));
-  *out_size = total;
-  return TRUE;
-}
-
 static const char *const compressions[] = { ".xz", ".gz", ".bz2", ".zst", "" };
 
-/* One Packages index: PATH is "main/binary-amd64/Packages". */
+/* One Packages index: PATH is "main/binary-amd64/Packages".  The file
+ * returned is what the Release lists and the download was checked
+ * against: the compressed index when the Release lists one (the reader
+ * decompresses it in memory, packages.h), kept as it came.  Writing it
+ * out decompressed first cost a cold lock a 50 MB write, a read and a
+ * second checksum on its longest path; the signed Release's sha256 of
+ * the compressed file is what authenticates it either way. */
 static char *
 fetch_index (Release *release, Source *source, const char *path, const char *cache_dir,
              GCancellable *cancellable, GError **error)
@@ -735,13 +676,6 @@ fetch_index (Release *release, Source *source, const char *path, const char *cac
   if (entry == NULL)
     return util_fail (error, "source \"%s\": its Release lists no %s (or compressed); does the "
                       "repository carry this component and architecture?", source->name, path), NULL;
-
-  g_autofree char *cached_name = plain != NULL ? g_strdup (plain->sha256)
-                                               : g_strdup_printf ("%s.unpacked", entry->sha256);
-  g_autofree char *dest = g_build_filename (cache_dir, cached_name, NULL);
-  struct stat st;
-  if (plain == NULL && stat (dest, &st) == 0)
-    return g_steal_pointer (&dest);
 
   /* The first of the source's URIs that has it with the Release's hash. */
   g_autofree char *dir = g_path_get_dirname (path);
@@ -769,23 +703,7 @@ fetch_index (Release *release, Source *source, const char *path, const char *cac
     return util_fail (error, "source \"%s\": %s; the mirror may be out of sync, try again later",
                       source->name, failures->str), NULL;
 
-  if (*suffix == '\0')
-    return g_steal_pointer (&downloaded);  /* plain, and verified by fetch_cached */
-
-  g_autofree char *sha256 = NULL;
-  gint64 size;
-  gboolean ok = decompress_file (downloaded, dest, &sha256, &size, error);
-  (void) unlink (downloaded);
-  if (!ok)
-    return NULL;
-  if (plain != NULL && (size != plain->size || !g_str_equal (sha256, plain->sha256)))
-    {
-      (void) unlink (dest);
-      return util_fail (error, "source \"%s\": %s decompressed to %" G_GINT64_FORMAT " bytes with "
-                        "sha256 %s, but the Release says %" G_GINT64_FORMAT " bytes, sha256 %s",
-                        source->name, url, size, sha256, plain->size, plain->sha256), NULL;
-    }
-  return g_steal_pointer (&dest);
+  return g_steal_pointer (&downloaded);  /* verified by fetch_cached */
 }
 
 gboolean
