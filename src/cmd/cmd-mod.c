@@ -182,14 +182,21 @@ cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     return FALSE;
   ModOptions options = mod_options_from (&a, argv);
   ModTimings timings = { 0, };
+  g_autofree char *limits_held = NULL;
   if (a.verbose)
-    options.timings = &timings;
+    {
+      options.timings = &timings;
+      options.limits_held = &limits_held;
+    }
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
     return FALSE;
   g_autofree char *commit = NULL;
-  if (!mod_run (repo, &options, &commit, cancellable, error))
+  gboolean ok = mod_run (repo, &options, &commit, cancellable, error);
+  if (limits_held != NULL)
+    fprintf (stderr, "apt2ostree mod: sandbox limits: %s\n", limits_held);
+  if (!ok)
     return FALSE;
   if (a.verbose)
     fprintf (stderr, "apt2ostree mod: checkout %.3f s, command %.3f s, commit %.3f s, "

@@ -573,6 +573,8 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
   g_auto(SandboxResult) result = { 0, };
   if (!sandbox_run (sandbox, mod->options->argv, &result, cancellable, error))
     return FALSE;
+  if (mod->options->limits_held != NULL)
+    *mod->options->limits_held = g_strdup (result.limits_held);
   if (mod->fakeroot != NULL && !fakeroot_finish (mod->fakeroot, error))
     return FALSE;
   lap (t ? &t->command : NULL, &since);

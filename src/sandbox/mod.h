@@ -42,6 +42,9 @@ typedef struct {
   /* What the command was doing when its deadline came, from its output so
    * far (" while configuring NAME (VERSION)"), or NULL; may be NULL. */
   char *(*progress) (const char *output);
+  char **limits_held;            /* set to the limits and what held each (for --verbose:
+                                  * "timeout 3600 s, memory 4.0 GiB (cgroup v2), ..."),
+                                  * when not NULL */
 } ModOptions;
 
 /* The directory, inside the sandbox, where the tree is without --chroot. */

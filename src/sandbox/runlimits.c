@@ -104,7 +104,14 @@ runlimits_init (RunLimits *limits, const char *timeout, const char *memory,
 char *
 runlimits_format_size (guint64 bytes)
 {
-  return g_format_size_full (bytes, G_FORMAT_SIZE_IEC_UNITS);
+  /* (g_format_size puts a no-break space before the unit) */
+  static const char *const units[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+  double value = bytes;
+  guint u = 0;
+  while (value >= 1024 && u + 1 < G_N_ELEMENTS (units))
+    value /= 1024, u++;
+  return u == 0 ? g_strdup_printf ("%" G_GUINT64_FORMAT " bytes", bytes)
+                : g_strdup_printf ("%.1f %s", value, units[u]);
 }
 
 /* --- finding the cgroups --- */

@@ -171,6 +171,7 @@ sandbox_result_clear (SandboxResult *result)
 {
   g_clear_pointer (&result->output_tail, g_free);
   g_clear_pointer (&result->limit_hit, g_free);
+  g_clear_pointer (&result->limits_held, g_free);
 }
 
 char *
@@ -843,11 +844,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     return FALSE;
 
   g_autoptr(RunCgroup) cgroup = runcgroup_new (&sandbox->limits);
-  if (sandbox->echo)
-    {
-      g_autofree char *held = runcgroup_describe (cgroup);
-      g_printerr ("apt2ostree: sandbox limits: %s\n", held);
-    }
+  result->limits_held = runcgroup_describe (cgroup);
   ChildPlan plan;
   child_plan_init (&plan, sandbox, premount, &mounts, bwrap, args, envp, &pipes);
   pid_t pid = -1;

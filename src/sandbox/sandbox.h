@@ -99,6 +99,7 @@ typedef struct {
                                 * which always mounts with "userxattr" */
   gboolean timed_out;   /* killed at its deadline (exit_status is then 128+SIGKILL) */
   char *limit_hit;      /* which limit it reached, a phrase for an error, or NULL */
+  char *limits_held;    /* the limits and what held each (runcgroup_describe) */
 } SandboxResult;
 
 void sandbox_result_clear (SandboxResult *result);
