@@ -128,7 +128,7 @@ parse_options (CmdInvocation *inv, int argc, ModArgs *a, GError **error)
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
       "Show the command's output as it runs (it is kept quiet otherwise), and the time "
       "each step took", NULL },
-    RUNLIMITS_OPTION_ENTRIES (a->timeout, a->memory_limit, a->max_processes),
+    CMDLINE_LIMIT_OPTION_ENTRIES (a->timeout, a->memory_limit, a->max_processes),
     { NULL }
   };
   if (!cmd_parse (inv, "--ref OUT IN [OPTION...] -- COMMAND [ARG...]",

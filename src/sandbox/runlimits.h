@@ -14,13 +14,9 @@
 #include <glib.h>
 #include <sys/types.h>
 
-G_BEGIN_DECLS
+#include "base/cmdline.h"
 
-/* The defaults (man page, ENVIRONMENT and "SANDBOX LIMITS"). */
-#define RUNLIMITS_DEFAULT_TIMEOUT "3600"       /* seconds: an arm64 stage 2 under qemu
-                                                * takes minutes, a desktop one here 25 s */
-#define RUNLIMITS_DEFAULT_MEMORY "50%"         /* of the machine's RAM */
-#define RUNLIMITS_DEFAULT_MAX_PROCESSES "4096"
+G_BEGIN_DECLS
 
 typedef struct {
   guint timeout;          /* seconds; 0: none */
@@ -34,19 +30,6 @@ typedef struct {
  * with an optional K, M, G or T (powers of 1024) or a percentage of RAM. */
 gboolean runlimits_init (RunLimits *limits, const char *timeout, const char *memory,
                          const char *max_processes, GError **error);
-
-/* The options of every command that runs a sandbox (their values are
- * char *, for runlimits_init). */
-#define RUNLIMITS_OPTION_ENTRIES(timeout, memory, processes)                                   \
-  { "timeout", 0, 0, G_OPTION_ARG_STRING, &(timeout),                                         \
-    "Kill the sandbox when its command runs longer (default " RUNLIMITS_DEFAULT_TIMEOUT        \
-    ", or $APT2OSTREE_TIMEOUT; 0: none)", "SECONDS" },                                          \
-  { "memory-limit", 0, 0, G_OPTION_ARG_STRING, &(memory),                                     \
-    "Memory the sandbox may use, e.g. 4G or 25% (default " RUNLIMITS_DEFAULT_MEMORY           \
-    " of RAM, or $APT2OSTREE_MEMORY_LIMIT; 0: none)", "SIZE" },                                 \
-  { "max-processes", 0, 0, G_OPTION_ARG_STRING, &(processes),                                 \
-    "Processes the sandbox may run at once (default " RUNLIMITS_DEFAULT_MAX_PROCESSES          \
-    ", or $APT2OSTREE_MAX_PROCESSES; 0: none)", "N" }
 
 /* "4.0 GiB" */
 char *runlimits_format_size (guint64 bytes);
