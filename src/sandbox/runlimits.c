@@ -217,10 +217,30 @@ struct RunCgroup {
   GPtrArray *dirs;         /* every directory made, removed at the end */
 };
 
+/* The empty directories runs that were killed left under PARENT (their
+ * process is gone): removed. */
+static void
+remove_stale (const char *parent)
+{
+  g_autoptr(GDir) dir = g_dir_open (parent, 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      int pid = 0;
+      if (sscanf (name, "apt2ostree-run-%d-", &pid) == 1 && pid > 0 && kill (pid, 0) < 0
+          && errno == ESRCH)
+        {
+          g_autofree char *path = g_build_filename (parent, name, NULL);
+          (void) rmdir (path);
+        }
+    }
+}
+
 /* A new directory under PARENT for this run. */
 static char *
 make_run_dir (RunCgroup *cg, const char *parent)
 {
+  remove_stale (parent);
   static guint counter;
   g_autofree char *name = g_strdup_printf ("apt2ostree-run-%d-%u", (int) getpid (),
                                            g_atomic_int_add (&counter, 1));
