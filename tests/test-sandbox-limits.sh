@@ -77,7 +77,7 @@ m --ref probe base -v --memory-limit 1G --max-processes 100 -- true > /dev/null 
 held=$(sed -n "s/^apt2ostree mod: sandbox limits: //p" "$SCRATCH/probe")
 say "limits here: $held"
 
-if ! { [ "$MODE" = root ] && echo "$held" | grep -q "processes 100 (rlimit)"; }; then
+if ! { [ "$MODE" = root ] && echo "$held" | grep -q "processes 100 (rlimit"; }; then
 test_expect_success '--max-processes stops a process bomb with an error, not a hang' '
     expect_failure err m --ref bomb base --max-processes 50 -- sh -c "for i in \$(seq 500); do sleep 100023 & done; wait"
     assert_one_line err

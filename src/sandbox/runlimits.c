@@ -350,15 +350,24 @@ set_rlimit (pid_t pid, int resource, guint64 value, const char *what, GError **e
   return TRUE;
 }
 
+/* Move PID into *DIR; where it cannot go (a v2 cgroup outside the
+ * subtree we may move processes in), the limit falls back to an rlimit. */
+static void
+enter_dir (char **dir, Held *held, pid_t pid)
+{
+  g_autofree char *text = g_strdup_printf ("%d", (int) pid);
+  if (*dir != NULL && !write_file (*dir, "cgroup.procs", text))
+    {
+      g_clear_pointer (dir, g_free);
+      *held = HELD_BY_RLIMIT;
+    }
+}
+
 gboolean
 runcgroup_enter (RunCgroup *cg, pid_t pid, GError **error)
 {
-  g_autofree char *text = g_strdup_printf ("%d", (int) pid);
-  const char *dirs[] = { cg->memory_dir, cg->pids_dir };
-  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
-    if (dirs[i] != NULL && !write_file (dirs[i], "cgroup.procs", text))
-      return util_fail (error, "%s: cannot move the sandbox into it: %s", dirs[i],
-                        g_strerror (errno));
+  enter_dir (&cg->memory_dir, &cg->memory_held, pid);
+  enter_dir (&cg->pids_dir, &cg->pids_held, pid);
   if (cg->limits.memory > 0 && cg->memory_dir == NULL
       && !set_rlimit (pid, RLIMIT_DATA, cg->limits.memory, "memory", error))
     return FALSE;
@@ -433,9 +442,11 @@ runcgroup_describe (RunCgroup *cg)
   g_autofree char *memory = cg->limits.memory > 0
                             ? g_strdup_printf ("%s (%s)", size, held_name (cg->memory_held))
                             : g_strdup ("none");
+  gboolean ignored = cg->pids_held == HELD_BY_RLIMIT && getuid () == 0;
   g_autofree char *procs = cg->limits.max_processes > 0
-                           ? g_strdup_printf ("%u (%s)", cg->limits.max_processes,
-                                              held_name (cg->pids_held))
+                           ? g_strdup_printf ("%u (%s%s)", cg->limits.max_processes,
+                                              held_name (cg->pids_held),
+                                              ignored ? ", which root ignores" : "")
                            : g_strdup ("none");
   return g_strdup_printf ("timeout %s, memory %s, processes %s", timeout, memory, procs);
 }

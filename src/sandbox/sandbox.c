@@ -844,7 +844,6 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
     return FALSE;
 
   g_autoptr(RunCgroup) cgroup = runcgroup_new (&sandbox->limits);
-  result->limits_held = runcgroup_describe (cgroup);
   ChildPlan plan;
   child_plan_init (&plan, sandbox, premount, &mounts, bwrap, args, envp, &pipes);
   pid_t pid = -1;
@@ -854,6 +853,7 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
   /* bubblewrap starts nothing before it has read all of --args, which
    * start_command writes: the limits are in place by then. */
   gboolean ok = runcgroup_enter (cgroup, pid, error);
+  result->limits_held = runcgroup_describe (cgroup);
   if (!ok)
     (void) kill (pid, SIGKILL);
   ok = ok && start_command (sandbox, bwrap, pid, &pipes, n_env, error);
