@@ -164,7 +164,7 @@ else
     # issue #37 point 2) while the tree, its content checksum, stays the one
     # recorded before the storage rework.
     cat > "$SCRATCH/expected-image" <<'END'
-image 9c383aff4649e469e7074744df7cc145525ecc7620b41fd80526fca82300dbbe
+image fcb48ff521e08137fd52289a3bdc7ed04393da68f1a0622fd63afb52162a1e29
 image/content f2cba1e700ceece735dec7b4224199576006b67447f482d5db30cf044537964f
 image/stage1 cd671dcd2a5478dfa9b360393cead3023696bf059fba3296798d23695592c1f7
 END

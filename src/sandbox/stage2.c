@@ -83,7 +83,7 @@
   ": > /tmp/dpkg.log\n" \
   "dpkg --configure -a >> /tmp/dpkg.log 2>&1 &\n" \
   "dpkg=$!\n" \
-  "tail -n +1 -s 0.1 -f --pid=$dpkg /tmp/dpkg.log\n" \
+  "tail -n +1 -s 0.02 -f --pid=$dpkg /tmp/dpkg.log\n" \
   "status=0\n" \
   "wait $dpkg || status=$?\n" \
   "echo $status > /tmp/dpkg.status\n" \
