@@ -241,9 +241,8 @@ static char *
 make_run_dir (RunCgroup *cg, const char *parent)
 {
   remove_stale (parent);
-  static guint counter;
-  g_autofree char *name = g_strdup_printf ("apt2ostree-run-%d-%u", (int) getpid (),
-                                           g_atomic_int_add (&counter, 1));
+  g_autofree char *name = g_strdup_printf ("apt2ostree-run-%d-%" G_GINT64_FORMAT,
+                                           (int) getpid (), g_get_monotonic_time ());
   char *dir = g_build_filename (parent, name, NULL);
   if (mkdir (dir, 0755) < 0)
     return g_free (dir), NULL;
