@@ -29,4 +29,23 @@ gboolean cmd_usage_error (CmdInvocation *inv, GError **error, const char *format
 /* The repository's path: --repo, else $APT2OSTREE_REPO, else build/ostree. */
 const char *cmd_repo_path (const CmdInvocation *inv);
 
+/* The sandbox's limits by default (man page, "SANDBOX LIMITS"). */
+#define RUNLIMITS_DEFAULT_TIMEOUT "3600"       /* seconds: an arm64 stage 2 under qemu
+                                                * takes minutes, a desktop one here 25 s */
+#define RUNLIMITS_DEFAULT_MEMORY "50%"         /* of the machine's RAM */
+#define RUNLIMITS_DEFAULT_MAX_PROCESSES "4096"
+
+/* The options of every command that runs a sandbox, or has one run (their values are
+ * char *, for runlimits_init() of sandbox/runlimits.h). */
+#define CMDLINE_LIMIT_OPTION_ENTRIES(timeout, memory, processes)                                   \
+  { "timeout", 0, 0, G_OPTION_ARG_STRING, &(timeout),                                         \
+    "Kill the sandbox when its command runs longer (default " RUNLIMITS_DEFAULT_TIMEOUT        \
+    ", or $APT2OSTREE_TIMEOUT; 0: none)", "SECONDS" },                                          \
+  { "memory-limit", 0, 0, G_OPTION_ARG_STRING, &(memory),                                     \
+    "Memory the sandbox may use, e.g. 4G or 25% (default " RUNLIMITS_DEFAULT_MEMORY           \
+    " of RAM, or $APT2OSTREE_MEMORY_LIMIT; 0: none)", "SIZE" },                                 \
+  { "max-processes", 0, 0, G_OPTION_ARG_STRING, &(processes),                                 \
+    "Processes the sandbox may run at once (default " RUNLIMITS_DEFAULT_MAX_PROCESSES          \
+    ", or $APT2OSTREE_MAX_PROCESSES; 0: none)", "N" }
+
 G_END_DECLS

@@ -42,6 +42,9 @@ build_args_clear (BuildArgs *args)
   g_clear_pointer (&args->sbom, g_free);
   g_clear_pointer (&args->after_configure, g_strfreev);
   g_clear_pointer (&args->configure_hooks, g_strfreev);
+  g_clear_pointer (&args->timeout, g_free);
+  g_clear_pointer (&args->memory_limit, g_free);
+  g_clear_pointer (&args->max_processes, g_free);
   buildcache_clear (&args->cache);
 }
 
@@ -312,6 +315,9 @@ generate_ninja (BuildArgs *args, const char *output_path, gboolean subninja,
     .cache_url = args->cache.url,
     .cache_key = args->cache.key_path,
     .incremental = args->incremental,
+    .timeout = args->timeout,
+    .memory_limit = args->memory_limit,
+    .max_processes = args->max_processes,
   };
   return ninja_generate ((NinjaImage *) images->data, images->len, &options, out_downloads,
                          error);

@@ -36,6 +36,9 @@ typedef struct {
   gboolean apt_sources;    /* --apt-sources */
   BuildCache cache;        /* --cache-url, --cache-key */
   gboolean incremental;    /* --incremental: stage 2 from the previous image */
+  char *timeout;           /* --timeout SECONDS for stage 2, or NULL */
+  char *memory_limit;      /* --memory-limit SIZE */
+  char *max_processes;     /* --max-processes N */
 } BuildArgs;
 
 /* download_jobs not given: told apart from a given 0, which is an error. */
@@ -70,7 +73,8 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
     "Write the sources and keys the image was built from into its /etc/apt", NULL },        \
   { "incremental", 0, 0, G_OPTION_ARG_NONE, &(args).incremental,                             \
     "Stage 2 from the previous image, as apt-get would: fast, not for releases", NULL },     \
-  BUILDCACHE_OPTION_ENTRIES (&(args).cache)
+  BUILDCACHE_OPTION_ENTRIES (&(args).cache),                                                 \
+  CMDLINE_LIMIT_OPTION_ENTRIES ((args).timeout, (args).memory_limit, (args).max_processes)
 
 /* The images of OPERANDS (LOCKFILE or LOCKFILE=REF, at least one), the
  * defaults (image names, build directory), and their checks.  Two images

@@ -366,6 +366,21 @@ append_options (NinjaOut *out, const char *option, const char *const *values)
     }
 }
 
+/* " --timeout SECONDS" and the other sandbox limits that were given. */
+static void
+append_limits (NinjaOut *out, const NinjaOptions *options)
+{
+  const char *const names[] = { "--timeout", "--memory-limit", "--max-processes" };
+  const char *const values[] = { options->timeout, options->memory_limit,
+                                 options->max_processes };
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    if (values[i] != NULL)
+      {
+        append_printf (out, " %s ", names[i]);
+        append_word (out, values[i]);
+      }
+}
+
 /* "apt2ostree ninja LOCKFILE=REF… -o FILE …" again, with the options that
  * made this file. */
 static void
@@ -405,6 +420,7 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
   append_options (out, "--before-configure", options->before_configure);
   append_options (out, "--after-configure", options->after_configure);
   append_options (out, "--configure-hook", options->configure_hooks);
+  append_limits (out, options);
   if (options->deployable)
     append_text (out, " --deployable");
   if (options->apt_sources)
@@ -460,7 +476,7 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  restat = 1\n\n"
       "rule a2o_configure\n"
       "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
-      "$a2o --repo $repo_arg configure --ref $ref%s $hooks $stage1 > /dev/null\n"
+      "$a2o --repo $repo_arg configure --ref $ref%s $hooks$limits $stage1 > /dev/null\n"
       "  description = configure $ref (dpkg --configure -a)\n"
       "  restat = 1\n\n"
       "rule a2o_import\n"
@@ -498,7 +514,7 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
         "rule a2o_configure_incremental\n"
         "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
         "$a2o --repo $repo_arg configure --ref $ref --incremental --lockfile $lockfile "
-        "--debs $cache_arg $hooks $stage1 > /dev/null\n"
+        "--debs $cache_arg $hooks$limits $stage1 > /dev/null\n"
         "  description = configure $ref (incremental: from the image it replaces)\n"
         "  restat = 1\n\n");
 }
@@ -687,6 +703,16 @@ append_stage2 (NinjaOut *out, const NinjaImage *image, const NinjaOptions *optio
     {
       append_text (out, "  hooks =");
       append_options (out, "--configure-hook", options->configure_hooks);
+      append_text (out, "\n");
+    }
+  /* Only when given, and glued to $hooks in the rule: an edge's command
+   * that does not change does not configure existing images again.  "$ "
+   * is the space Ninja would otherwise strip. */
+  if (options->timeout != NULL || options->memory_limit != NULL
+      || options->max_processes != NULL)
+    {
+      append_text (out, "  limits = $");
+      append_limits (out, options);
       append_text (out, "\n");
     }
 }

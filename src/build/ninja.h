@@ -51,6 +51,10 @@ typedef struct {
   const char *cache_key;                /* --cache-key FILE, or NULL */
   gboolean incremental;                 /* --incremental: stage 2 starts from the image
                                          * its edge's ref holds before it runs */
+  const char *timeout;                  /* stage 2's --timeout, --memory-limit and
+                                         * --max-processes as given, or NULL */
+  const char *memory_limit;
+  const char *max_processes;
 } NinjaOptions;
 
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,

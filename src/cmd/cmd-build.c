@@ -13,6 +13,7 @@
 #include "build/build.h"
 #include "cmd/cmd.h"
 #include "sandbox/foreign.h"
+#include "sandbox/runlimits.h"
 #include "apt/lockfile.h"
 #include "build/ninja.h"
 #include "store/repo.h"
@@ -250,7 +251,9 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                             "default)", jobs);
 
   args.repo = inv->repo_path;
-  if (!build_args_complete (&args, inv, argc - 1, argv + 1, error)
+  RunLimits limits;   /* checked now; stage 2 reads them again */
+  if (!runlimits_init (&limits, args.timeout, args.memory_limit, args.max_processes, error)
+      || !build_args_complete (&args, inv, argc - 1, argv + 1, error)
       || !build_load_images (&args, error)
       || !check_proxies (&args, inv, verbose, error))
     return FALSE;

@@ -83,6 +83,7 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
   gboolean verbose = FALSE, incremental = FALSE;
   g_autofree char *lock_path = NULL, *debs_dir = NULL;
   g_auto(BuildCache) cache = { NULL };
+  g_autofree char *timeout = NULL, *memory_limit = NULL, *max_processes = NULL;
   const GOptionEntry entries[] = {
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the configured image to this ref", "OUT" },
     { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &hooks,
@@ -95,6 +96,7 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     { "debs", 0, 0, G_OPTION_ARG_FILENAME, &debs_dir,
       "--incremental: the download cache of its .debs (default: build/cache/debs)", "DIR" },
     BUILDCACHE_OPTION_ENTRIES (&cache),
+    CMDLINE_LIMIT_OPTION_ENTRIES (timeout, memory_limit, max_processes),
     { NULL }
   };
   if (!cmd_parse (inv, "--ref OUT IN",
@@ -107,7 +109,9 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     return cmd_usage_error (inv, error, "expected one IN");
   if (out_ref == NULL)
     return cmd_usage_error (inv, error, "--ref OUT is required");
-  if (!repo_check_ref_name (out_ref, error) || !buildcache_check (&cache, error))
+  RunLimits limits;
+  if (!repo_check_ref_name (out_ref, error) || !buildcache_check (&cache, error)
+      || !runlimits_init (&limits, timeout, memory_limit, max_processes, error))
     return FALSE;
   if (incremental && lock_path == NULL)
     return cmd_usage_error (inv, error, "--incremental needs --lockfile LOCKFILE");
@@ -142,6 +146,7 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     .out_ref = out_ref,
     .hooks = (const char *const *) hooks,
     .verbose = verbose,
+    .limits = &limits,
   };
   g_autofree char *commit = NULL;
   gboolean done = FALSE;

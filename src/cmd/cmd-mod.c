@@ -60,6 +60,8 @@ typedef struct {
   GPtrArray *binds, *ro_binds, *setenv;   /* SRC, DEST, SRC, DEST, … */
   char *out_ref, *capture, *workdir;
   gboolean chroot, network, keep, verbose;
+  char *timeout, *memory_limit, *max_processes;
+  RunLimits limits;
 } ModArgs;
 
 static void
@@ -72,6 +74,9 @@ mod_args_clear (ModArgs *a)
   g_free (a->out_ref);
   g_free (a->capture);
   g_free (a->workdir);
+  g_free (a->timeout);
+  g_free (a->memory_limit);
+  g_free (a->max_processes);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ModArgs, mod_args_clear)
 
@@ -123,6 +128,7 @@ parse_options (CmdInvocation *inv, int argc, ModArgs *a, GError **error)
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &a->verbose,
       "Show the command's output as it runs (it is kept quiet otherwise), and the time "
       "each step took", NULL },
+    CMDLINE_LIMIT_OPTION_ENTRIES (a->timeout, a->memory_limit, a->max_processes),
     { NULL }
   };
   if (!cmd_parse (inv, "--ref OUT IN [OPTION...] -- COMMAND [ARG...]",
@@ -139,7 +145,7 @@ parse_options (CmdInvocation *inv, int argc, ModArgs *a, GError **error)
     return cmd_usage_error (inv, error, a->opt_argc < 2 ? "expected IN" : "expected one IN");
   if (a->cmd_start < 0 || a->cmd_start + 1 >= argc)
     return cmd_usage_error (inv, error, "expected -- COMMAND after IN");
-  return TRUE;
+  return runlimits_init (&a->limits, a->timeout, a->memory_limit, a->max_processes, error);
 }
 
 /* The parsed command line as mod_run takes it (borrowing from A and
@@ -163,6 +169,7 @@ mod_options_from (ModArgs *a, char **argv)
     .keep_on_failure = a->keep,
     .verbose = a->verbose,
     .argv = argv + a->cmd_start + 1,
+    .limits = &a->limits,
   };
 }
 
@@ -175,14 +182,21 @@ cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     return FALSE;
   ModOptions options = mod_options_from (&a, argv);
   ModTimings timings = { 0, };
+  g_autofree char *limits_held = NULL;
   if (a.verbose)
-    options.timings = &timings;
+    {
+      options.timings = &timings;
+      options.limits_held = &limits_held;
+    }
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
     return FALSE;
   g_autofree char *commit = NULL;
-  if (!mod_run (repo, &options, &commit, cancellable, error))
+  gboolean ok = mod_run (repo, &options, &commit, cancellable, error);
+  if (limits_held != NULL)
+    fprintf (stderr, "apt2ostree mod: sandbox limits: %s\n", limits_held);
+  if (!ok)
     return FALSE;
   if (a.verbose)
     fprintf (stderr, "apt2ostree mod: checkout %.3f s, command %.3f s, commit %.3f s, "

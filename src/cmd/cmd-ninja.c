@@ -4,6 +4,7 @@
 #include "build/build.h"
 #include "cmd/cmd.h"
 #include "build/ninja.h"
+#include "sandbox/runlimits.h"
 
 gboolean
 cmd_ninja (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
@@ -33,7 +34,9 @@ cmd_ninja (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     return cmd_usage_error (inv, error, "-o FILE.ninja is required");
 
   args.repo = inv->repo_path;
-  if (!build_args_complete (&args, inv, argc - 1, argv + 1, error))
+  RunLimits limits;   /* checked now; stage 2 reads them again */
+  if (!runlimits_init (&limits, args.timeout, args.memory_limit, args.max_processes, error)
+      || !build_args_complete (&args, inv, argc - 1, argv + 1, error))
     return FALSE;
   return build_write_ninja (&args, output, subninja, error);
 }

@@ -296,6 +296,8 @@ build_sandbox (Mod *mod, Sandbox *sandbox, GError **error)
 
   g_autofree char *log = g_build_filename (mod->scratch, "output.log", NULL);
   sandbox_set_output (sandbox, log, options->verbose);
+  if (options->limits != NULL)
+    sandbox_set_limits (sandbox, options->limits);
   return TRUE;
 }
 
@@ -311,6 +313,22 @@ command_line (char **argv)
       g_string_append (s, strpbrk (*a, " \t'\"\\$`*?[]#~=%;&|<>(){}") || **a == '\0' ? quoted : *a);
     }
   return g_string_free (s, FALSE);
+}
+
+/* Past its deadline: say what it was doing, when the caller can tell. */
+static gboolean
+command_timed_out (Mod *mod, const SandboxResult *result, const char *cmd, const char *log_path,
+                   const char *kept, GError **error)
+{
+  const ModOptions *options = mod->options;
+  g_autofree char *log = NULL;
+  g_autofree char *doing = NULL;
+  if (options->progress != NULL && g_file_get_contents (log_path, &log, NULL, NULL))
+    doing = options->progress (log);
+  return util_fail (error, "%s ran past the %u s timeout%s (--timeout) over %s and was killed, "
+                    "with everything it started; OUT %s not written; last lines of output: %s; "
+                    "%s", cmd, options->limits->timeout, doing != NULL ? doing : "", options->in,
+                    options->out_ref, *result->output_tail ? result->output_tail : "(none)", kept);
 }
 
 static gboolean
@@ -348,11 +366,19 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
 
   g_autofree char *how = NULL;
   int status = result->exit_status;
+  if (result->timed_out)
+    return command_timed_out (mod, result, cmd, log_path, kept, error);
   if (status > 128 && status < 128 + 65)
     how = g_strdup_printf ("was killed by signal %d (%s)", status - 128,
                            g_strsignal (status - 128));
   else
     how = g_strdup_printf ("exited with status %d", status);
+  if (result->limit_hit != NULL)
+    {
+      char *with = g_strdup_printf ("%s: %s", how, result->limit_hit);
+      g_free (how);
+      how = with;
+    }
   return util_fail (error, "%s %s over %s%s; OUT %s not written; last lines of output: %s; %s",
                     cmd, how, options->in, hint, options->out_ref,
                     *result->output_tail ? result->output_tail : "(none)", kept);
@@ -547,6 +573,8 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
   g_auto(SandboxResult) result = { 0, };
   if (!sandbox_run (sandbox, mod->options->argv, &result, cancellable, error))
     return FALSE;
+  if (mod->options->limits_held != NULL)
+    *mod->options->limits_held = g_strdup (result.limits_held);
   if (mod->fakeroot != NULL && !fakeroot_finish (mod->fakeroot, error))
     return FALSE;
   lap (t ? &t->command : NULL, &since);

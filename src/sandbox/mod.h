@@ -6,6 +6,8 @@
 
 #include <ostree.h>
 
+#include "sandbox/runlimits.h"
+
 G_BEGIN_DECLS
 
 /* Where the time went, in seconds. */
@@ -36,6 +38,13 @@ typedef struct {
                                   * last run to OUT_REF kept, if it is one, and keep one of
                                   * OUT for the next (store/keptcheckout.h) */
   ModTimings *timings;           /* filled in when not NULL */
+  const RunLimits *limits;       /* deadline, memory, processes; NULL: none */
+  /* What the command was doing when its deadline came, from its output so
+   * far (" while configuring NAME (VERSION)"), or NULL; may be NULL. */
+  char *(*progress) (const char *output);
+  char **limits_held;            /* set to the limits and what held each (for --verbose:
+                                  * "timeout 3600 s, memory 4.0 GiB (cgroup v2), ..."),
+                                  * when not NULL */
 } ModOptions;
 
 /* The directory, inside the sandbox, where the tree is without --chroot. */

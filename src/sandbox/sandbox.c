@@ -46,6 +46,7 @@ struct Sandbox {
   gpointer mounted_data;
   char *log_path;
   gboolean echo;
+  RunLimits limits;
 };
 
 static void
@@ -158,6 +159,12 @@ sandbox_set_output (Sandbox *sandbox, const char *log_path, gboolean echo)
   sandbox->echo = echo;
 }
 
+void
+sandbox_set_limits (Sandbox *sandbox, const RunLimits *limits)
+{
+  sandbox->limits = *limits;
+}
+
 const GPtrArray *
 sandbox_get_ops (Sandbox *sandbox)
 {
@@ -168,6 +175,8 @@ void
 sandbox_result_clear (SandboxResult *result)
 {
   g_clear_pointer (&result->output_tail, g_free);
+  g_clear_pointer (&result->limit_hit, g_free);
+  g_clear_pointer (&result->limits_held, g_free);
 }
 
 char *
@@ -606,15 +615,37 @@ send_late_env (Sandbox *sandbox, guint n_env, int args_fd, GError **error)
   return TRUE;
 }
 
-/* The command's output until it ends: to the log, to stderr when echoing,
- * and its tail kept.  Write errors (a full disk) must not hide the
- * command's own status, so they are ignored. */
-static void
-collect_output (Sandbox *sandbox, int output_fd, int log_fd, GString *tail)
+/* Milliseconds until DEADLINE (monotonic microseconds; 0: none, -1 for
+ * poll), 0 once past. */
+static int
+ms_until (gint64 deadline)
+{
+  if (deadline == 0)
+    return -1;
+  gint64 left = deadline - g_get_monotonic_time ();
+  if (left <= 0)
+    return 0;
+  return (int) MIN ((left + 999) / 1000, (gint64) G_MAXINT);
+}
+
+/* The command's output until it ends (FALSE: DEADLINE came first): to the
+ * log, to stderr when echoing, and its tail kept.  Write errors (a full
+ * disk) must not hide the command's own status, so they are ignored. */
+static gboolean
+collect_output (Sandbox *sandbox, int output_fd, int log_fd, GString *tail, gint64 deadline)
 {
   char buf[8192];
   for (;;)
     {
+      int wait_ms = ms_until (deadline);
+      if (wait_ms == 0)
+        return FALSE;
+      struct pollfd pfd = { .fd = output_fd, .events = POLLIN };
+      int n = poll (&pfd, 1, wait_ms);
+      if (n < 0 && errno != EINTR)
+        break;
+      if (n <= 0)
+        continue;
       ssize_t r = read (output_fd, buf, sizeof buf);
       if (r < 0 && errno == EINTR)
         continue;
@@ -626,6 +657,27 @@ collect_output (Sandbox *sandbox, int output_fd, int log_fd, GString *tail)
       if (sandbox->echo)
         (void) !write (STDERR_FILENO, buf, r);
     }
+  return TRUE;
+}
+
+/* The command's output until its end or the deadline; past it, bubblewrap
+ * is killed, and with it (--die-with-parent) the namespace's init and
+ * every process in the namespace, then whatever the run's cgroup holds. */
+static void
+output_until_deadline (Sandbox *sandbox, pid_t pid, RunCgroup *cgroup, int output_fd,
+                       int log_fd, GString *tail, SandboxResult *result)
+{
+  gint64 deadline = 0;
+  if (sandbox->limits.timeout > 0)
+    deadline = g_get_monotonic_time () + (gint64) sandbox->limits.timeout * G_USEC_PER_SEC;
+  if (collect_output (sandbox, output_fd, log_fd, tail, deadline))
+    return;
+  result->timed_out = TRUE;
+  (void) kill (pid, SIGKILL);
+  runcgroup_kill (cgroup);
+  /* What was written before the kill; nothing is left to hold the pipe. */
+  (void) collect_output (sandbox, output_fd, log_fd, tail,
+                         g_get_monotonic_time () + 5 * G_USEC_PER_SEC);
 }
 
 /* The pipes between the parent, the child and bubblewrap; each [0] is the
@@ -827,20 +879,28 @@ sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result, GCancellable 
   if (!open_log (sandbox, &log_fd, error))
     return FALSE;
 
+  g_autoptr(RunCgroup) cgroup = runcgroup_new (&sandbox->limits);
   ChildPlan plan;
   child_plan_init (&plan, sandbox, premount, &mounts, bwrap, args, envp, &pipes, seccomp_fd);
   pid_t pid = -1;
   if (!fork_child (&plan, &pipes, &pid, error))
     return FALSE;
 
-  gboolean ok = start_command (sandbox, bwrap, pid, &pipes, n_env, error);
+  /* bubblewrap starts nothing before it has read all of --args, which
+   * start_command writes: the limits are in place by then. */
+  gboolean ok = runcgroup_enter (cgroup, pid, error);
+  result->limits_held = runcgroup_describe (cgroup);
+  if (!ok)
+    (void) kill (pid, SIGKILL);
+  ok = ok && start_command (sandbox, bwrap, pid, &pipes, n_env, error);
   g_autoptr(GString) tail = g_string_new ("");
-  collect_output (sandbox, pipes.output[0], log_fd, tail);
+  output_until_deadline (sandbox, pid, cgroup, pipes.output[0], log_fd, tail, result);
   int wstatus;
   if (!wait_child (pid, &wstatus, error))
     return FALSE;
   if (!ok)
     return FALSE;
   fill_result (result, wstatus, tail, argv[0]);
+  result->limit_hit = runcgroup_limit_hit (cgroup);
   return TRUE;
 }

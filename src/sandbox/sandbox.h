@@ -21,6 +21,8 @@
 #include <gio/gio.h>
 #include <sys/types.h>
 
+#include "sandbox/runlimits.h"
+
 G_BEGIN_DECLS
 
 /* The host name the command sees: never the build machine's, so that no
@@ -83,6 +85,8 @@ void sandbox_set_share_ipc (Sandbox *sandbox, gboolean share_ipc);
 void sandbox_set_mounted_func (Sandbox *sandbox, SandboxMountedFunc func, gpointer user_data);
 /* The command's output goes to this file (and to stderr when ECHO). */
 void sandbox_set_output (Sandbox *sandbox, const char *log_path, gboolean echo);
+/* Its deadline, memory and processes (runlimits.h); none unless set. */
+void sandbox_set_limits (Sandbox *sandbox, const RunLimits *limits);
 
 const GPtrArray *sandbox_get_ops (Sandbox *sandbox);
 
@@ -95,6 +99,9 @@ typedef struct {
   gboolean overlay_userxattr;  /* the overlay kept its own xattrs as user.overlay.*:
                                 * unprivileged, or mounted by bubblewrap >= 0.11,
                                 * which always mounts with "userxattr" */
+  gboolean timed_out;   /* killed at its deadline (exit_status is then 128+SIGKILL) */
+  char *limit_hit;      /* which limit it reached, a phrase for an error, or NULL */
+  char *limits_held;    /* the limits and what held each (runcgroup_describe) */
 } SandboxResult;
 
 void sandbox_result_clear (SandboxResult *result);
@@ -109,7 +116,9 @@ char *sandbox_find_bwrap (GError **error);
 GPtrArray *sandbox_bwrap_args (Sandbox *sandbox, gboolean premounted, char **argv);
 
 /* Run ARGV in the sandbox and wait for it.  FALSE only when the sandbox
- * could not be set up; a command that fails is reported in RESULT. */
+ * could not be set up; a command that fails is reported in RESULT.  When
+ * the command exits, whatever it left running in the sandbox is killed (its
+ * PID namespace goes with bubblewrap); past the deadline, all of it is. */
 gboolean sandbox_run (Sandbox *sandbox, char **argv, SandboxResult *result,
                       GCancellable *cancellable, GError **error);
 

@@ -77,7 +77,16 @@
 #define STAGE2_CONFIGURE \
   "# 6. configure\n" \
   "step \"dpkg --configure -a\"\n" \
-  "{ dpkg --configure -a 2>&1; echo $? > /tmp/dpkg.status; } | tee /tmp/dpkg.log\n" \
+  "# dpkg's output goes to a file, shown as it grows, not through a pipe: a\n" \
+  "# process a maintainer script leaves running (a daemon) would hold a pipe,\n" \
+  "# and its reader would wait for it for ever.\n" \
+  ": > /tmp/dpkg.log\n" \
+  "dpkg --configure -a >> /tmp/dpkg.log 2>&1 &\n" \
+  "dpkg=$!\n" \
+  "tail -n +1 -s 0.02 -f --pid=$dpkg /tmp/dpkg.log\n" \
+  "status=0\n" \
+  "wait $dpkg || status=$?\n" \
+  "echo $status > /tmp/dpkg.status\n" \
   "if [ \"$(cat /tmp/dpkg.status)\" != 0 ]; then\n" \
   "  # dpkg's own report scrolls away behind what it says next: say last which\n" \
   "  # package's script failed, and what that script printed.\n" \
@@ -337,6 +346,34 @@ stage1_arch (OstreeRepo *repo, const char *rev, GCancellable *cancellable, GErro
   return g_steal_pointer (&text);
 }
 
+/* What the stage-2 script was doing, from its output (OUTPUT): the last
+ * package dpkg set up or processed triggers for, or the last step the
+ * script announced; for an error on timeout. */
+static char *
+stage2_progress (const char *output)
+{
+  static const struct { const char *prefix, *before, *after; } marks[] = {
+    { "Setting up ", " while configuring ", "" },
+    { "Processing triggers for ", " while processing the triggers for ", "" },
+    { "apt2ostree configure: ", " at the step \"", "\"" },
+  };
+  g_autofree char *found = NULL;
+  g_auto(GStrv) lines = g_strsplit (output, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    for (guint i = 0; i < G_N_ELEMENTS (marks); i++)
+      if (g_str_has_prefix (*l, marks[i].prefix))
+        {
+          g_autofree char *what = g_strdup (*l + strlen (marks[i].prefix));
+          g_strstrip (what);
+          if (g_str_has_suffix (what, " ..."))
+            what[strlen (what) - 4] = '\0';
+          g_free (found);
+          found = g_strconcat (marks[i].before, what, marks[i].after, NULL);
+          break;
+        }
+  return g_steal_pointer (&found);
+}
+
 /* With --verbose, where the time around the script went (mod.h). */
 static void
 report_timings (const Stage2Options *options, const ModTimings *t)
@@ -387,6 +424,8 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
     .argv = (char **) argv->pdata,
     .description = "the stage-2 script (preinsts, triggers, hooks, dpkg --configure -a)",
     .timings = &timings,
+    .limits = options->limits,
+    .progress = stage2_progress,
   };
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     {
@@ -459,6 +498,8 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .metadata = metadata,
     .keep_checkout = TRUE,
     .timings = &timings,
+    .limits = options->limits,
+    .progress = stage2_progress,
   };
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     return g_prefix_error (error, "configure %s incrementally from %s: ", options->in,

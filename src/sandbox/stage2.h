@@ -4,6 +4,8 @@
 
 #include <ostree.h>
 
+#include "sandbox/runlimits.h"
+
 G_BEGIN_DECLS
 
 /* Commit metadata of a stage-1 commit: the packages' dpkg names
@@ -19,6 +21,7 @@ typedef struct {
   const char *out_ref;
   const char *const *hooks;    /* shell commands run before dpkg --configure -a, or NULL */
   gboolean verbose;            /* dpkg's output on stderr as it runs */
+  const RunLimits *limits;     /* the sandbox's deadline, memory, processes; NULL: none */
 } Stage2Options;
 
 /* Commit metadata of an incremental image (stage2_configure_incremental),
