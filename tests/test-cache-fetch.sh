@@ -245,6 +245,29 @@ test_expect_success 'a content object sent 2 bytes a second is given up after th
         "" "timeout 60"
 '
 
+test_expect_success 'a cache that ran past a deadline is not asked again for $APT2OSTREE_CACHE_TIMEOUT s by the trees after it (one line each, no request); another cache still is' '
+    cd "$W"
+    rm -rf slow && a2o init --repo slow --mode bare-user > /dev/null
+    u="$URL/fault/trickle-0/pub"
+    : > "$LOG"
+    APT2OSTREE_CACHE_OBJECT_TIMEOUT=3 timeout 60 "$APT2OSTREE" --repo slow cache-pull --cache-url "$u" \
+        images/one images/two > out 2> err
+    cat err
+    assert_streq "$(wc -l < err)" 2
+    assert_file_has_content err "^apt2ostree: images/one: not from the cache $u ($u/refs/heads/images/one: not fetched within 3 s"
+    assert_file_has_content err "^apt2ostree: images/two: not from the cache $u (it ran past a deadline [0-9]* s ago and is not asked again for 3600 s; remove tmp/apt2ostree-cache-timed-out-[0-9a-f]\{16\} in the repository to ask it now); building it\$"
+    assert_not_file_has_content "$LOG" images/two
+    assert_file_has_content slow/tmp/apt2ostree-cache-timed-out-* "not fetched within 3 s"
+    a2o --repo slow cache-pull --cache-url "$URL/pub" images/two > out 2> err
+    test ! -s err
+    rm slow/tmp/apt2ostree-cache-timed-out-*
+    : > "$LOG"
+    APT2OSTREE_CACHE_OBJECT_TIMEOUT=3 timeout 60 "$APT2OSTREE" --repo slow cache-pull --cache-url "$u" \
+        images/one > out 2> err
+    assert_file_has_content err "not fetched within 3 s"
+    assert_file_has_content "$LOG" images/one
+'
+
 test_expect_success 'a ref file longer than a checksum line (a valid line, then 8 MB) is refused before its body is read' '
     cd "$W"
     rm -rf srv/longref && cp -a srv/pub srv/longref

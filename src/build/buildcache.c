@@ -1,12 +1,17 @@
 /* buildcache.c — a build's trees from a shared cache; see buildcache.h. */
 #include "config.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/util.h"
 #include "build/buildcache.h"
+#include "store/cachefetch.h"
 #include "store/cachepull.h"
 #include "store/repo.h"
 
@@ -49,10 +54,65 @@ buildcache_ref (const char *kind, const char *const *inputs)
   return g_strconcat ("cache/", kind, "/", g_checksum_get_string (sum), NULL);
 }
 
+/* A cache that ran past a deadline is not asked again for
+ * $APT2OSTREE_CACHE_TIMEOUT seconds: every edge of a build is a process of
+ * its own, and without a memory of it each would wait out its own
+ * deadline on the same slow or stalling server, one after another.  The
+ * memory is a file in the repository's tmp/ directory, named after the
+ * cache's URL, holding the error; its mtime says when. */
+static char *
+timed_out_name (const char *url)
+{
+  g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, url, -1);
+  return g_strdup_printf ("tmp/apt2ostree-cache-timed-out-%.16s", hash);
+}
+
+/* How many seconds ago the cache at URL last ran past a deadline, when
+ * that was within $APT2OSTREE_CACHE_TIMEOUT; else -1. */
+static gint64
+timed_out_ago (OstreeRepo *repo, const char *url)
+{
+  g_autofree char *name = timed_out_name (url);
+  struct stat st;
+  if (fstatat (ostree_repo_get_dfd (repo), name, &st, AT_SYMLINK_NOFOLLOW) != 0
+      || !S_ISREG (st.st_mode))
+    return -1;
+  gint64 ago = (gint64) time (NULL) - (gint64) st.st_mtime;
+  return ago >= 0 && ago < (gint64) cachefetch_timeout () ? ago : -1;
+}
+
+/* Remember that the cache at URL ran past a deadline (ERROR).  A file that
+ * cannot be written costs time, not correctness. */
+static void
+remember_timed_out (OstreeRepo *repo, const char *url, const GError *error)
+{
+  g_autofree char *name = timed_out_name (url);
+  g_autofree char *tmp = g_strdup_printf ("%s.%d", name, (int) getpid ());
+  int dfd = ostree_repo_get_dfd (repo);
+  int fd = openat (dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return;
+  g_autofree char *line = g_strconcat (error->message, "\n", NULL);
+  gboolean ok = write (fd, line, strlen (line)) == (ssize_t) strlen (line);
+  ok = close (fd) == 0 && ok;
+  if (!ok || renameat (dfd, tmp, dfd, name) != 0)
+    (void) unlinkat (dfd, tmp, 0);
+}
+
 char *
 buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
                          const char *out_ref, const char *what, GCancellable *cancellable)
 {
+  gint64 ago = timed_out_ago (repo, cache->url);
+  if (ago >= 0)
+    {
+      g_autofree char *name = timed_out_name (cache->url);
+      fprintf (stderr, "apt2ostree: %s: not from the cache %s (it ran past a deadline %" G_GINT64_FORMAT
+               " s ago and is not asked again for %u s; remove %s in the repository to ask it "
+               "now); building it\n", what, cache->url, ago, cachefetch_timeout (), name);
+      return NULL;
+    }
+
   /* (cache-pull asks for a cache ref by its own name.)  The refs are
    * written with the objects, in one transaction. */
   const char *set_refs[] = { out_ref, strcmp (out_ref, cache_ref) != 0 ? cache_ref : NULL, NULL };
@@ -62,6 +122,8 @@ buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *
                                             &local_error);
   if (commit != NULL)
     return g_steal_pointer (&commit);
+  if (g_error_matches (local_error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_TIMED_OUT))
+    remember_timed_out (repo, cache->url, local_error);
   /* (An error of libostree's pull may run over several lines.) */
   g_strdelimit (local_error->message, "\n", ' ');
   fprintf (stderr, "apt2ostree: %s: not from the cache %s (%s); building it\n", what, cache->url,

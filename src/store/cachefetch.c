@@ -270,10 +270,14 @@ static gboolean
 too_slow (Fetch *f, const char *url, gboolean whole, GError **error)
 {
   if (whole)
-    return util_fail (error, "%s: the fetch did not end within %u s ($APT2OSTREE_CACHE_TIMEOUT)",
-                      url, cachefetch_timeout ());
-  return util_fail (error, "%s: not fetched within %u s ($APT2OSTREE_CACHE_OBJECT_TIMEOUT)", url,
-                    (guint) (f->object_timeout / G_USEC_PER_SEC));
+    g_set_error (error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_TIMED_OUT,
+                 "%s: the fetch did not end within %u s ($APT2OSTREE_CACHE_TIMEOUT)", url,
+                 cachefetch_timeout ());
+  else
+    g_set_error (error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_TIMED_OUT,
+                 "%s: not fetched within %u s ($APT2OSTREE_CACHE_OBJECT_TIMEOUT)", url,
+                 (guint) (f->object_timeout / G_USEC_PER_SEC));
+  return FALSE;
 }
 
 /* URL's bytes (LIMIT at most) in one transfer, within F's deadlines;

@@ -31,6 +31,10 @@ G_BEGIN_DECLS
 #define CACHEFETCH_ERROR (cachefetch_error_quark ())
 GQuark cachefetch_error_quark (void);
 #define CACHEFETCH_ERROR_NO_REF 1
+/* A transfer or the whole fetch ran past its deadline
+ * ($APT2OSTREE_CACHE_OBJECT_TIMEOUT, $APT2OSTREE_CACHE_TIMEOUT): a cache
+ * too slow or too far to be worth asking again soon. */
+#define CACHEFETCH_ERROR_TIMED_OUT 2
 
 /* How many connections at most to one cache: $APT2OSTREE_CACHE_CONNECTIONS
  * (1 to 64), 32 when unset: a distant cache needs many requests in flight. */
