@@ -152,7 +152,7 @@ stage1_change=$(edge_seconds change.ninja_log 'refs/heads/stage1/min$')
 stage2_incr=$(edge_seconds incr.ninja_log 'refs/heads/min$')
 stage2_loop=$(edge_seconds loop.ninja_log 'refs/heads/min$')
 timed sandbox "$A2O" --repo build/ostree mod -v --chroot --ref bench-noop stage1/min -- true
-sandbox_split=$(sed -n 's/^apt2ostree mod: //p' sandbox.log)
+sandbox_split=$(sed -n 's/^apt2ostree mod: \(checkout .*\)/\1/p' sandbox.log)
 
 # --- report --------------------------------------------------------------------
 cold_total=$(calc "$(cat cold.lock) + $(cat cold.build)")
