@@ -55,6 +55,16 @@ test_expect_success 'the command keeps exactly the bounded capabilities, with no
     assert_file_has_content status "^CapBnd:	$bnd$"
 '
 
+# (The shell lists its own descriptors through ls, a child of its own that
+# holds nothing of the shell's but what it inherits: no pipeline, no
+# command substitution, which would open descriptors of their own.)
+test_expect_success 'the command inherits no descriptor but stdin (/dev/null), stdout and stderr' '
+    OUT=seen in_sandbox "ls /proc/\$\$/fd; readlink /proc/\$\$/fd/0" 2> fds
+    grep -v "^apt2ostree mod:" fds > seen
+    cat seen
+    assert_streq "$(tr "\n" " " < seen)" "0 1 2 /dev/null "
+'
+
 test_expect_success 'the host name is the fixed one, not the build machine'"'"'s' '
     OUT=seen in_sandbox "hostname; cat /proc/sys/kernel/hostname; uname -n" 2> names
     assert_streq "$(grep -v "^apt2ostree mod:" names | sort -u)" localhost

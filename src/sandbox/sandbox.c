@@ -331,6 +331,7 @@ typedef struct {
   int status_fd;
   int args_fd;                    /* read by bubblewrap (--args) */
   int seccomp_fd;                 /* read by bubblewrap (--seccomp) */
+  int max_fd;                     /* past the highest descriptor there may be */
   int output_fd;
   int parent_fds[3];              /* the parent's ends, closed in the child */
 } ChildPlan;
@@ -410,12 +411,20 @@ child_main (ChildPlan *plan)
     }
   child_report (plan->status_fd, STEP_MOUNTED, 0, -1, dev);
 
-  /* bubblewrap reads its last arguments from this one. */
+  /* Nothing the caller had open reaches the command (a descriptor of
+   * ninja's, a terminal, a log open for writing): every descriptor past
+   * stderr closes on exec, but the two bubblewrap reads its last arguments
+   * and the filter from. */
+  if (close_range (3, ~0U, CLOSE_RANGE_CLOEXEC) < 0)
+    for (int fd = 3; fd < plan->max_fd; fd++)
+      (void) fcntl (fd, F_SETFD, FD_CLOEXEC);
   if (fcntl (plan->args_fd, F_SETFD, 0) < 0 || fcntl (plan->seccomp_fd, F_SETFD, 0) < 0)
     child_fail (plan, STEP_EXEC, -1);
-  int devnull = open ("/dev/null", O_RDONLY);
-  if (devnull >= 0)
+  int devnull = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (devnull > 0)
     dup2 (devnull, 0);
+  else if (devnull == 0)
+    (void) fcntl (0, F_SETFD, 0);
   dup2 (plan->output_fd, 1);
   dup2 (plan->output_fd, 2);
   execve (plan->bwrap, plan->bwrap_argv, plan->envp);
@@ -759,6 +768,7 @@ child_plan_init (ChildPlan *plan, Sandbox *sandbox, gboolean premount, const Pre
     .status_fd = pipes->status[1],
     .args_fd = pipes->args[0],
     .seccomp_fd = seccomp_fd,
+    .max_fd = (int) MIN (MAX (sysconf (_SC_OPEN_MAX), 1024), 65536),
     .output_fd = pipes->output[1],
     .parent_fds = { pipes->status[0], pipes->args[1], pipes->output[0] },
   };
