@@ -52,12 +52,16 @@ mkdir -p "$S/extra/var/lib/extra" "$S/extra/var/cache/debconf"
 echo "extra state" > "$S/extra/var/lib/extra/state"
 echo odd > "$S/extra/var/lib/extra/odd name%n"
 echo "Name: extra/question" > "$S/extra/var/cache/debconf/config.dat"
+# A name a tmpfiles.d line cannot hold (a carriage return ends its line).
+mkdir -p "$S/crname/var/lib/crname"
+echo x > "$S/crname/var/lib/crname/a"$'\r'"b"
 (
     cd "$D/pool/main"
     make_deb "$S/kernel" "linux-image-$KVER" 1.0 "$ARCH" "Priority: optional"
     make_deb "$S/ostree-boot" ostree-boot 2023.1 "$ARCH" "Priority: optional"
     make_deb "$S/dracut" dracut 059 "$ARCH" "Priority: optional"
     make_deb "$S/extra" extra 1.0 "$ARCH" "Priority: optional"
+    make_deb "$S/crname" crname 1.0 "$ARCH" "Priority: optional"
 ) > /dev/null
 repo_publish "$D" bookworm "$ARCH" archive
 
@@ -65,6 +69,7 @@ serve_work_dir "$SRV"
 base_image one "linux-image-$KVER" ostree-boot dracut
 base_image two "linux-image-$KVER" ostree-boot dracut extra
 base_image noboot "linux-image-$KVER" dracut
+base_image crname "linux-image-$KVER" ostree-boot dracut crname
 MERGED=no base_image split "linux-image-$KVER" ostree-boot dracut
 REPO="$W/build/ostree"
 SYS=$W/sysroot
@@ -224,6 +229,14 @@ test_expect_success 'an image without ostree-boot, or made deployable twice, is 
     test ! -e "$REPO/refs/heads/bad"
     expect_failure err a2o --repo "$REPO" deployable --ref bad2 one-deploy
     assert_file_has_content err "deployable already"
+'
+
+test_expect_success 'a file in /var whose name holds a control character is a one-line error naming it, and no ref' '
+    cd "$W"
+    expect_failure err a2o --repo "$REPO" deployable --ref bad3 crname
+    assert_one_line err
+    assert_file_has_content err "/var/lib/crname/a.*b: a control character in the name"
+    test ! -e "$REPO/refs/heads/bad3"
 '
 
 test_expect_success 'build --deployable makes the image ref the deployment (the configured image kept as before-deployable/NAME); a lockfile without ostree-boot is refused' '
