@@ -33,7 +33,8 @@
  *
  * The initramfs must run ostree-prepare-root: the image must have Debian's
  * ostree-boot and dracut installed, else it is an error naming the one
- * missing. */
+ * missing.  A name under /var with a control character, which no tmpfiles.d
+ * line holds, is an error naming it. */
 #pragma once
 
 #include <ostree.h>
