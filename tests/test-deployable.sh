@@ -1,9 +1,12 @@
 #!/bin/bash
 # deployable: a configured image made an OSTree deployment (kernel and
 # initramfs in /usr/lib/modules/KVER, device trees beside them, /etc in
-# /usr/etc, /var from a factory copy at boot, state directories as links
-# into /var), which "ostree admin deploy" accepts in a scratch sysroot; a
-# second image deploys as an upgrade with the first kept for rollback.
+# /usr/etc, the dpkg and debconf databases in /usr/lib/sysimage, the rest
+# of /var made entry by entry at boot, state directories as links into
+# /var), which "ostree admin deploy" accepts in a scratch sysroot; a second
+# image deploys as an upgrade with the first kept for rollback.  The
+# device's boots are played without booting: systemd-tmpfiles over each
+# deployment with the stateroot's shared /var, then dpkg-query there.
 # With BASE_ARCH=arm64 (tests/test-deployable-arm64.sh) the images are
 # arm64's, stage 2 runs under qemu-user, and deploying needs no emulation.
 . "$TOP_SRCDIR/tests/libtest.sh"
@@ -43,12 +46,22 @@ printf '#!/bin/sh\nexit 0\n' > "$S/ostree-boot/usr/lib/ostree/ostree-prepare-roo
 chmod 755 "$S/ostree-boot/usr/lib/ostree/ostree-prepare-root"
 printf '#!/bin/sh\nexit 0\n' > "$S/dracut/usr/bin/dracut" && chmod 755 "$S/dracut/usr/bin/dracut"
 echo extra > "$S/extra/usr/share/extra/file"
+# State the package keeps in /var (a name tmpfiles.d must escape among it),
+# and a stand-in for debconf's database.
+mkdir -p "$S/extra/var/lib/extra" "$S/extra/var/cache/debconf"
+echo "extra state" > "$S/extra/var/lib/extra/state"
+echo odd > "$S/extra/var/lib/extra/odd name%n"
+echo "Name: extra/question" > "$S/extra/var/cache/debconf/config.dat"
+# A name a tmpfiles.d line cannot hold (a carriage return ends its line).
+mkdir -p "$S/crname/var/lib/crname"
+echo x > "$S/crname/var/lib/crname/a"$'\r'"b"
 (
     cd "$D/pool/main"
     make_deb "$S/kernel" "linux-image-$KVER" 1.0 "$ARCH" "Priority: optional"
     make_deb "$S/ostree-boot" ostree-boot 2023.1 "$ARCH" "Priority: optional"
     make_deb "$S/dracut" dracut 059 "$ARCH" "Priority: optional"
     make_deb "$S/extra" extra 1.0 "$ARCH" "Priority: optional"
+    make_deb "$S/crname" crname 1.0 "$ARCH" "Priority: optional"
 ) > /dev/null
 repo_publish "$D" bookworm "$ARCH" archive
 
@@ -56,8 +69,24 @@ serve_work_dir "$SRV"
 base_image one "linux-image-$KVER" ostree-boot dracut
 base_image two "linux-image-$KVER" ostree-boot dracut extra
 base_image noboot "linux-image-$KVER" dracut
+base_image crname "linux-image-$KVER" ostree-boot dracut crname
 MERGED=no base_image split "linux-image-$KVER" ostree-boot dracut
 REPO="$W/build/ostree"
+SYS=$W/sysroot
+VAR=$SYS/ostree/deploy/debian/var
+
+# boot_packages COMMIT: what a boot of the deployment COMMIT does to /var,
+# without booting: the stateroot's /var bound on the deployment's /var (as
+# ostree-prepare-root does) and systemd-tmpfiles --create over the
+# deployment's tmpfiles.d; then the packages dpkg reports there, a line
+# each, read through /var/lib/dpkg as on the device.
+boot_packages () {
+    unshare -m sh -ec '
+        mount --bind "$1" "$2/var"
+        systemd-tmpfiles --create --root="$2"
+        dpkg-query --admindir="$2/var/lib/dpkg" -W -f "\${Package}\n"
+    ' sh "$VAR" "$SYS/ostree/deploy/debian/deploy/$1.0"
+}
 
 test_expect_success "deployable puts kernel, initramfs, config and device trees of the $ARCH image in /usr/lib/modules/KVER" '
     cd "$W"
@@ -73,14 +102,17 @@ test_expect_success "deployable puts kernel, initramfs, config and device trees 
     assert_not_has_file img/boot/vmlinuz-$KVER
 '
 
-test_expect_success '/etc is /usr/etc, /var is empty and made at boot from the factory copy, state directories link into /var' '
+test_expect_success '/etc is /usr/etc, /var is empty; the dpkg database is in /usr and linked at boot, the rest of /var made entry by entry; state directories link into /var' '
     cd "$W"
     assert_not_has_file img/etc
     assert_has_file img/usr/etc/passwd
     assert_streq "$(ls -A img/var)" ""
-    assert_has_file img/usr/share/factory/var/lib/dpkg/status
+    assert_has_file img/usr/lib/sysimage/dpkg/status
+    assert_not_has_file img/usr/share/factory/var/lib/dpkg
     T=img/usr/lib/tmpfiles.d/apt2ostree-factory.conf
-    assert_file_has_content $T "^C /var/lib - - - - /usr/share/factory/var/lib\$"
+    assert_file_has_content $T "^L+ /var/lib/dpkg - - - - ../../usr/lib/sysimage/dpkg\$"
+    assert_file_has_content $T "^d /var/lib 0755 0 0 -\$"
+    assert_not_file_has_content $T "^C /var/lib "
     assert_file_has_content $T "^d /var/home 0755 0 0 -\$"
     assert_file_has_content $T "^d /var/tmp 1777 0 0 -\$"
     assert_file_has_content $T "^L /var/run - - - - /run\$"
@@ -110,6 +142,17 @@ test_expect_success 'ostree admin deploys it in a scratch sysroot: /etc holds th
     grep -l "ostree=" $SYS/boot/loader/entries/*.conf
 '
 
+test_expect_success 'its first boot: dpkg on the device reports the image'"'"'s packages, through /var/lib/dpkg, a link into /usr' '
+    cd "$W"
+    c1=$(cat "$REPO/refs/heads/one-deploy")
+    boot_packages $c1 > one.pkgs
+    cat one.pkgs
+    assert_file_has_content one.pkgs "^ostree-boot\$"
+    assert_not_file_has_content one.pkgs "^extra\$"
+    assert_streq "$(readlink $VAR/lib/dpkg)" ../../usr/lib/sysimage/dpkg
+    echo mine > $VAR/lib/device-state   # the device'"'"'s own
+'
+
 test_expect_success 'a second image with one package more deploys as the upgrade; the first stays for rollback' '
     cd "$W"
     SYS=$W/sysroot
@@ -125,6 +168,47 @@ test_expect_success 'a second image with one package more deploys as the upgrade
     assert_streq "$(grep -o "debian [0-9a-f]\{64\}\.0" status2 | tr "\n" " ")" "debian $c2.0 debian $c1.0 "
     assert_streq "$(ls $SYS/boot/loader/entries/*.conf | wc -l)" 2
     assert_has_file $SYS/ostree/deploy/debian/deploy/$c2.0/usr/share/extra/file
+'
+
+test_expect_success 'the upgrade'"'"'s boot: dpkg reports the second image'"'"'s packages, the added package gets its /var/lib entries, the device'"'"'s state stays' '
+    cd "$W"
+    c2=$(cat "$REPO/refs/heads/two-deploy")
+    boot_packages $c2 > two.pkgs
+    cat two.pkgs
+    assert_file_has_content two.pkgs "^extra\$"
+    assert_streq "$(grep -vx extra two.pkgs)" "$(cat one.pkgs)"
+    T=$SYS/ostree/deploy/debian/deploy/$c2.0/usr/lib/tmpfiles.d/apt2ostree-factory.conf
+    assert_file_has_content $T "^d /var/lib/extra 0755 0 0 -\$"
+    assert_file_has_content $T "^C /var/lib/extra/state - - - - /usr/share/factory/var/lib/extra/state\$"
+    assert_file_has_content $T "^L+ /var/cache/debconf - - - - ../../usr/lib/sysimage/debconf\$"
+    assert_streq "$(cat $VAR/lib/extra/state)" "extra state"
+    assert_streq "$(cat "$VAR/lib/extra/odd name%n")" odd
+    assert_streq "$(readlink $VAR/cache/debconf)" ../../usr/lib/sysimage/debconf
+    assert_streq "$(cat $SYS/ostree/deploy/debian/deploy/$c2.0/usr/lib/sysimage/debconf/config.dat)" "Name: extra/question"
+    assert_streq "$(cat $VAR/lib/device-state)" mine
+    echo changed > $VAR/lib/extra/state
+    boot_packages $c2 > /dev/null
+    assert_streq "$(cat $VAR/lib/extra/state)" changed
+'
+
+test_expect_success 'a rollback'"'"'s boot: dpkg reports the first image'"'"'s packages again; the device'"'"'s state stays' '
+    cd "$W"
+    c1=$(cat "$REPO/refs/heads/one-deploy")
+    boot_packages $c1 > rollback.pkgs
+    assert_streq "$(cat rollback.pkgs)" "$(cat one.pkgs)"
+    assert_streq "$(cat $VAR/lib/extra/state)" changed
+    assert_streq "$(cat $VAR/lib/device-state)" mine
+'
+
+test_expect_success 'a /var/lib/dpkg directory that an older image'"'"'s boot copied is replaced by the link' '
+    cd "$W"
+    c2=$(cat "$REPO/refs/heads/two-deploy")
+    rm -rf $VAR/lib/dpkg
+    mkdir -p $VAR/lib/dpkg/info
+    printf "Package: stale\nStatus: install ok installed\nVersion: 1\nArchitecture: all\n\n" > $VAR/lib/dpkg/status
+    boot_packages $c2 > after-old.pkgs
+    assert_streq "$(cat after-old.pkgs)" "$(cat two.pkgs)"
+    assert_streq "$(readlink $VAR/lib/dpkg)" ../../usr/lib/sysimage/dpkg
 '
 
 test_expect_success 'without merged /usr the modules move from /lib/modules to /usr/lib/modules, and /lib/modules links there' '
@@ -145,6 +229,14 @@ test_expect_success 'an image without ostree-boot, or made deployable twice, is 
     test ! -e "$REPO/refs/heads/bad"
     expect_failure err a2o --repo "$REPO" deployable --ref bad2 one-deploy
     assert_file_has_content err "deployable already"
+'
+
+test_expect_success 'a file in /var whose name holds a control character is a one-line error naming it, and no ref' '
+    cd "$W"
+    expect_failure err a2o --repo "$REPO" deployable --ref bad3 crname
+    assert_one_line err
+    assert_file_has_content err "/var/lib/crname/a.*b: a control character in the name"
+    test ! -e "$REPO/refs/heads/bad3"
 '
 
 test_expect_success 'build --deployable makes the image ref the deployment (the configured image kept as before-deployable/NAME); a lockfile without ostree-boot is refused' '

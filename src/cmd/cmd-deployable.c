@@ -16,8 +16,10 @@ cmd_deployable (int argc, char **argv, CmdInvocation *inv, GCancellable *cancell
   };
   if (!cmd_parse (inv, "--ref OUT IN",
                   "Make the configured image IN an OSTree deployment: kernel, initramfs and\n"
-                  "device trees in /usr/lib/modules/KVER, /etc in /usr/etc, /var made at boot\n"
-                  "from a factory copy, /home, /root, /opt, /srv, /mnt as links into /var.\n"
+                  "device trees in /usr/lib/modules/KVER, /etc in /usr/etc, the dpkg and\n"
+                  "debconf databases in /usr/lib/sysimage (linked from /var at boot), the rest\n"
+                  "of /var made at boot entry by entry when missing, /home, /root, /opt, /srv,\n"
+                  "/mnt as links into /var.\n"
                   "IN must have ostree-boot and dracut installed.",
                   entries, &argc, &argv, error))
     return FALSE;

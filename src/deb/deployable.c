@@ -2,7 +2,6 @@
  * deployable.h. */
 #include "config.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 #include "base/deb822.h"
@@ -13,7 +12,25 @@
 #include "store/tree.h"
 
 #define FACTORY "usr/share/factory/var"
+#define SYSIMAGE "usr/lib/sysimage"
 #define TMPFILES "usr/lib/tmpfiles.d/apt2ostree-factory.conf"
+
+/* The tmpfiles.d file being written: its text, and the paths under /var it
+ * has a line for (systemd-tmpfiles takes one line per path and warns of a
+ * second). */
+typedef struct {
+  GString *text;
+  GHashTable *paths;
+} Tmpfiles;
+
+static void
+tmpfiles_clear (Tmpfiles *tmpfiles)
+{
+  if (tmpfiles->text != NULL)
+    g_string_free (tmpfiles->text, TRUE);
+  g_clear_pointer (&tmpfiles->paths, g_hash_table_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Tmpfiles, tmpfiles_clear)
 
 /* The packages dpkg has installed, by name. */
 static GHashTable *
@@ -169,18 +186,84 @@ link_target (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
   return g_strdup (g_file_info_get_symlink_target (info));
 }
 
-/* One tmpfiles.d line for /var/PATH, once (systemd-tmpfiles warns of a
- * second line for a path). */
-static void G_GNUC_PRINTF (3, 4)
-tmpfiles_line (GString *tmpfiles, const char *path, const char *format, ...)
+/* A byte a tmpfiles.d field holds as it is. */
+static gboolean
+plain_byte (guchar c)
 {
-  g_autofree char *key = g_strdup_printf (" /var/%s ", path);  /* "d /var/opt 0755 …" */
-  if (strstr (tmpfiles->str, key) != NULL)
-    return;
-  va_list args;
-  va_start (args, format);
-  g_string_append_vprintf (tmpfiles, format, args);
-  va_end (args);
+  return g_ascii_isalnum (c) || strchr ("/._-+@:,=~", c) != NULL;
+}
+
+/* PATH as tmpfiles.d's path field: names come from packages, so one with
+ * other bytes than a plain few is quoted, '"' and '\\' escaped inside, and
+ * '%' doubled (tmpfiles expands specifiers).  systemd 252 reads no C
+ * escapes in that field, so a control character (a line break ends the
+ * line) cannot be written: an error naming the path. */
+static gboolean
+append_path (GString *out, const char *path, GError **error)
+{
+  const guchar *p;
+  gboolean plain = TRUE;
+  for (p = (const guchar *) path; *p != '\0'; p++)
+    {
+      if (*p < 0x20 || *p == 0x7f)
+        {
+          g_autofree char *shown = util_shown_path (path);
+          return util_fail (error, "/var/%s: a control character in the name, which a tmpfiles.d "
+                            "line cannot hold", shown);
+        }
+      plain = plain && plain_byte (*p) && *p != '%';
+    }
+  if (plain)
+    return g_string_append (out, path), TRUE;
+  g_string_append_c (out, '"');
+  for (p = (const guchar *) path; *p != '\0'; p++)
+    {
+      if (*p == '%')
+        g_string_append_c (out, '%');
+      else if (*p == '"' || *p == '\\')
+        g_string_append_c (out, '\\');
+      g_string_append_c (out, *p);
+    }
+  g_string_append_c (out, '"');
+  return TRUE;
+}
+
+/* S as tmpfiles.d's argument field, which reads C escapes: every byte but
+ * a plain few as "\xHH", '%' doubled. */
+static void
+append_argument (GString *out, const char *s)
+{
+  for (const guchar *p = (const guchar *) s; *p != '\0'; p++)
+    {
+      if (*p == '%')
+        g_string_append (out, "%%");
+      else if (plain_byte (*p))
+        g_string_append_c (out, *p);
+      else
+        g_string_append_printf (out, "\\x%02x", *p);
+    }
+}
+
+/* One tmpfiles.d line "TYPE /var/PATH FIELDS [ARGUMENT]", once per path. */
+static gboolean
+tmpfiles_line (Tmpfiles *tmpfiles, const char *type, const char *path, const char *fields,
+               const char *argument, GError **error)
+{
+  if (g_hash_table_contains (tmpfiles->paths, path))
+    return TRUE;
+  g_autofree char *var_path = g_strconcat ("/var/", path, NULL);
+  g_hash_table_add (tmpfiles->paths, g_strdup (path));
+  g_string_append_printf (tmpfiles->text, "%s ", type);
+  if (!append_path (tmpfiles->text, var_path, error))
+    return FALSE;
+  g_string_append_printf (tmpfiles->text, " %s", fields);
+  if (argument != NULL)
+    {
+      g_string_append_c (tmpfiles->text, ' ');
+      append_argument (tmpfiles->text, argument);
+    }
+  g_string_append_c (tmpfiles->text, '\n');
+  return TRUE;
 }
 
 /* Without merged /usr (bionic) the modules are in /lib/modules, a
@@ -272,76 +355,137 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
   return TRUE;
 }
 
-/* Move what SRC holds to FACTORY/DST and add the tmpfiles.d line that
- * copies it back at boot; an empty or missing SRC gets a "d" line only.
+/* The lines that make /var/DST at boot from PATH, entry by entry: "d" for
+ * a directory (its owner and mode), "C" for a file (copied from PATH when
+ * missing), "L" for a symbolic link.  None replaces what the device has, so
+ * its own state stays, and an upgrade's new entries appear on its first
+ * boot. */
+static gboolean
+entry_lines (OstreeRepo *repo, OstreeMutableTree *root, const char *path, const char *dst,
+             Tmpfiles *tmpfiles, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *checksum = NULL;
+  if (!tree_lookup (root, path, &checksum, NULL, error))
+    return FALSE;
+  if (checksum != NULL)
+    {
+      g_autoptr(GError) local_error = NULL;
+      g_autofree char *target = link_target (repo, root, path, cancellable, &local_error);
+      g_autofree char *from = g_strconcat ("/", path, NULL);
+      if (local_error != NULL)
+        return g_propagate_error (error, g_steal_pointer (&local_error)), FALSE;
+      return tmpfiles_line (tmpfiles, target != NULL ? "L" : "C", dst, "- - - -",
+                            target != NULL ? target : from, error);
+    }
+  guint32 uid, gid, mode;
+  if (!dir_meta (repo, root, path, &uid, &gid, &mode, error))
+    return FALSE;
+  g_autofree char *owner = g_strdup_printf ("%04o %u %u -", mode, uid, gid);
+  if (!tmpfiles_line (tmpfiles, "d", dst, owner, NULL, error))
+    return FALSE;
+  g_autoptr(GPtrArray) names = dir_names (root, path, FALSE, error);
+  g_autoptr(GPtrArray) dirs = names != NULL ? dir_names (root, path, TRUE, error) : NULL;
+  if (dirs == NULL)
+    return FALSE;
+  g_ptr_array_extend_and_steal (names, g_steal_pointer (&dirs));
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *sub = g_strconcat (path, "/", (char *) names->pdata[i], NULL);
+      g_autofree char *sub_dst = g_strconcat (dst, "/", (char *) names->pdata[i], NULL);
+      if (!entry_lines (repo, root, sub, sub_dst, tmpfiles, cancellable, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Move SRC (a file, link or directory) to FACTORY/DST and add the lines
+ * that make /var/DST from it at boot.  An empty directory gets its "d" line
+ * only and a link its "L" line (/var/run -> /run): neither needs a copy.
  * SRC itself is removed. */
 static gboolean
 to_factory (OstreeRepo *repo, OstreeMutableTree *root, const char *src, const char *dst,
-            GString *tmpfiles, GCancellable *cancellable, GError **error)
+            Tmpfiles *tmpfiles, GCancellable *cancellable, GError **error)
 {
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *target = link_target (repo, root, src, cancellable, &local_error);
+  if (local_error != NULL)
+    return g_propagate_error (error, g_steal_pointer (&local_error)), FALSE;
   g_autoptr(GPtrArray) files = dir_names (root, src, FALSE, error);
   g_autoptr(GPtrArray) dirs = files != NULL ? dir_names (root, src, TRUE, error) : NULL;
   if (dirs == NULL)
     return FALSE;
-  if (files->len + dirs->len == 0)
-    {
-      guint32 uid, gid, mode;
-      if (!dir_meta (repo, root, src, &uid, &gid, &mode, error))
-        return FALSE;
-      tmpfiles_line (tmpfiles, dst, "d /var/%s %04o %u %u -\n", dst, mode, uid, gid);
-      return tree_remove (root, src, TRUE, TRUE, error);
-    }
-  g_autofree char *to = g_strconcat (FACTORY, "/", dst, NULL);
-  if (!mkdirs (repo, root, FACTORY, 0755, cancellable, error)
-      || !move (repo, root, src, to, cancellable, error))
+  g_autoptr(OstreeMutableTree) dir = NULL;
+  if (!tree_lookup (root, src, NULL, &dir, error))
     return FALSE;
-  tmpfiles_line (tmpfiles, dst, "C /var/%s - - - - /%s\n", dst, to);
+  if (target != NULL || (dir != NULL && files->len + dirs->len == 0))
+    return entry_lines (repo, root, src, dst, tmpfiles, cancellable, error)
+           && tree_remove (root, src, TRUE, FALSE, error);
+  g_autofree char *to = g_strconcat (FACTORY, "/", dst, NULL);
+  return mkdirs (repo, root, FACTORY, 0755, cancellable, error)
+         && move (repo, root, src, to, cancellable, error)
+         && entry_lines (repo, root, to, dst, tmpfiles, cancellable, error);
+}
+
+/* What describes the image rather than the device: the dpkg database
+ * (status, info/, triggers/, diversions, statoverride, alternatives/) and
+ * debconf's.  They move read-only into /usr, so each deployment carries
+ * its own, and /var reaches them through links made at every boot ("L+"
+ * replaces what an older image's boot left there); the targets are
+ * relative so that tools run with --root or --admindir over a mounted
+ * deployment resolve them inside it. */
+static const char *const image_databases[][3] = {
+  /* under /var, under SYSIMAGE, the link's target */
+  { "lib/dpkg", "dpkg", "../../" SYSIMAGE "/dpkg" },
+  { "cache/debconf", "debconf", "../../" SYSIMAGE "/debconf" },
+};
+
+static gboolean
+databases_into_usr (OstreeRepo *repo, OstreeMutableTree *root, const char *name, Tmpfiles *tmpfiles,
+                    GCancellable *cancellable, GError **error)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (image_databases); i++)
+    {
+      g_autofree char *src = g_strconcat ("var/", image_databases[i][0], NULL);
+      g_autofree char *dst = g_strconcat (SYSIMAGE, "/", image_databases[i][1], NULL);
+      g_autoptr(OstreeMutableTree) dir = NULL;
+      if (!tree_lookup (root, src, NULL, &dir, error))
+        return FALSE;
+      if (dir == NULL)
+        continue;  /* no debconf: nothing to keep (a file there gets its line as any other) */
+      if (exists (root, dst))
+        return util_fail (error, "\"%s\" has both /%s and /%s: a deployable image keeps one",
+                          name, src, dst);
+      if (!mkdirs (repo, root, SYSIMAGE, 0755, cancellable, error)
+          || !move (repo, root, src, dst, cancellable, error)
+          || !tmpfiles_line (tmpfiles, "L+", image_databases[i][0], "- - - -",
+                             image_databases[i][2], error))
+        return FALSE;
+    }
   return TRUE;
 }
 
 /* /var's contents to the factory copy; /var stays, empty. */
 static gboolean
-factory_var (OstreeRepo *repo, OstreeMutableTree *root, GString *tmpfiles,
+factory_var (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
              GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GPtrArray) dirs = dir_names (root, "var", TRUE, error);
-  g_autoptr(GPtrArray) files = dirs != NULL ? dir_names (root, "var", FALSE, error) : NULL;
+  g_autoptr(GPtrArray) names = dir_names (root, "var", TRUE, error);
+  g_autoptr(GPtrArray) files = names != NULL ? dir_names (root, "var", FALSE, error) : NULL;
   if (files == NULL)
     return FALSE;
-  for (guint i = 0; i < dirs->len; i++)
+  g_ptr_array_extend_and_steal (names, g_steal_pointer (&files));
+  for (guint i = 0; i < names->len; i++)
     {
-      g_autofree char *src = g_strconcat ("var/", (char *) dirs->pdata[i], NULL);
-      if (!to_factory (repo, root, src, dirs->pdata[i], tmpfiles, cancellable, error))
+      g_autofree char *src = g_strconcat ("var/", (char *) names->pdata[i], NULL);
+      if (!to_factory (repo, root, src, names->pdata[i], tmpfiles, cancellable, error))
         return FALSE;
-    }
-  for (guint i = 0; i < files->len; i++)
-    {
-      const char *file = files->pdata[i];
-      g_autofree char *src = g_strconcat ("var/", file, NULL);
-      g_autoptr(GError) local_error = NULL;
-      g_autofree char *target = link_target (repo, root, src, cancellable, &local_error);
-      if (local_error != NULL)
-        return g_propagate_error (error, g_steal_pointer (&local_error)), FALSE;
-      if (target != NULL)
-        {
-          /* /var/run -> /run, /var/lock -> /run/lock: made again as links. */
-          tmpfiles_line (tmpfiles, file, "L /var/%s - - - - %s\n", file, target);
-          if (!tree_remove (root, src, FALSE, FALSE, error))
-            return FALSE;
-          continue;
-        }
-      g_autofree char *to = g_strconcat (FACTORY, "/", file, NULL);
-      if (!mkdirs (repo, root, FACTORY, 0755, cancellable, error)
-          || !move (repo, root, src, to, cancellable, error))
-        return FALSE;
-      tmpfiles_line (tmpfiles, file, "C /var/%s - - - - /%s\n", file, to);
     }
   return mkdirs (repo, root, "var", 0755, cancellable, error);
 }
 
 /* The state directories as links into /var, OSTree's layout. */
 static gboolean
-state_links (OstreeRepo *repo, OstreeMutableTree *root, GString *tmpfiles,
+state_links (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
              GCancellable *cancellable, GError **error)
 {
   static const char *const links[][3] = {
@@ -371,12 +515,15 @@ state_links (OstreeRepo *repo, OstreeMutableTree *root, GString *tmpfiles,
 }
 
 static gboolean
-write_tmpfiles (OstreeRepo *repo, OstreeMutableTree *root, GString *text,
+write_tmpfiles (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
                 GCancellable *cancellable, GError **error)
 {
-  g_string_prepend (text, "# Made by \"apt2ostree deployable\": /var is made at boot; what the\n"
-                          "# packages put there is copied from /" FACTORY " when missing.\n");
-  g_autoptr(GBytes) bytes = g_bytes_new (text->str, text->len);
+  g_string_prepend (tmpfiles->text,
+                    "# Made by \"apt2ostree deployable\": /var is made at boot.  The image's\n"
+                    "# dpkg and debconf databases are in /" SYSIMAGE ", reached by links;\n"
+                    "# what the packages put elsewhere in /var is made entry by entry when\n"
+                    "# missing, files copied from /" FACTORY ".\n");
+  g_autoptr(GBytes) bytes = g_bytes_new (tmpfiles->text->str, tmpfiles->text->len);
   g_autofree char *checksum = NULL;
   return mkdirs (repo, root, "usr/lib/tmpfiles.d", 0755, cancellable, error)
          && repo_write_regular_file (repo, bytes, 0, 0, 0644, &checksum, cancellable, error)
@@ -393,8 +540,10 @@ deployable_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
       || !move_kernel (repo, root, name, cancellable, error)
       || !move (repo, root, "etc", "usr/etc", cancellable, error))
     return FALSE;
-  g_autoptr(GString) tmpfiles = g_string_new ("");
-  return factory_var (repo, root, tmpfiles, cancellable, error)
-         && state_links (repo, root, tmpfiles, cancellable, error)
-         && write_tmpfiles (repo, root, tmpfiles, cancellable, error);
+  g_auto(Tmpfiles) tmpfiles = { g_string_new (""), g_hash_table_new_full (g_str_hash, g_str_equal,
+                                                                         g_free, NULL) };
+  return databases_into_usr (repo, root, name, &tmpfiles, cancellable, error)
+         && factory_var (repo, root, &tmpfiles, cancellable, error)
+         && state_links (repo, root, &tmpfiles, cancellable, error)
+         && write_tmpfiles (repo, root, &tmpfiles, cancellable, error);
 }

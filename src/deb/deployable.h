@@ -10,23 +10,31 @@
  *   becomes a link to it);
  * - /etc moves to /usr/etc, where OSTree keeps the image's configuration and
  *   merges it with the device's on every deployment;
- * - /var is made at boot, not deployed: what the packages put there moves
- *   to /usr/share/factory/var/ and a tmpfiles.d file
- *   (usr/lib/tmpfiles.d/apt2ostree-factory.conf) copies each top-level entry
- *   back when it is missing ("C"), so a first boot gets the packages' state
- *   and later boots keep the device's; a factory copy rather than one
- *   tmpfiles line per file because maintainer scripts leave whole trees
- *   there (the dpkg database, alternatives) that no line-by-line list keeps
- *   exact;
+ * - /var is made at boot and shared by every deployment, so what describes
+ *   the image stays with it: the dpkg database (var/lib/dpkg) and debconf's
+ *   (var/cache/debconf) move to /usr/lib/sysimage/dpkg and
+ *   /usr/lib/sysimage/debconf, read-only, and a tmpfiles.d file
+ *   (usr/lib/tmpfiles.d/apt2ostree-factory.conf) links /var to them at
+ *   every boot ("L+", relative targets), so dpkg, apt and dpkg-query on
+ *   the device report the deployment it runs, after an upgrade and after a
+ *   rollback;
+ * - the rest of what the packages put in /var is the device's once made:
+ *   its files move to /usr/share/factory/var/ and the same file makes it
+ *   entry by entry: "d" per directory (made when missing, its owner and
+ *   mode set to the image's), "C" per file and "L" per link (each only
+ *   when missing), so a boot never overwrites what the device keeps there
+ *   and a package an upgrade adds gets its entries on the first boot that
+ *   runs it;
  * - the top-level directories that hold state become links into /var as
  *   OSTree's layout has them (/home -> var/home, /root -> var/roothome,
  *   /opt, /srv, /mnt -> var/…, /media -> run/media, /usr/local ->
- *   ../var/usrlocal), their contents kept in the factory copy, with
+ *   ../var/usrlocal), their contents made the same way, with
  *   /ostree -> sysroot/ostree and an empty /sysroot.
  *
  * The initramfs must run ostree-prepare-root: the image must have Debian's
  * ostree-boot and dracut installed, else it is an error naming the one
- * missing. */
+ * missing.  A name under /var with a control character, which no tmpfiles.d
+ * line holds, is an error naming it. */
 #pragma once
 
 #include <ostree.h>
