@@ -88,6 +88,15 @@ boot_packages () {
     ' sh "$VAR" "$SYS/ostree/deploy/debian/deploy/$1.0"
 }
 
+# boot_verify COMMIT: dpkg --verify over the deployment COMMIT as booted
+# (after boot_packages): what it says is wrong, nothing when all is well.
+boot_verify () {
+    unshare -m sh -ec '
+        mount --bind "$1" "$2/var"
+        dpkg --root="$2" --verify
+    ' sh "$VAR" "$SYS/ostree/deploy/debian/deploy/$1.0"
+}
+
 test_expect_success "deployable puts kernel, initramfs, config and device trees of the $ARCH image in /usr/lib/modules/KVER" '
     cd "$W"
     a2o --repo "$REPO" export one --dir one-img
@@ -100,6 +109,13 @@ test_expect_success "deployable puts kernel, initramfs, config and device trees 
     assert_streq "$(cat $M/config)" "CONFIG_TEST=y"
     assert_streq "$(cat $M/dtb/vendor/board.dtb)" board
     assert_not_has_file img/boot/vmlinuz-$KVER
+    # dpkg is told where the files that left /boot went (the device'"'"'s /boot
+    # is the boot loader'"'"'s), and Debian'"'"'s device tree directory links to
+    # where its files went
+    D=img/usr/lib/sysimage/dpkg/diversions
+    assert_file_has_content $D "^/boot/vmlinuz-$KVER\$"
+    assert_streq "$(grep -A2 -x "/boot/config-$KVER" $D | tr "\n" " ")" "/boot/config-$KVER /usr/lib/modules/$KVER/config : "
+    assert_streq "$(readlink img/usr/lib/linux-image-$KVER)" "modules/$KVER/dtb"
 '
 
 test_expect_success '/etc is /usr/etc, /var is empty; the dpkg database is in /usr and linked at boot, the rest of /var made entry by entry; state directories link into /var' '
@@ -186,6 +202,9 @@ test_expect_success 'the upgrade'"'"'s boot: dpkg reports the second image'"'"'s
     assert_streq "$(readlink $VAR/cache/debconf)" ../../usr/lib/sysimage/debconf
     assert_streq "$(cat $SYS/ostree/deploy/debian/deploy/$c2.0/usr/lib/sysimage/debconf/config.dat)" "Name: extra/question"
     assert_streq "$(cat $VAR/lib/device-state)" mine
+    boot_verify $c2 > verify.out 2>&1
+    cat verify.out
+    test ! -s verify.out
     echo changed > $VAR/lib/extra/state
     boot_packages $c2 > /dev/null
     assert_streq "$(cat $VAR/lib/extra/state)" changed

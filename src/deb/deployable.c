@@ -291,10 +291,43 @@ modules_into_usr (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
          && tree_symlink (repo, root, "../usr/lib/modules", "lib/modules", cancellable, error);
 }
 
+/* Add to DIVERTED ("/SRC", "/DST" pairs) every file below SRC (a file
+ * or a directory) with the name it will have below DST. */
+static gboolean
+record_moved (OstreeMutableTree *root, const char *src, const char *dst, GPtrArray *diverted,
+              GError **error)
+{
+  g_autofree char *file = NULL;
+  g_autoptr(OstreeMutableTree) dir = NULL;
+  if (!tree_lookup (root, src, &file, &dir, error))
+    return FALSE;
+  if (file != NULL)
+    {
+      g_ptr_array_add (diverted, g_strconcat ("/", src, NULL));
+      g_ptr_array_add (diverted, g_strconcat ("/", dst, NULL));
+      return TRUE;
+    }
+  if (dir == NULL)
+    return TRUE;
+  g_autoptr(GPtrArray) names = dir_names (root, src, FALSE, error);
+  g_autoptr(GPtrArray) dirs = names != NULL ? dir_names (root, src, TRUE, error) : NULL;
+  if (dirs == NULL)
+    return FALSE;
+  g_ptr_array_extend_and_steal (names, g_steal_pointer (&dirs));
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *sub_src = g_strconcat (src, "/", (char *) names->pdata[i], NULL);
+      g_autofree char *sub_dst = g_strconcat (dst, "/", (char *) names->pdata[i], NULL);
+      if (!record_moved (root, sub_src, sub_dst, diverted, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Kernel, initramfs, config, System.map and device trees into
  * usr/lib/modules/KVER/. */
 static gboolean
-move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
+move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name, GPtrArray *diverted,
              GCancellable *cancellable, GError **error)
 {
   if (!modules_into_usr (repo, root, name, cancellable, error))
@@ -313,7 +346,9 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
     {
       g_autofree char *src = g_strconcat ("boot/", moves[i][0], kver, NULL);
       g_autofree char *dst = g_strconcat (dir, "/", moves[i][1], NULL);
-      if (exists (root, src) && !exists (root, dst) && !move (repo, root, src, dst, cancellable, error))
+      if (exists (root, src) && !exists (root, dst)
+          && (!record_moved (root, src, dst, diverted, error)
+              || !move (repo, root, src, dst, cancellable, error)))
         return FALSE;
     }
 
@@ -334,10 +369,17 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
   g_autofree char *dtb = g_strconcat (dir, "/dtb", NULL);
   g_autofree char *debian_dtbs = g_strconcat ("usr/lib/linux-image-", kver, NULL);
   g_autofree char *boot_dtbs = g_strconcat ("boot/dtbs/", kver, NULL);
+  /* Debian's directory stays reachable where dpkg put it (/usr is there
+   * on the device, /boot is the boot loader's). */
   if (exists (root, debian_dtbs))
-    return move (repo, root, debian_dtbs, dtb, cancellable, error);
+    {
+      g_autofree char *link = g_strconcat ("modules/", kver, "/dtb", NULL);
+      return move (repo, root, debian_dtbs, dtb, cancellable, error)
+             && tree_symlink (repo, root, link, debian_dtbs, cancellable, error);
+    }
   if (exists (root, boot_dtbs))
-    return move (repo, root, boot_dtbs, dtb, cancellable, error);
+    return record_moved (root, boot_dtbs, dtb, diverted, error)
+           && move (repo, root, boot_dtbs, dtb, cancellable, error);
   g_autoptr(GPtrArray) boot = dir_names (root, "boot", FALSE, error);
   if (boot == NULL)
     return FALSE;
@@ -349,10 +391,53 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
       g_autofree char *src = g_strconcat ("boot/", file, NULL);
       g_autofree char *dst = g_strconcat (dtb, "/", file, NULL);
       if (!mkdirs (repo, root, dtb, 0755, cancellable, error)
+          || !record_moved (root, src, dst, diverted, error)
           || !move (repo, root, src, dst, cancellable, error))
         return FALSE;
     }
   return TRUE;
+}
+
+/* Each file moved out of /boot, told to dpkg as a local diversion
+ * ("/boot/vmlinuz-KVER" diverted to "/usr/lib/modules/KVER/vmlinuz"):
+ * on the device /boot is the boot loader's, so without it dpkg --verify
+ * and dpkg -S would look for them where they are not.  Refused when the
+ * image diverts one of them already. */
+static gboolean
+write_diversions (OstreeRepo *repo, OstreeMutableTree *root, const char *name, GPtrArray *diverted,
+                  GCancellable *cancellable, GError **error)
+{
+  if (diverted->len == 0)
+    return TRUE;
+  const char *path = "var/lib/dpkg/diversions";
+  g_autofree char *checksum = NULL;
+  if (!tree_lookup (root, path, &checksum, NULL, error))
+    return FALSE;
+  g_autoptr(GString) text = g_string_new ("");
+  if (checksum != NULL)
+    {
+      g_autoptr(GBytes) bytes = repo_read_file (repo, checksum, cancellable, error);
+      if (bytes == NULL)
+        return FALSE;
+      g_string_append_len (text, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
+      if (text->len > 0 && text->str[text->len - 1] != '\n')
+        g_string_append_c (text, '\n');
+    }
+  g_auto(GStrv) lines = g_strsplit (text->str, "\n", -1);
+  guint n_lines = g_strv_length (lines);
+  for (guint i = 0; i < diverted->len; i += 2)
+    {
+      for (guint l = 0; l < n_lines; l += 3)
+        if (g_str_equal (lines[l], diverted->pdata[i]))
+          return util_fail (error, "\"%s\" diverts %s already: deployable cannot record its move "
+                            "out of /boot", name, (char *) diverted->pdata[i]);
+      g_string_append_printf (text, "%s\n%s\n:\n", (char *) diverted->pdata[i],
+                              (char *) diverted->pdata[i + 1]);
+    }
+  g_autoptr(GBytes) bytes = g_bytes_new (text->str, text->len);
+  g_autofree char *written = NULL;
+  return repo_write_regular_file (repo, bytes, 0, 0, 0644, &written, cancellable, error)
+         && tree_replace_file (root, path, written, error);
 }
 
 /* The lines that make /var/DST at boot from PATH, entry by entry: "d" for
@@ -536,8 +621,10 @@ deployable_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
 {
   if (exists (root, "usr/etc"))
     return util_fail (error, "\"%s\" already has /usr/etc: it is deployable already", name);
+  g_autoptr(GPtrArray) diverted = g_ptr_array_new_with_free_func (g_free);
   if (!require_boot_packages (repo, root, name, cancellable, error)
-      || !move_kernel (repo, root, name, cancellable, error)
+      || !move_kernel (repo, root, name, diverted, cancellable, error)
+      || !write_diversions (repo, root, name, diverted, cancellable, error)
       || !move (repo, root, "etc", "usr/etc", cancellable, error))
     return FALSE;
   g_auto(Tmpfiles) tmpfiles = { g_string_new (""), g_hash_table_new_full (g_str_hash, g_str_equal,

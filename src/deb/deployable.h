@@ -6,6 +6,9 @@
  *   /boot/initrd.img-KVER to /usr/lib/modules/KVER/initramfs.img; device
  *   trees (Debian's /usr/lib/linux-image-KVER/, /boot/dtbs/KVER/, or *.dtb
  *   files in /boot as on Jetson boards) to /usr/lib/modules/KVER/dtb/;
+ *   each file that leaves /boot becomes a local diversion in the dpkg
+ *   database, and Debian's device tree directory a link to its new place,
+ *   so dpkg --verify on the device finds every file;
  * - without merged /usr, /lib/modules moves to /usr/lib/modules (and
  *   becomes a link to it);
  * - /etc moves to /usr/etc, where OSTree keeps the image's configuration and
