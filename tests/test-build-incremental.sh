@@ -78,16 +78,9 @@ cd "$W"
 repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
 R=build/ostree
 
-# lock_image NAME PACKAGE...: NAME.lock.json for the base plus PACKAGEs.
-lock_image () {
-    local name=$1; shift
-    printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
-    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr yes \
-        --cache cache -o "$name.lock.json" > /dev/null
-}
-lock_image v1 alpha=1.0 beta=2.0 gamma epsilon
-lock_image v2 alpha=2.0 beta=1.0 delta epsilon
-lock_image v3 alpha=2.0 beta=1.0 delta epsilon broken
+base_lock v1 alpha=1.0 beta=2.0 gamma epsilon
+base_lock v2 alpha=2.0 beta=1.0 delta epsilon
+base_lock v3 alpha=2.0 beta=1.0 delta epsilon broken
 
 # incremental_of REF [REPO]: the commit REF's image started from, or nothing.
 incremental_of () {
@@ -298,13 +291,13 @@ mine () {
 test_expect_success 'a local package rebuilt with the same version is unpacked again by an incremental build' '
     cd "$W"
     mine 1.0 first
-    lock_image local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
+    base_lock local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
     a2o build local.lock.json=img --incremental > out
     a2o --repo "$R" export img --dir ex1 > /dev/null
     assert_streq "$(cat ex1/usr/share/mine/text)" first
     prev=$(ref_commit $R img)
     mine 1.0 second
-    lock_image local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
+    base_lock local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
     a2o build local.lock.json=img --incremental > out
     assert_streq "$(incremental_of img)" "$prev"
     a2o --repo "$R" export img --dir ex2 > /dev/null

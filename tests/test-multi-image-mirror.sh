@@ -16,9 +16,6 @@ mkdir -p "$W"
 cd "$W"
 EXTRA="less nano vim-tiny curl ca-certificates iproute2 procps file jq tree zstd xz-utils"
 
-# ran FILE: the steps ninja ran, as "[n/m] description" lines.
-ran () { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | sed 's/^\[[0-9]*\/[0-9]*\] //' || true; }
-
 # names LOCKFILE: "name version arch" of each package.
 names () {
     grep -o '"name": "[^"]*", "version": "[^"]*", "architecture": "[^"]*"' "$1" \

@@ -68,9 +68,6 @@ lock_image arm --arch arm64 -- tiny
 # The images ninja builds here: three configured, the arm64 one to stage 1.
 TARGETS="base dev other arm/stage1"
 
-# ran FILE: the steps ninja ran, as "[n/m] description" lines.
-ran () { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | sed 's/^\[[0-9]*\/[0-9]*\] //' || true; }
-
 # packages LOCKFILE...: "name version arch sha256" of each package, each once.
 packages () {
     python3 - "$@" <<"EOF"

@@ -24,12 +24,8 @@ hello_deb () {
     printf '#!/bin/sh\nset -e\necho "hello %s" > /etc/hello\n' "$1" > "$stage/DEBIAN/postinst"
     ( cd "$D/pool/main" && make_deb "$stage" hello "$1" amd64 "Priority: optional" "Depends: coreutils" ) > /dev/null
 }
-reindex () {
-    repo_dists "$D" bookworm amd64
-    repo_sign "$D" bookworm archive
-}
 hello_deb 1.0
-reindex
+repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 # The example, copied as a user would have it, with hermetic package lists
@@ -49,8 +45,6 @@ for image in base dev; do
     a2o lock "$image.txt" --sources sources.list --variant custom --merged-usr yes --cache out/lists \
         > /dev/null
 done
-
-ran () { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | sed 's/^\[[0-9]*\/[0-9]*\] //' || true; }
 
 # unique LOCKFILE...: how many different packages (name version arch sha256).
 unique () {
@@ -107,7 +101,7 @@ test_expect_success 'a changed image re-runs the parent'"'"'s rule for that imag
     dev_files=$(mtime out/dev.files)
     hello_deb 1.1
     rm "$D"/pool/main/hello_1.0_amd64.deb
-    reindex
+    repo_publish "$D" bookworm amd64 archive
     a2o lock --update dev.lock.json
     ninja > ninja.out
     ran ninja.out > steps
