@@ -178,7 +178,8 @@ listing () { (cd "$1" && find . -printf '%P\t%y\t%m\t%u\t%g\t%l\n' | LC_ALL=C so
 test_expect_success 'an incremental build keeps the checkout of the image it made; a from-scratch one keeps none' '
     cd "$W"
     assert_streq "$(kept_commit img)" "$(ref_commit $R img)"
-    [ ! -e "$K/scratch1" ] && [ ! -e "$K/scratch2" ]
+    assert_not_has_file "$K/scratch1"
+    assert_not_has_file "$K/scratch2"
     assert_streq "$(stat -c %a "$K")" 700
 '
 
@@ -333,7 +334,8 @@ test_expect_success 'two images of one incremental build keep a checkout each, o
     cd "$W"
     a2o build v1.lock.json=two-a v2.lock.json=two-b --incremental > out
     a2o build v2.lock.json=two-a v1.lock.json=two-b --incremental > out
-    [ -n "$(incremental_of two-a)" ] && [ -n "$(incremental_of two-b)" ]
+    [ -n "$(incremental_of two-a)" ]
+    [ -n "$(incremental_of two-b)" ]
     assert_streq "$(kept_commit two-a)" "$(ref_commit $R two-a)"
     assert_streq "$(kept_commit two-b)" "$(ref_commit $R two-b)"
     [ "$(ref_commit $R two-a)" != "$(ref_commit $R two-b)" ]
@@ -344,7 +346,8 @@ test_expect_success 'prune removes the kept checkouts of the images it deletes, 
     [ -e "$K/img" ] || { a2o build v2.lock.json=img --incremental > out; a2o build v1.lock.json=img > out; }
     [ "$(kept_commit img)" != "$(ref_commit $R img)" ]
     a2o prune --builddir build v1.lock.json=img v1.lock.json=two-b > out
-    [ ! -e "$K/img" ] && [ ! -e "$K/two-a" ]
+    assert_not_has_file "$K/img"
+    assert_not_has_file "$K/two-a"
     assert_streq "$(kept_commit two-b)" "$(ref_commit $R two-b)"
 '
 

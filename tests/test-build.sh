@@ -195,7 +195,7 @@ test_expect_success 'update-lockfiles re-locks without building' '
     cat update.out
     ran update.out > steps
     grep -x -F "lock --update one.lock.json" steps
-    ! grep -E "^(fetch\+unpack|stage1|configure) " steps
+    ! grep -E "^(fetch\+unpack|stage1|configure) " steps || fail "steps ran again"
     assert_file_has_content one.lock.json "{\"name\": \"hello\", \"version\": \"1.3\""
     assert_streq "$(cat build/ostree/refs/heads/one)" "$image"
     assert_streq "$(mtime build/ostree/refs/heads/one)" "$before"
@@ -258,7 +258,7 @@ test_expect_success 'a failing postinst stops the build, naming the package; the
 # failing one: stage 2 says last which script failed and what it printed.
 test_expect_success 'the failure shows the package'"'"'s failing script and its output' '
     cd "$W"
-    expect_failure err a2o build three.lock.json > out || true
+    expect_failure err a2o build three.lock.json > out
     cat out err > all
     assert_file_has_content all "failing.*post-installation script"
     assert_file_has_content all "cannot frobnicate the widget"
@@ -292,7 +292,7 @@ test_expect_success 'a mirror that serves different bytes for a package fails it
     assert_file_has_content all "victim"
     assert_file_has_content all "[Ss][Hh][Aa]256 mismatch"
     ran build-e.out > steps
-    ! grep -E "^(stage1|configure) " steps
+    ! grep -E "^(stage1|configure) " steps || fail "steps ran again"
     assert_not_has_file build/ostree/refs/heads/stage1/tampered
     assert_not_has_file build/ostree/refs/heads/tampered
     [ -z "$(find build/ostree/refs/heads/deb -path "*/victim/*" -type f)" ]
@@ -306,7 +306,7 @@ test_expect_success 'a mirror that lost a package fails that package'"'"'s unpac
     cat build-f.out err > all
     assert_file_has_content all "lost"
     assert_file_has_content all "404"
-    ! ran build-f.out | grep -E "^(stage1|configure) "
+    ! ran build-f.out | grep -E "^(stage1|configure) " || fail "steps ran again"
     assert_not_has_file build/ostree/refs/heads/stage1/gone
 '
 

@@ -99,7 +99,8 @@ test_expect_success 'bad usage: a non-empty directory, --tag without --oci, two 
     assert_streq "$(cat full/file)" keep
     expect_failure err a2o --repo "$REPO" export tree --tar x.tar --tag t
     expect_failure err a2o --repo "$REPO" export tree --tar x.tar --oci y.tar
-    test ! -e x.tar && test ! -e y.tar
+    assert_not_has_file x.tar
+    assert_not_has_file y.tar
     ! ls -d .apt2ostree-oci-* 2>/dev/null
 '
 

@@ -144,8 +144,8 @@ test_expect_success 'prune deletes what only the other image used, refs and obje
     assert_streq "$(cut -d" " -f1 kept.after | grep ^deb/ | LC_ALL=C sort)" "$(LC_ALL=C sort one.debs)"
     # The objects: fewer, the other image commit and its unique package tree gone.
     [ "$(objects | wc -l)" -lt "$(wc -l < objects.before)" ]
-    ! ostree --repo=build/ostree show "$(cat two.commit)" > /dev/null 2>&1
-    ! ostree --repo=build/ostree show "$(cat extra.commit)" > /dev/null 2>&1
+    ! ostree --repo=build/ostree show "$(cat two.commit)" > /dev/null 2>&1 || fail "the commit of two is left"
+    ! ostree --repo=build/ostree show "$(cat extra.commit)" > /dev/null 2>&1 || fail "the commit of extra is left"
     x=$(cat extra.file); s=$(cat solo.file)
     assert_not_has_file "$R/objects/${x:0:2}/${x:2}.file"
     assert_has_file "$R/objects/${s:0:2}/${s:2}.file"
