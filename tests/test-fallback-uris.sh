@@ -76,7 +76,8 @@ test_expect_success 'a different .deb on the snapshot is an error naming that UR
     ! a2o build img.lock.json --builddir b3 --mirror bookworm=$PRIMARY --mirror bookworm=$SNAPSHOT > err 2>&1 \
         || fail "the build succeeded"
     assert_file_has_content err "$SNAPSHOT/pool/main/hello_1.0_amd64.deb: sha256 mismatch"
-    assert_not_has_file b3/ostree/refs/heads/deb/hello
+    # (ninja makes the directories of the ref an edge writes before it runs)
+    ! find b3/ostree/refs/heads/deb/hello -type f 2>/dev/null | grep . || fail "a ref of hello is written"
     ! ls b3/cache/debs 2>/dev/null | grep -q "$(grep -o "\"name\": \"hello\".*" img.lock.json | sed -n "s/.*\"sha256\": \"\([0-9a-f]*\)\".*/\1/p")"
 '
 
