@@ -161,6 +161,13 @@ no_process_left () {
     fi
 }
 
+# listing DIR: every path below DIR (but a lost+found at its top, which
+# mkfs makes) with its owner, mode, type and symlink target, one a line,
+# sorted.
+listing () {
+    (cd "$1" && find . -path ./lost+found -prune -o -printf '%p %U:%G %m %y %l\n' | LC_ALL=C sort)
+}
+
 # ref_commit REPO REF: the commit a ref points at.
 ref_commit () { cat "$1/refs/heads/$2"; }
 

@@ -172,8 +172,6 @@ configure_img () {
     a2o --repo "$R" configure --ref img --incremental --lockfile "$1" "$2" > /dev/null 2> err \
         || { cat err; false; }
 }
-# listing DIR: every path of DIR with its type, mode, owner and link target.
-listing () { (cd "$1" && find . -printf '%P\t%y\t%m\t%u\t%g\t%l\n' | LC_ALL=C sort); }
 
 test_expect_success 'an incremental build keeps the checkout of the image it made; a from-scratch one keeps none' '
     cd "$W"

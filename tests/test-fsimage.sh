@@ -28,7 +28,6 @@ ln -s hello "$T/usr/bin/hi"
 a2o --repo "$REPO" import --ref tree "$T" > /dev/null
 a2o --repo "$REPO" export tree --dir plain
 
-listing () { (cd "$1" && find . -path ./lost+found -prune -o -printf '%p %U:%G %m %y %l\n' | LC_ALL=C sort); }
 listing plain > want
 
 # check_mounted IMAGE TYPE: mount it read-only and compare with plain/.

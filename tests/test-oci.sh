@@ -35,9 +35,6 @@ chmod 1777 "$T/tmp"
 ln -s hello "$T/usr/bin/hi"
 a2o --repo "$REPO" import --ref tree "$T" > /dev/null
 
-# listing DIR: every path with its owner, mode and link target.
-listing () { (cd "$1" && find . -printf '%p %U:%G %m %y %l\n' | LC_ALL=C sort); }
-
 test_expect_success 'export --oci writes a layout skopeo reads: architecture, os, PATH, created = the commit time' '
     cd "$W"
     a2o --repo "$REPO" export tree --oci layout --tag test:1
