@@ -109,6 +109,22 @@ base_lock () {
         --cache cache -o "$name.lock.json" > /dev/null
 }
 
+# test_deb NAME VERSION [POSTINST] [FIELD: VALUE]...: an amd64 package in
+# $D/pool/main (D: the test's archive) that ships /usr/share/NAME/version;
+# POSTINST, when not empty, is the body of its postinst.
+test_deb () {
+    local name=$1 version=$2 postinst=${3:-}
+    shift 2; [ $# -eq 0 ] || shift
+    local stage="$SCRATCH/stage/$name-$version"
+    rm -rf "$stage"
+    mkdir -p "$stage/usr/share/$name" "$stage/DEBIAN"
+    echo "$name $version" > "$stage/usr/share/$name/version"
+    if [ -n "$postinst" ]; then
+        printf '#!/bin/sh\nset -e\n%s\n' "$postinst" > "$stage/DEBIAN/postinst"
+    fi
+    ( cd "$D/pool/main" && make_deb "$stage" "$name" "$version" amd64 "Priority: optional" "$@" ) > /dev/null
+}
+
 # base_image NAME PACKAGE...: base_lock NAME PACKAGE..., then build it into
 # build/ (ref NAME); a failed build prints its output and ends the test
 # file.

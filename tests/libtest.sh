@@ -1,12 +1,17 @@
 # libtest.sh — shared by every tests/test-*.sh.  Source it, then write
 #
 #   test_expect_success 'combine refuses two different files at one path' '
-#       a2o combine --ref out a b && false || true
+#       expect_failure err a2o --repo repo combine --ref out a b
+#       assert_file_has_content err "\"/etc/shared\" differs between \"a\" and \"b\""
 #   '
 #   test_done
 #
 # Each test body runs in a subshell with "set -e" in a fresh directory under
 # the test file's scratch directory ($SCRATCH), and prints one TAP line.
+# set -e does not see every failure: not that of "! CMD" (anywhere but as
+# the body's last statement), nor that of A in "A && B", nor anything
+# before "|| true".  Assert those as "! CMD || fail WHY", two statements,
+# or expect_failure.
 
 set -u
 
@@ -121,10 +126,13 @@ assert_has_file () { [ -e "$1" ] || [ -L "$1" ] || fail "$1 does not exist"; }
 assert_not_has_file () { ! { [ -e "$1" ] || [ -L "$1" ]; } || fail "$1 exists"; }
 
 # expect_failure FILE CMD…: CMD must exit non-zero; its stderr goes to FILE.
+# (It returns non-zero when CMD succeeds, also where set -e is off, as after
+# "||" or in an "if".)
 expect_failure () {
     local errfile=$1; shift
     if "$@" 2>"$errfile"; then
-        fail "\"$*\" succeeded but should have failed"
+        cat "$errfile" >&2
+        fail "\"$*\" succeeded but should have failed" || return 1
     fi
     cat "$errfile" >&2
 }
@@ -134,6 +142,30 @@ assert_one_line () {
     local n
     n=$(wc -l < "$1")
     [ "$n" -eq 1 ] || { sed 's/^/  | /' "$1" >&2; fail "$1 has $n lines, expected one"; }
+}
+
+# ran FILE: the steps ninja ran, from its "[n/m] description" lines in
+# FILE, as "description" lines (none, and status 0, if it ran none).
+ran () { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | sed 's/^\[[0-9]*\/[0-9]*\] //'; }
+
+# as_nobody CMD…: CMD as uid and gid 65534, with no supplementary groups.
+as_nobody () { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+
+# no_process_left MARK: no process on the host has MARK in its command
+# line (those that do are listed, then killed).
+no_process_left () {
+    if pgrep -f -a -- "$1" > left; then
+        pkill -9 -f -- "$1"
+        cat left >&2
+        fail "processes of the sandbox outlived it"
+    fi
+}
+
+# listing DIR: every path below DIR (but a lost+found at its top, which
+# mkfs makes) with its owner, mode, type and symlink target, one a line,
+# sorted.
+listing () {
+    (cd "$1" && find . -path ./lost+found -prune -o -printf '%p %U:%G %m %y %l\n' | LC_ALL=C sort)
 }
 
 # ref_commit REPO REF: the commit a ref points at.

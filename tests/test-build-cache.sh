@@ -67,8 +67,8 @@ test_expect_success 'machine B (empty repository, dead mirror, no bubblewrap) ge
     APT2OSTREE_BWRAP=/bin/false a2o build base.lock.json --builddir b --cache-url "$URL/cache" \
         --mirror "$SOURCE=$DEAD" > b.out 2>&1 || { cat b.out; false; }
     assert_streq "$(cat b/ostree/refs/heads/base)" "$(cat a/ostree/refs/heads/base)"
-    ! grep -q "building it" b.out
-    ! grep -q "^\[" b.out
+    assert_not_file_has_content b.out "building it"
+    assert_not_file_has_content b.out "^\["
     assert_streq "$(ls b/cache/debs | wc -l)" 0
     ostree fsck --repo=b/ostree > /dev/null
     ! ostree --repo=b/ostree refs | grep -q "apt2ostree-cache"
@@ -101,7 +101,7 @@ test_expect_success 'a flipped byte in a served object is refused: that tree is 
     assert_streq "$(grep -c "building it\$" c.out)" 2
     assert_file_has_content c.out "^apt2ostree: image base: not from the cache $URL/bad (.*); building it\$"
     assert_file_has_content c.out "^apt2ostree: deb/dpkg/.*: not from the cache $URL/bad (.*); building it\$"
-    ! grep -q "No such branch" c.out
+    assert_not_file_has_content c.out "No such branch"
     assert_streq "$(cat c/ostree/refs/heads/base)" "$(cat a/ostree/refs/heads/base)"
     ostree fsck --repo=c/ostree > /dev/null
 '
@@ -150,7 +150,7 @@ test_expect_success 'an image built with other options (a configure hook) is not
         > h.out 2>&1 || { cat h.out; false; }
     assert_file_has_content h.out "^apt2ostree: image base: not from the cache"
     assert_file_has_content h.out "^apt2ostree: stage 2 (base): not from the cache"
-    ! grep -q "^apt2ostree: stage 1 (stage1/base): not from" h.out
+    assert_not_file_has_content h.out "^apt2ostree: stage 1 (stage1/base): not from"
     a2o --repo h/ostree export base --dir h-img
     assert_streq "$(cat h-img/etc/hooked)" hook
 '

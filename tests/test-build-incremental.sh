@@ -78,16 +78,9 @@ cd "$W"
 repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
 R=build/ostree
 
-# lock_image NAME PACKAGE...: NAME.lock.json for the base plus PACKAGEs.
-lock_image () {
-    local name=$1; shift
-    printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
-    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr yes \
-        --cache cache -o "$name.lock.json" > /dev/null
-}
-lock_image v1 alpha=1.0 beta=2.0 gamma epsilon
-lock_image v2 alpha=2.0 beta=1.0 delta epsilon
-lock_image v3 alpha=2.0 beta=1.0 delta epsilon broken
+base_lock v1 alpha=1.0 beta=2.0 gamma epsilon
+base_lock v2 alpha=2.0 beta=1.0 delta epsilon
+base_lock v3 alpha=2.0 beta=1.0 delta epsilon broken
 
 # incremental_of REF [REPO]: the commit REF's image started from, or nothing.
 incremental_of () {
@@ -179,13 +172,12 @@ configure_img () {
     a2o --repo "$R" configure --ref img --incremental --lockfile "$1" "$2" > /dev/null 2> err \
         || { cat err; false; }
 }
-# listing DIR: every path of DIR with its type, mode, owner and link target.
-listing () { (cd "$1" && find . -printf '%P\t%y\t%m\t%u\t%g\t%l\n' | LC_ALL=C sort); }
 
 test_expect_success 'an incremental build keeps the checkout of the image it made; a from-scratch one keeps none' '
     cd "$W"
     assert_streq "$(kept_commit img)" "$(ref_commit $R img)"
-    [ ! -e "$K/scratch1" ] && [ ! -e "$K/scratch2" ]
+    assert_not_has_file "$K/scratch1"
+    assert_not_has_file "$K/scratch2"
     assert_streq "$(stat -c %a "$K")" 700
 '
 
@@ -298,13 +290,13 @@ mine () {
 test_expect_success 'a local package rebuilt with the same version is unpacked again by an incremental build' '
     cd "$W"
     mine 1.0 first
-    lock_image local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
+    base_lock local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
     a2o build local.lock.json=img --incremental > out
     a2o --repo "$R" export img --dir ex1 > /dev/null
     assert_streq "$(cat ex1/usr/share/mine/text)" first
     prev=$(ref_commit $R img)
     mine 1.0 second
-    lock_image local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
+    base_lock local alpha=2.0 beta=1.0 delta epsilon ./local/mine_1.0_all.deb
     a2o build local.lock.json=img --incremental > out
     assert_streq "$(incremental_of img)" "$prev"
     a2o --repo "$R" export img --dir ex2 > /dev/null
@@ -340,7 +332,8 @@ test_expect_success 'two images of one incremental build keep a checkout each, o
     cd "$W"
     a2o build v1.lock.json=two-a v2.lock.json=two-b --incremental > out
     a2o build v2.lock.json=two-a v1.lock.json=two-b --incremental > out
-    [ -n "$(incremental_of two-a)" ] && [ -n "$(incremental_of two-b)" ]
+    [ -n "$(incremental_of two-a)" ]
+    [ -n "$(incremental_of two-b)" ]
     assert_streq "$(kept_commit two-a)" "$(ref_commit $R two-a)"
     assert_streq "$(kept_commit two-b)" "$(ref_commit $R two-b)"
     [ "$(ref_commit $R two-a)" != "$(ref_commit $R two-b)" ]
@@ -351,7 +344,8 @@ test_expect_success 'prune removes the kept checkouts of the images it deletes, 
     [ -e "$K/img" ] || { a2o build v2.lock.json=img --incremental > out; a2o build v1.lock.json=img > out; }
     [ "$(kept_commit img)" != "$(ref_commit $R img)" ]
     a2o prune --builddir build v1.lock.json=img v1.lock.json=two-b > out
-    [ ! -e "$K/img" ] && [ ! -e "$K/two-a" ]
+    assert_not_has_file "$K/img"
+    assert_not_has_file "$K/two-a"
     assert_streq "$(kept_commit two-b)" "$(ref_commit $R two-b)"
 '
 

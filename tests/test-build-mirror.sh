@@ -135,7 +135,7 @@ test_expect_success 'build --apt-sources: the sources it was built from are in /
     umount aptimg/dev
     cat update.out
     [ $rc = 0 ]
-    ! grep -q "^[WE]:" update.out
+    assert_not_file_has_content update.out "^[WE]:"
     ls aptimg/var/lib/apt/lists/ | grep -q "_InRelease\$"
 '
 

@@ -63,7 +63,7 @@ same_as_ostree_pull () {
     cmp own.ls theirs.ls
     ostree --repo="$own" fsck > /dev/null
     ostree --repo="$theirs" fsck > /dev/null
-    ! grep -q "remote" "$own/config"
+    assert_not_file_has_content "$own/config" "remote"
     OWN=$own THEIRS=$theirs
 }
 
@@ -365,7 +365,7 @@ test_expect_success 'with --cache-key the fetch stays this program'"'"'s: the co
     a2o --repo keyed cache-pull --cache-url "$URL/signed" --cache-key "$SCRATCH/keys/publisher.asc" \
         images/one > out 2> err
     [ ! -s err ] || { cat err; false; }
-    ! grep -q "summary\|/config\$" "$LOG"
+    assert_not_file_has_content "$LOG" "summary\|/config\$"
     assert_streq "$(cat keyed/refs/heads/images/one)" "$(cat "$SRC/refs/heads/images/one")"
     c=$(cat keyed/refs/heads/images/one)
     cmp "keyed/objects/${c:0:2}/${c:2}.commitmeta" "srv/signed/objects/${c:0:2}/${c:2}.commitmeta"
@@ -383,7 +383,7 @@ test_expect_success 'with --cache-key a commit signed by another key, or not sig
         assert_one_line err
         test ! -s out
         assert_not_has_file refused/refs/heads/images/one
-        ! grep -q "\.dirtree\$\|\.filez\$" "$LOG"
+        assert_not_file_has_content "$LOG" "\.dirtree\$\|\.filez\$"
         assert_streq "$(find refused/objects -type f | wc -l)" 0
     done
     assert_file_has_content err "images/one: not from the cache $URL/pub ($URL/pub/objects/.*\.commit: the commit has no GPG signature); building it\$"

@@ -68,7 +68,7 @@ test_expect_success '--files groups changed files by the package that owns them,
     grep -A5 "^gone:\$" files.out | grep -q "^  D /var/lib/dpkg/info/gone.list\$"
     grep -A3 "^new:\$" files.out | grep -q "^  A /usr/share/new/version\$"
     grep -A3 "^up:\$" files.out | grep -q "^  M /usr/share/up/version\$"
-    ! grep -q "/usr/share/up/README" files.out
+    assert_not_file_has_content files.out "/usr/share/up/README"
     sed -n "/^(no package/,\$p" files.out > unowned
     assert_file_has_content unowned "^  A /var/lib/new/state\$"
     assert_file_has_content unowned "^  M /var/lib/dpkg/status\$"

@@ -44,8 +44,6 @@ mkdir -p -m 0755 before/etc after/etc
 echo "board 1" > before/etc/board_release
 echo "written by the user" > after/etc/stateful.conf
 
-ran () { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | sed 's/^\[[0-9]*\/[0-9]*\] //' || true; }
-
 test_expect_success 'without the hook file, the build fails naming the package and its preinst' '
     cd "$W"
     expect_failure err a2o build img.lock.json --builddir b0 > out

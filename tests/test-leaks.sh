@@ -129,7 +129,6 @@ test_expect_success 'a scratch tree kept by --keep-on-failure is left to the use
 # The same as a normal user: a bare-user repository, a user namespace and
 # fakeroot; the leftover holds overlayfs' work directory (mode 0) and the
 # checkout's read-only directories, owned by that user.
-as_nobody () { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 if command -v setpriv > /dev/null && as_nobody unshare --user --map-root-user true 2> /dev/null \
    && as_nobody test -x "$APT2OSTREE"; then
 test_expect_success 'unprivileged, a killed mod'"'"'s scratch tree is removed by the next mod' '

@@ -248,7 +248,7 @@ test_expect_success 'an archive that keeps arch:all packages in binary-all has b
     repo_deb "$SRV/withall" hello 1.0 amd64 "Depends: libfoo (>= 2), hello-data"
     repo_dists "$SRV/withall" bookworm "amd64 all"
     repo_sign "$SRV/withall" bookworm archive
-    ! grep -q "^Package: hello-data" "$SRV/withall/dists/bookworm/main/binary-amd64/Packages"
+    assert_not_file_has_content "$SRV/withall/dists/bookworm/main/binary-amd64/Packages" "^Package: hello-data"
     sources_for withall
     echo hello > packages.txt
     : > "$HTTPD_LOG"

@@ -308,7 +308,7 @@ test_expect_success '--capture-subdir makes OUT the directory the command filled
 '
 
 test_expect_success 'without --chroot the tree is /work and the host is read-only' '
-    m --ref t10 base -- sh -c "test \"\$(pwd)\" = /work; cat /work/etc/hello > /work/copied; ! touch /usr/probe 2>/dev/null; touch /outside-the-tree" > /dev/null
+    m --ref t10 base -- sh -c "set -e; test \"\$(pwd)\" = /work; cat /work/etc/hello > /work/copied; if touch /usr/probe 2>/dev/null; then echo /usr is writable >&2; exit 1; fi; touch /outside-the-tree" > /dev/null
     assert_streq "$(ostree --repo="$R" cat t10 /copied)" "hello"
     ostree --repo="$R" ls -R t10 > ls.out
     assert_not_file_has_content ls.out "probe"

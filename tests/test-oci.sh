@@ -35,9 +35,6 @@ chmod 1777 "$T/tmp"
 ln -s hello "$T/usr/bin/hi"
 a2o --repo "$REPO" import --ref tree "$T" > /dev/null
 
-# listing DIR: every path with its owner, mode and link target.
-listing () { (cd "$1" && find . -printf '%p %U:%G %m %y %l\n' | LC_ALL=C sort); }
-
 test_expect_success 'export --oci writes a layout skopeo reads: architecture, os, PATH, created = the commit time' '
     cd "$W"
     a2o --repo "$REPO" export tree --oci layout --tag test:1
@@ -99,7 +96,8 @@ test_expect_success 'bad usage: a non-empty directory, --tag without --oci, two 
     assert_streq "$(cat full/file)" keep
     expect_failure err a2o --repo "$REPO" export tree --tar x.tar --tag t
     expect_failure err a2o --repo "$REPO" export tree --tar x.tar --oci y.tar
-    test ! -e x.tar && test ! -e y.tar
+    assert_not_has_file x.tar
+    assert_not_has_file y.tar
     ! ls -d .apt2ostree-oci-* 2>/dev/null
 '
 

@@ -17,19 +17,8 @@ D="$SRV/debian"
 base_repo "$D"
 repo_key archive
 
-# test_deb NAME VERSION [FIELD: VALUE]...: a package that ships
-# /usr/share/NAME/version.
-test_deb () {
-    local name=$1 version=$2
-    shift 2
-    local stage="$SCRATCH/stage/$name-$version"
-    mkdir -p "$stage/usr/share/$name" "$stage/DEBIAN"
-    echo "$name $version" > "$stage/usr/share/$name/version"
-    ( cd "$D/pool/main" && make_deb "$stage" "$name" "$version" amd64 "Priority: optional" "$@" ) > /dev/null
-}
-
-test_deb shared 1.0 "Depends: coreutils"
-test_deb extra 1.0 "Depends: shared"
+test_deb shared 1.0 "" "Depends: coreutils"
+test_deb extra 1.0 "" "Depends: shared"
 test_deb solo 1.0
 repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
@@ -39,14 +28,6 @@ R="$W/build/ostree"
 mkdir -p "$W"
 cd "$W"
 repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
-
-# lock_image NAME PACKAGE...: NAME.lock.json for the base plus PACKAGEs.
-lock_image () {
-    local name=$1; shift
-    printf '%s\n' $BASE_REQUEST "$@" > "$name.txt"
-    a2o lock "$name.txt" --sources sources.list --variant custom --merged-usr yes \
-        --cache cache -o "$name.lock.json" > /dev/null
-}
 
 # package_refs LOCKFILE: the package trees of LOCKFILE's packages, as the
 # refs in the Ninja file "apt2ostree ninja" writes for it.
@@ -63,8 +44,8 @@ objects () { (cd "$R/objects" && find . -type f | sort); }
 
 test_expect_success 'two images built with one build directory share one repository' '
     cd "$W"
-    lock_image one shared
-    lock_image two shared extra solo
+    base_lock one shared
+    base_lock two shared extra solo
     a2o build one.lock.json > build-one.out
     mkdir -p late/etc && echo "late" > late/etc/late
     a2o build two.lock.json --ref boards/two --after-configure late > build-two.out
@@ -163,8 +144,8 @@ test_expect_success 'prune deletes what only the other image used, refs and obje
     assert_streq "$(cut -d" " -f1 kept.after | grep ^deb/ | LC_ALL=C sort)" "$(LC_ALL=C sort one.debs)"
     # The objects: fewer, the other image commit and its unique package tree gone.
     [ "$(objects | wc -l)" -lt "$(wc -l < objects.before)" ]
-    ! ostree --repo=build/ostree show "$(cat two.commit)" > /dev/null 2>&1
-    ! ostree --repo=build/ostree show "$(cat extra.commit)" > /dev/null 2>&1
+    ! ostree --repo=build/ostree show "$(cat two.commit)" > /dev/null 2>&1 || fail "the commit of two is left"
+    ! ostree --repo=build/ostree show "$(cat extra.commit)" > /dev/null 2>&1 || fail "the commit of extra is left"
     x=$(cat extra.file); s=$(cat solo.file)
     assert_not_has_file "$R/objects/${x:0:2}/${x:2}.file"
     assert_has_file "$R/objects/${s:0:2}/${s:2}.file"

@@ -66,7 +66,7 @@ test_expect_success 'signed: a client that trusts the key pulls; one that trusts
     ostree --repo=client remote add --gpg-import="$SCRATCH/keys/publisher.gpg" signed "$HTTPD_URL/signed"
     ostree --repo=client pull signed images/two
     ostree --repo=client remote add --gpg-import="$SCRATCH/keys/other.gpg" wrongkey "$HTTPD_URL/signed"
-    ! ostree --repo=client pull wrongkey images/one 2> err
+    expect_failure err ostree --repo=client pull wrongkey images/one
     cat err
     grep -qi "signature\|gpg" err
 '

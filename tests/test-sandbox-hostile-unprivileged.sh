@@ -7,7 +7,6 @@
 [ "$(id -u)" = 0 ] || skip_all "not root: test-sandbox-hostile.sh itself already runs unprivileged here"
 command -v setpriv > /dev/null || skip_all "setpriv (util-linux) is needed to drop to another user"
 
-as_nobody () { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 as_nobody unshare --user --map-root-user true 2> /dev/null \
     || skip_all "unprivileged user namespaces are not available (kernel.unprivileged_userns_clone, user.max_user_namespaces)"
 as_nobody test -x "$APT2OSTREE" -a -r "$TOP_SRCDIR/tests/test-sandbox-hostile.sh" \

@@ -21,15 +21,6 @@ setup_base_repo "$R" || { echo "Bail out! cannot build the base tree"; exit 1; }
 # deadline of its own ($LIMIT_ENV: more environment for it).
 m () { timeout 60 env ${LIMIT_ENV:-} "$APT2OSTREE" --repo "$R" mod "$@"; }
 
-# no_process_left MARK: no process on the host has MARK in its command line.
-no_process_left () {
-    if pgrep -f -a -- "$1" > left; then
-        pkill -9 -f -- "$1"
-        cat left >&2
-        fail "processes of the sandbox outlived it"
-    fi
-}
-
 test_expect_success 'a command that leaves a process behind ends with its own status, and nothing it started lives on' '
     expect_failure err m --ref bg base -- sh -c "sleep 100017 & echo started; exit 3"
     assert_one_line err

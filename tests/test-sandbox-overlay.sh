@@ -60,7 +60,6 @@ test_expect_success "as root, bubblewrap 0.11 or later mounts the overlay itself
     replaced_whole repo
 '
 
-as_nobody () { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 if ! command -v setpriv > /dev/null; then
     test_skip "without root, apt2ostree mounts the overlay itself" "setpriv (util-linux) is needed to drop to another user"
 elif ! as_nobody unshare --user --map-root-user true 2> /dev/null; then

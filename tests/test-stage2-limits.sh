@@ -38,15 +38,6 @@ serve_work_dir "$SRV"
 base_lock bg lingering
 base_lock stuck stuck
 
-# no_process_left MARK: no process on the host has MARK in its command line.
-no_process_left () {
-    if pgrep -f -a -- "$1" > left; then
-        pkill -9 -f -- "$1"
-        cat left >&2
-        fail "processes of the sandbox outlived it"
-    fi
-}
-
 test_expect_success 'a postinst that leaves a process in the background lets the build finish, and the process goes' '
     cd "$W"
     timeout 150 "$APT2OSTREE" build bg.lock.json --builddir bbg > out 2> err || { cat out err; fail "build failed or hung"; }

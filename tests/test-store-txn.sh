@@ -90,9 +90,9 @@ test_expect_success 'what the commands module writes there are the objects libos
     done
 '
 
-# listing REPO REV PATH: mode, owner, group, path and target of PATH and
+# ref_listing REPO REV PATH: mode, owner, group, path and target of PATH and
 # everything under it.
-listing () {
+ref_listing () {
     ostree --repo="$1" ls -R "$2" "$3" | awk '{ print $1, $2, $3, $5, $6, $7 }'
 }
 
@@ -101,8 +101,8 @@ test_expect_success 'mv moves a directory by checksums: its files, subdirectorie
     a2o --repo repo import --ref in --tar "$SCRATCH/src.tar" > /dev/null
     a2o --repo repo mkdir --ref changed in /etc/sub/new --mode 0700 > /dev/null
     a2o --repo repo mv --ref moved changed /etc /usr/etc > /dev/null
-    listing repo changed /etc | sed "s| /etc| /usr/etc|" > before
-    listing repo moved /usr/etc > after
+    ref_listing repo changed /etc | sed "s| /etc| /usr/etc|" > before
+    ref_listing repo moved /usr/etc > after
     diff -u before after
     ostree --repo=repo ls moved /etc > out 2>&1 && false
     assert_streq "$(ostree --repo=repo cat moved /usr/etc/sub/deeper/g)" deep

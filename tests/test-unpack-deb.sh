@@ -486,7 +486,7 @@ test_expect_success 'a gzip data.tar whose data does not match its CRC-32 is ref
     size=$(stat -c %s m/data.tar.gz)
     dd if=/dev/zero of=m/data.tar.gz bs=1 seek=$((size - 5000)) count=64 conv=notrunc 2>/dev/null
     deb_ar bad.deb m/control.tar.* m/data.tar.gz
-    ! dpkg-deb -x bad.deb dpkg-out 2>/dev/null
+    ! dpkg-deb -x bad.deb dpkg-out 2>/dev/null || fail "dpkg-deb unpacks bad.deb"
     fails_cleanly "bad.deb: data.tar.gz is corrupt: its data does not match the gzip trailer" bad.deb
 '
 
@@ -498,7 +498,7 @@ test_expect_success 'an xz data.tar whose block check is wrong is refused' '
     size=$(stat -c %s m/data.tar.xz)
     printf "\\377\\377\\377\\377" | dd of=m/data.tar.xz bs=1 seek=$((size - 12 - 12 - 8)) conv=notrunc 2>/dev/null
     deb_ar bad.deb m/control.tar.* m/data.tar.xz
-    ! xz -t m/data.tar.xz 2>/dev/null
+    ! xz -t m/data.tar.xz 2>/dev/null || fail "m/data.tar.xz is not damaged"
     fails_cleanly "bad.deb: data.tar.xz" bad.deb
 '
 
