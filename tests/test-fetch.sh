@@ -80,14 +80,19 @@ test_expect_success 'a damaged file in the cache under the sha256 is replaced by
     cmp cache/$SHA "$DEB"
 '
 
-test_expect_success 'temporary files of killed downloads are swept after an hour, fresh ones are left' '
+test_expect_success 'temporary files of killed downloads are swept after an hour, fresh ones and the fetch service'"'"'s lock and log are left' '
     new_repo
     mkdir cache
     echo partial > cache/.fetch-OLD123 && touch -d "2 hours ago" cache/.fetch-OLD123
     echo partial > cache/.fetch-NEW123
+    # the fetch service'"'"'s lock and log are not downloads, however old
+    : > cache/.fetch-service.lock && touch -d "2 hours ago" cache/.fetch-service.lock
+    echo said > cache/.fetch-service.log && touch -d "2 hours ago" cache/.fetch-service.log
     a2o --repo repo unpack-deb --cache cache --ref pkg --sha256 $SHA "$HTTPD_URL/pool/hello.deb" > /dev/null
     assert_not_has_file cache/.fetch-OLD123
     assert_has_file cache/.fetch-NEW123
+    assert_has_file cache/.fetch-service.lock
+    assert_has_file cache/.fetch-service.log
 '
 
 test_expect_success 'a file:// URL works like HTTP' '

@@ -564,7 +564,9 @@ fetch_sweep_temporaries (const char *dir)
   const char *name;
   while ((name = g_dir_read_name (d)) != NULL)
     {
-      if (!g_str_has_prefix (name, ".fetch-"))
+      /* ".fetch-XXXXXX" only: the fetch service keeps its lock and log
+       * (".fetch-service.lock", ".fetch-service.log") beside them. */
+      if (!g_str_has_prefix (name, ".fetch-") || strlen (name) != strlen (".fetch-XXXXXX"))
         continue;
       g_autofree char *path = g_build_filename (dir, name, NULL);
       struct stat st;
