@@ -151,6 +151,26 @@ ran () { grep -E '^\[[0-9]+/[0-9]+\] ' "$1" | sed 's/^\[[0-9]*\/[0-9]*\] //'; }
 # as_nobody CMD…: CMD as uid and gid 65534, with no supplementary groups.
 as_nobody () { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
 
+# again_as_nobody TEST: run the test file tests/TEST again as uid/gid 65534
+# (a normal user: a user namespace, fakeroot, a bare-user repository), in
+# a home of its own; for the *-unprivileged.sh twins of tests that run as
+# root.  Skips what this machine cannot do.
+again_as_nobody () {
+    local test=$1
+    [ "$(id -u)" = 0 ] || skip_all "not root: $test itself already runs unprivileged here"
+    command -v setpriv > /dev/null || skip_all "setpriv (util-linux) is needed to drop to another user"
+    as_nobody unshare --user --map-root-user true 2> /dev/null \
+        || skip_all "unprivileged user namespaces are not available (kernel.unprivileged_userns_clone, user.max_user_namespaces)"
+    as_nobody test -x "$APT2OSTREE" -a -r "$TOP_SRCDIR/tests/$test" \
+        || skip_all "uid 65534 cannot read the build tree ($APT2OSTREE)"
+    local home="$SCRATCH/nobody"
+    mkdir -p "$home" && chown 65534:65534 "$home"
+    chmod 755 "$SCRATCH"
+    cd "$home"
+    as_nobody env HOME="$home" TMPDIR="$home" APT2OSTREE="$APT2OSTREE" TOP_SRCDIR="$TOP_SRCDIR" \
+        PATH="/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" bash "$TOP_SRCDIR/tests/$test"
+}
+
 # no_process_left MARK: no process on the host has MARK in its command
 # line (those that do are listed, then killed).
 no_process_left () {
