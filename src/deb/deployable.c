@@ -97,6 +97,19 @@ dir_names (OstreeMutableTree *root, const char *path, gboolean dirs, GError **er
   return names;
 }
 
+/* The names in directory PATH of ROOT: its files, then its
+ * subdirectories, each sorted; empty when PATH is missing. */
+static GPtrArray *
+dir_entries (OstreeMutableTree *root, const char *path, GError **error)
+{
+  g_autoptr(GPtrArray) names = dir_names (root, path, FALSE, error);
+  g_autoptr(GPtrArray) dirs = names != NULL ? dir_names (root, path, TRUE, error) : NULL;
+  if (dirs == NULL)
+    return NULL;
+  g_ptr_array_extend_and_steal (names, g_steal_pointer (&dirs));
+  return g_steal_pointer (&names);
+}
+
 static gboolean
 exists (OstreeMutableTree *root, const char *path)
 {
@@ -309,11 +322,9 @@ record_moved (OstreeMutableTree *root, const char *src, const char *dst, GPtrArr
     }
   if (dir == NULL)
     return TRUE;
-  g_autoptr(GPtrArray) names = dir_names (root, src, FALSE, error);
-  g_autoptr(GPtrArray) dirs = names != NULL ? dir_names (root, src, TRUE, error) : NULL;
-  if (dirs == NULL)
+  g_autoptr(GPtrArray) names = dir_entries (root, src, error);
+  if (names == NULL)
     return FALSE;
-  g_ptr_array_extend_and_steal (names, g_steal_pointer (&dirs));
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *sub_src = g_strconcat (src, "/", (char *) names->pdata[i], NULL);
@@ -468,11 +479,9 @@ entry_lines (OstreeRepo *repo, OstreeMutableTree *root, const char *path, const 
   g_autofree char *owner = g_strdup_printf ("%04o %u %u -", mode, uid, gid);
   if (!tmpfiles_line (tmpfiles, "d", dst, owner, NULL, error))
     return FALSE;
-  g_autoptr(GPtrArray) names = dir_names (root, path, FALSE, error);
-  g_autoptr(GPtrArray) dirs = names != NULL ? dir_names (root, path, TRUE, error) : NULL;
-  if (dirs == NULL)
+  g_autoptr(GPtrArray) names = dir_entries (root, path, error);
+  if (names == NULL)
     return FALSE;
-  g_ptr_array_extend_and_steal (names, g_steal_pointer (&dirs));
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *sub = g_strconcat (path, "/", (char *) names->pdata[i], NULL);
