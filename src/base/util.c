@@ -271,3 +271,14 @@ util_fail_code (GError **error, GQuark domain, int code, const char *format, ...
   g_set_error_literal (error, domain, code, message);
   return FALSE;
 }
+
+char *
+util_uuid_from_hex (const char *hex, char version)
+{
+  char u[33];
+  memcpy (u, hex, 32);
+  u[32] = '\0';
+  u[12] = version;
+  u[16] = "89ab"[g_ascii_xdigit_value (u[16]) & 3];
+  return g_strdup_printf ("%.8s-%.4s-%.4s-%.4s-%.12s", u, u + 8, u + 12, u + 16, u + 20);
+}

@@ -84,4 +84,9 @@ GBytes *util_read_file (const char *path, gsize max, GError **error);
 void util_fd_close (int *fd);
 #define util_autofd __attribute__ ((cleanup (util_fd_close)))
 
+/* A UUID in its usual text form (8-4-4-4-12 hex digits) made from the
+ * first 32 hex digits of HEX (a checksum), with the given VERSION digit and
+ * the RFC 4122 variant bits set: the same checksum, the same UUID. */
+char *util_uuid_from_hex (const char *hex, char version);
+
 G_END_DECLS

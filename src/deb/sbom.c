@@ -589,12 +589,8 @@ spdx_document (JsonBuilder *b, Sbom *sbom)
 static char *
 uuid_from_digest (const char *hex)
 {
-  char u[33];
-  memcpy (u, hex, 32);
-  u[32] = '\0';
-  u[12] = '5';
-  u[16] = "89ab"[g_ascii_xdigit_value (u[16]) & 3];
-  return g_strdup_printf ("urn:uuid:%.8s-%.4s-%.4s-%.4s-%.12s", u, u + 8, u + 12, u + 16, u + 20);
+  g_autofree char *uuid = util_uuid_from_hex (hex, '5');
+  return g_strconcat ("urn:uuid:", uuid, NULL);
 }
 
 static void

@@ -143,18 +143,6 @@ make_squashfs (const char *dir, const char *out, gint64 timestamp, GError **erro
   return run_tool (argv, env, "squashfs-tools", NULL, error);
 }
 
-/* A UUID from the commit checksum (variant and version bits set). */
-static char *
-uuid_of (const char *commit)
-{
-  char u[33];
-  memcpy (u, commit, 32);
-  u[32] = '\0';
-  u[12] = '4';
-  u[16] = "89ab"[g_ascii_xdigit_value (u[16]) & 3];
-  return g_strdup_printf ("%.8s-%.4s-%.4s-%.4s-%.12s", u, u + 8, u + 12, u + 16, u + 20);
-}
-
 /* Every inode in use (the root, lost+found and what -d made, numbered from
  * the first non-reserved one) gets TIMESTAMP as its access, change,
  * creation and modification time (e2fsprogs 1.47.2 under faketime writes
@@ -222,8 +210,9 @@ make_ext4 (const char *dir, const char *out, const char *commit, gint64 timestam
       return util_fail (error, "%s: %s", out, g_strerror (saved));
     }
   close (fd);
-  g_autofree char *uuid = uuid_of (commit);
-  g_autofree char *hash_seed = uuid_of (commit + 32);
+  /* Its UUID and hash seed from the commit checksum. */
+  g_autofree char *uuid = util_uuid_from_hex (commit, '4');
+  g_autofree char *hash_seed = util_uuid_from_hex (commit + 32, '4');
   g_autofree char *extended = g_strdup_printf ("hash_seed=%s,root_owner=0:0,lazy_itable_init=0,"
                                                "nodiscard", hash_seed);
   /* e2fsprogs before 1.47.1 reads the clock for the superblock and the
