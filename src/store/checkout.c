@@ -73,43 +73,51 @@ copy_object (Checkout *co, const char *checksum, int dfd, const char *name, cons
   return xattrs == NULL || util_fd_set_xattrs (fd, xattrs, path, error);
 }
 
+/* Up to LEN bytes of FD into BUF, fewer only at the end of the file:
+ * how many, or -1 (errno set). */
+static ssize_t
+read_full (int fd, char *buf, gsize len)
+{
+  gsize got = 0;
+  while (got < len)
+    {
+      ssize_t n = read (fd, buf + got, len - got);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -1;
+      if (n == 0)
+        break;
+      got += n;
+    }
+  return got;
+}
+
 /* Copy the object's bytes (no metadata) into the new file FD. */
 static gboolean
 copy_bytes (Checkout *co, const char *object, int fd, const char *path, GError **error)
 {
-  int src = openat (co->objects_dfd, object, O_RDONLY | O_CLOEXEC);
+  util_autofd int src = openat (co->objects_dfd, object, O_RDONLY | O_CLOEXEC);
   if (src < 0)
     return util_fail (error, "objects/%s: %s", object, g_strerror (errno));
   char buf[65536];
   for (;;)
     {
-      ssize_t n = read (src, buf, sizeof buf);
-      if (n < 0 && errno == EINTR)
-        continue;
+      ssize_t n = read_full (src, buf, sizeof buf);
       if (n < 0)
-        {
-          int errsv = errno;
-          close (src);
-          return util_fail (error, "objects/%s: cannot read: %s", object, g_strerror (errsv));
-        }
+        return util_fail (error, "objects/%s: cannot read: %s", object, g_strerror (errno));
       if (n == 0)
-        break;
+        return TRUE;
       for (ssize_t done = 0; done < n;)
         {
           ssize_t w = write (fd, buf + done, n - done);
           if (w < 0 && errno == EINTR)
             continue;
           if (w < 0)
-            {
-              int errsv = errno;
-              close (src);
-              return util_fail (error, "%s: cannot write: %s", path, g_strerror (errsv));
-            }
+            return util_fail (error, "%s: cannot write: %s", path, g_strerror (errno));
           done += w;
         }
     }
-  close (src);
-  return TRUE;
 }
 
 /* bare-user: a file of its own with the object's content and the stored
@@ -134,28 +142,14 @@ static gboolean
 symlink_user (Checkout *co, const char *object, int dfd, const char *name, const char *path,
               GError **error)
 {
-  int src = openat (co->objects_dfd, object, O_RDONLY | O_CLOEXEC);
+  util_autofd int src = openat (co->objects_dfd, object, O_RDONLY | O_CLOEXEC);
   if (src < 0)
     return util_fail (error, "objects/%s: %s", object, g_strerror (errno));
   char target[PATH_MAX + 1];
-  gsize len = 0;
-  while (len < sizeof target)
-    {
-      ssize_t n = read (src, target + len, sizeof target - len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        {
-          int errsv = errno;
-          close (src);
-          return util_fail (error, "objects/%s: cannot read: %s", object, g_strerror (errsv));
-        }
-      if (n == 0)
-        break;
-      len += n;
-    }
-  close (src);
-  if (len == 0 || len >= sizeof target)
+  ssize_t len = read_full (src, target, sizeof target);
+  if (len < 0)
+    return util_fail (error, "objects/%s: cannot read: %s", object, g_strerror (errno));
+  if (len == 0 || (gsize) len >= sizeof target)
     return util_fail (error, "objects/%s: not a symlink target", object);
   target[len] = '\0';
   if (symlinkat (target, dfd, name) < 0)
