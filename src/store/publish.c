@@ -357,8 +357,10 @@ publish_locked (OstreeRepo *src, OstreeRepo *repo, const char *dest, GPtrArray *
   if (!plan_publish (src, repo, dest, names, opts, &plan, cancellable, error)
       || !pull_plan (src, repo, &plan, cancellable, error)
       || !write_history (repo, &plan, cancellable, error)
-      || (!opts->no_deltas && !write_deltas (repo, &plan, cancellable, error))
+      /* Signed before the deltas are made: a delta carries its commit's
+       * detached metadata, the signature with it. */
       || (opts->gpg_key_id != NULL && !sign (repo, &plan, opts, cancellable, error))
+      || (!opts->no_deltas && !write_deltas (repo, &plan, cancellable, error))
       || !set_history_refs (repo, &plan, cancellable, error))
     return FALSE;
   g_autoptr(GError) local_error = NULL;
