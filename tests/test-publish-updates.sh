@@ -258,6 +258,19 @@ test_expect_success 'GPG: the published commits are what is signed; a device tru
     grep -qi "signature\|gpg" err
 '
 
+test_expect_success 'a published commit is never older than the one published before it (ostree admin upgrade refuses an older one)' '
+    cd "$W"
+    a2o init --repo times --mode bare-user > /dev/null
+    mkdir -p t1/usr/share/t t2/usr/share/t
+    echo 1 > t1/usr/share/t/f && echo 2 > t2/usr/share/t/f
+    SOURCE_DATE_EPOCH=4102444800 a2o --repo times import --ref img t1 > /dev/null
+    a2o --repo times publish --to srv/times --history img > /dev/null
+    SOURCE_DATE_EPOCH=0 a2o --repo times import --ref img t2 > /dev/null
+    a2o --repo times publish --to srv/times --history img > /dev/null
+    ostree --repo=srv/times log img > log
+    assert_streq "$(grep -c "^Date:  2100-01-01 00:00:00" log)" 2
+'
+
 # Bytes a device downloads for the one-package update, with and without the
 # delta, beside the whole image and the package's .deb (printed, for the
 # man page; on these stand-in images only the order of magnitude means
