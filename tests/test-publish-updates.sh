@@ -167,14 +167,20 @@ test_expect_success 'the second image published to the same ref: its parent is t
     ostree --repo="$PUB" fsck > /dev/null
 '
 
-test_expect_success 'ostree admin upgrade on the device downloads the delta, no object one by one, and deploys the second tree; its log shows both versions' '
+# A client fetches a delta's part only to apply it.  (libostree before
+# 2023.7, bookworm's 2022.7 included, also scans the new commit while the
+# part is applied and fetches some of its objects one by one all the same:
+# how many is a race, so it is not asserted here.)
+test_expect_success 'ostree admin upgrade on the device downloads the delta and deploys the second tree; its log shows both versions' '
     cd "$W"
     load_commits
     : > "$PUB_LOG"
     ostree admin upgrade --sysroot="$SYS" --os=debian > up.out
     cat up.out
-    grep -q "^/pub/deltas/" "$PUB_LOG"
-    ! grep -q "\.filez\$" "$PUB_LOG"
+    part=$(cd "$W/srv" && find pub/deltas -name 0)
+    test -n "$part"
+    assert_streq "$(echo "$part" | wc -l)" 1
+    grep -qx "/$part" "$PUB_LOG"
     ostree admin status --sysroot="$SYS" > status2
     assert_streq "$(grep -o "debian [0-9a-f]\{64\}\.0" status2 | tr "\n" " ")" "debian $P2.0 debian $P1.0 "
     assert_file_has_content status2 "Version: 2"
