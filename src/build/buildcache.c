@@ -11,6 +11,7 @@
 
 #include "base/util.h"
 #include "build/buildcache.h"
+#include "build/imagespec.h"
 #include "store/cachefetch.h"
 #include "store/cachepull.h"
 #include "store/repo.h"
@@ -52,6 +53,15 @@ buildcache_ref (const char *kind, const char *const *inputs)
   for (const char *const *in = inputs; *in != NULL; in++)
     g_checksum_update (sum, (const guchar *) *in, strlen (*in) + 1);
   return g_strconcat ("cache/", kind, "/", g_checksum_get_string (sum), NULL);
+}
+
+gboolean
+buildcache_is_build_ref (const char *ref)
+{
+  if (g_str_has_prefix (ref, "deb/") || g_str_has_prefix (ref, "cache/"))
+    return TRUE;
+  g_autofree char *image = imagespec_image_of_stage_ref (ref);
+  return image != NULL;
 }
 
 /* A cache that ran past a deadline is not asked again for

@@ -54,4 +54,9 @@ char *buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const 
 gboolean buildcache_record_result (OstreeRepo *repo, const char *out_ref, const char *cache_ref,
                                    GCancellable *cancellable, GError **error);
 
+/* Is REF one a build writes for itself and a cache consumer pulls as it
+ * was built: a package tree (deb/...), a cache entry (cache/...), a stage
+ * of an image (stage1/IMAGE and the like)?  Not the image refs. */
+gboolean buildcache_is_build_ref (const char *ref);
+
 G_END_DECLS

@@ -11,6 +11,7 @@
 
 #include "base/util.h"
 #include "store/publish.h"
+#include "store/pubhistory.h"
 #include "store/repo.h"
 
 /* The archive repository at DEST, made when missing (under the publish
@@ -73,7 +74,7 @@ check_no_symlinks (const char *dest, GError **error)
 {
   static const char *const entries[] = {
     "config", "summary", "summary.sig", "objects", "refs", "tmp", "state", "extensions",
-    "deltas", NULL
+    "deltas", "delta-indexes", NULL
   };
   for (const char *const *e = entries; *e != NULL; e++)
     {
@@ -117,7 +118,84 @@ refs_to_publish (OstreeRepo *src, const char *const *refs, GCancellable *cancell
   return g_steal_pointer (&out);
 }
 
-/* Pull REFS from SRC into DEST: objects first, then the refs. */
+/* What a publish writes: the refs copied as built, the refs published
+ * with a history, the extra delta bases (commits in the destination). */
+typedef struct {
+  GPtrArray *as_built;     /* char *: ref names */
+  GPtrArray *entries;      /* PubHistoryEntry * */
+  GPtrArray *delta_bases;  /* char *: commits */
+} PublishPlan;
+
+static void
+publish_plan_clear (PublishPlan *plan)
+{
+  g_clear_pointer (&plan->as_built, g_ptr_array_unref);
+  g_clear_pointer (&plan->entries, g_ptr_array_unref);
+  g_clear_pointer (&plan->delta_bases, g_ptr_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (PublishPlan, publish_plan_clear)
+
+/* Is NAME copied as built under OPTS?  A ref DEST holds with a history
+ * must keep it: refused (FALSE, ERROR set) when OPTS would copy it as
+ * built. */
+static gboolean
+copied_as_built (OstreeRepo *dest, const char *dest_path, const char *name,
+                 const PublishOptions *opts, gboolean *out_as_built, GError **error)
+{
+  *out_as_built = !opts->history || (opts->as_built != NULL && opts->as_built (name));
+  if (!*out_as_built)
+    return TRUE;
+  g_autofree char *there = repo_read_ref (dest, name);
+  g_autofree char *made_from = there != NULL ? pubhistory_built_of (dest, there) : NULL;
+  if (made_from != NULL)
+    return util_fail (error, "%s: ref \"%s\" was published with a history there; publish it "
+                      "with --history (nothing was published)", dest_path, name);
+  return TRUE;
+}
+
+/* Decide, before writing anything, what publishing NAMES from SRC into
+ * DEST does. */
+static gboolean
+plan_publish (OstreeRepo *src, OstreeRepo *dest, const char *dest_path, GPtrArray *names,
+              const PublishOptions *opts, PublishPlan *plan, GCancellable *cancellable,
+              GError **error)
+{
+  plan->as_built = g_ptr_array_new_with_free_func (g_free);
+  plan->entries = g_ptr_array_new_with_free_func ((GDestroyNotify) pubhistory_entry_free);
+  plan->delta_bases = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < names->len; i++)
+    {
+      const char *name = names->pdata[i];
+      gboolean as_built;
+      if (!copied_as_built (dest, dest_path, name, opts, &as_built, error))
+        return FALSE;
+      if (as_built)
+        {
+          g_ptr_array_add (plan->as_built, g_strdup (name));
+          continue;
+        }
+      g_autofree char *built = repo_read_ref (src, name);
+      PubHistoryEntry *entry = pubhistory_plan (dest, name, built, opts->version, cancellable,
+                                                error);
+      if (entry == NULL)
+        return FALSE;
+      g_ptr_array_add (plan->entries, entry);
+    }
+  for (const char *const *r = opts->delta_from; r != NULL && *r != NULL; r++)
+    {
+      char *commit = NULL;
+      g_autoptr(GError) local_error = NULL;
+      if (!ostree_repo_resolve_rev (dest, *r, FALSE, &commit, &local_error))
+        return util_fail (error, "--delta-from %s: not in %s (nothing was published)", *r,
+                          dest_path);
+      g_ptr_array_add (plan->delta_bases, commit);
+    }
+  return TRUE;
+}
+
+/* Pull from SRC into DEST: objects first, then the refs.  REFS holds ref
+ * names, which the pull sets, and commit checksums, which it only
+ * stores. */
 static gboolean
 pull_refs (OstreeRepo *src, OstreeRepo *dest, GPtrArray *refs, GCancellable *cancellable,
            GError **error)
@@ -139,27 +217,171 @@ pull_refs (OstreeRepo *src, OstreeRepo *dest, GPtrArray *refs, GCancellable *can
 }
 
 static gboolean
-sign (OstreeRepo *dest, GPtrArray *refs, const PublishOptions *opts, GCancellable *cancellable,
-      GError **error)
+sign_commit (OstreeRepo *dest, const char *what, const char *commit, const PublishOptions *opts,
+             GCancellable *cancellable, GError **error)
 {
-  for (guint i = 0; i < refs->len; i++)
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_sign_commit (dest, commit, opts->gpg_key_id, opts->gpg_homedir, cancellable,
+                                &local_error)
+      && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
+    return util_fail (error, "signing %s (%s) with key %s: %s", what, commit, opts->gpg_key_id,
+                      local_error->message);
+  return TRUE;
+}
+
+/* Sign what PLAN publishes: the refs copied as built, the new commits. */
+static gboolean
+sign (OstreeRepo *dest, const PublishPlan *plan, const PublishOptions *opts,
+      GCancellable *cancellable, GError **error)
+{
+  for (guint i = 0; i < plan->as_built->len; i++)
     {
-      g_autofree char *commit = repo_read_ref (dest, refs->pdata[i]);
-      g_autoptr(GError) local_error = NULL;
+      g_autofree char *commit = repo_read_ref (dest, plan->as_built->pdata[i]);
       if (commit != NULL
-          && !ostree_repo_sign_commit (dest, commit, opts->gpg_key_id, opts->gpg_homedir,
-                                       cancellable, &local_error)
-          && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
-        return util_fail (error, "signing %s (%s) with key %s: %s", (char *) refs->pdata[i],
-                          commit, opts->gpg_key_id, local_error->message);
+          && !sign_commit (dest, plan->as_built->pdata[i], commit, opts, cancellable, error))
+        return FALSE;
     }
+  for (guint i = 0; i < plan->entries->len; i++)
+    {
+      PubHistoryEntry *entry = plan->entries->pdata[i];
+      if (!entry->unchanged
+          && !sign_commit (dest, entry->ref, entry->published, opts, cancellable, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Copy what PLAN needs from SRC: the refs as built, the built commits of
+ * the refs published with a history (without their refs). */
+static gboolean
+pull_plan (OstreeRepo *src, OstreeRepo *dest, const PublishPlan *plan,
+           GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) wanted = g_ptr_array_new ();
+  for (guint i = 0; i < plan->as_built->len; i++)
+    g_ptr_array_add (wanted, plan->as_built->pdata[i]);
+  for (guint i = 0; i < plan->entries->len; i++)
+    {
+      PubHistoryEntry *entry = plan->entries->pdata[i];
+      if (!entry->unchanged)
+        g_ptr_array_add (wanted, entry->built);
+    }
+  return wanted->len == 0 || pull_refs (src, dest, wanted, cancellable, error);
+}
+
+/* The new commits of PLAN, in one transaction of DEST. */
+static gboolean
+write_history (OstreeRepo *dest, const PublishPlan *plan, GCancellable *cancellable,
+               GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_prepare_transaction (dest, NULL, cancellable, &local_error))
+    return util_fail (error, "opening a transaction: %s", local_error->message);
+  for (guint i = 0; i < plan->entries->len; i++)
+    if (!pubhistory_write (dest, plan->entries->pdata[i], cancellable, error))
+      return ostree_repo_abort_transaction (dest, NULL, NULL), FALSE;
+  if (!ostree_repo_commit_transaction (dest, NULL, cancellable, &local_error))
+    return util_fail (error, "writing the published commits: %s", local_error->message);
+  return TRUE;
+}
+
+static gboolean
+write_delta (OstreeRepo *dest, const char *ref, const char *from, const char *to,
+             GCancellable *cancellable, GError **error)
+{
+  GVariantBuilder builder;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{sv}"));
+  g_autoptr(GVariant) params = g_variant_ref_sink (g_variant_builder_end (&builder));
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_static_delta_generate (dest, OSTREE_STATIC_DELTA_GENERATE_OPT_MAJOR, from, to,
+                                          NULL, params, cancellable, &local_error))
+    return util_fail (error, "%s: the static delta from %s to %s: %s", ref, from, to,
+                      local_error->message);
+  return TRUE;
+}
+
+/* A static delta to each new commit of PLAN from the commit its ref held
+ * before and from each extra base. */
+static gboolean
+write_deltas (OstreeRepo *dest, const PublishPlan *plan, GCancellable *cancellable,
+              GError **error)
+{
+  for (guint i = 0; i < plan->entries->len; i++)
+    {
+      PubHistoryEntry *entry = plan->entries->pdata[i];
+      if (entry->unchanged)
+        continue;
+      g_autoptr(GPtrArray) bases = g_ptr_array_new ();
+      if (entry->previous != NULL)
+        g_ptr_array_add (bases, entry->previous);
+      for (guint j = 0; j < plan->delta_bases->len; j++)
+        {
+          char *base = plan->delta_bases->pdata[j];
+          if (strcmp (base, entry->published) != 0
+              && !g_ptr_array_find_with_equal_func (bases, base, g_str_equal, NULL))
+            g_ptr_array_add (bases, base);
+        }
+      for (guint j = 0; j < bases->len; j++)
+        if (!write_delta (dest, entry->ref, bases->pdata[j], entry->published, cancellable,
+                          error))
+          return FALSE;
+    }
+  return TRUE;
+}
+
+/* Point the refs of PLAN's new commits at them (last: a client sees a
+ * ref only once its commit, signature and deltas are in place). */
+static gboolean
+set_history_refs (OstreeRepo *dest, const PublishPlan *plan, GCancellable *cancellable,
+                  GError **error)
+{
+  for (guint i = 0; i < plan->entries->len; i++)
+    {
+      PubHistoryEntry *entry = plan->entries->pdata[i];
+      g_autoptr(GError) local_error = NULL;
+      if (!entry->unchanged
+          && !ostree_repo_set_ref_immediate (dest, NULL, entry->ref, entry->published,
+                                             cancellable, &local_error))
+        return util_fail (error, "%s: %s", entry->ref, local_error->message);
+    }
+  return TRUE;
+}
+
+/* Everything the publish writes, under the lock. */
+static gboolean
+publish_locked (OstreeRepo *src, OstreeRepo *repo, const char *dest, GPtrArray *names,
+                const PublishOptions *opts, guint *out_unchanged, GCancellable *cancellable,
+                GError **error)
+{
+  g_auto(PublishPlan) plan = { NULL, };
+  if (!plan_publish (src, repo, dest, names, opts, &plan, cancellable, error)
+      || !pull_plan (src, repo, &plan, cancellable, error)
+      || !write_history (repo, &plan, cancellable, error)
+      /* Signed before the deltas are made: a delta carries its commit's
+       * detached metadata, the signature with it. */
+      || (opts->gpg_key_id != NULL && !sign (repo, &plan, opts, cancellable, error))
+      || (!opts->no_deltas && !write_deltas (repo, &plan, cancellable, error))
+      || !set_history_refs (repo, &plan, cancellable, error))
+    return FALSE;
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_regenerate_summary (repo, NULL, cancellable, &local_error))
+    return util_fail (error, "%s: writing the summary: %s", dest, local_error->message);
+  const char *key_ids[] = { opts->gpg_key_id, NULL };
+  if (opts->gpg_key_id != NULL
+      && !ostree_repo_add_gpg_signature_summary (repo, key_ids, opts->gpg_homedir, cancellable,
+                                                 &local_error))
+    return util_fail (error, "%s: signing the summary with key %s: %s", dest, opts->gpg_key_id,
+                      local_error->message);
+  *out_unchanged = 0;
+  for (guint i = 0; i < plan.entries->len; i++)
+    *out_unchanged += ((PubHistoryEntry *) plan.entries->pdata[i])->unchanged ? 1 : 0;
   return TRUE;
 }
 
 gboolean
 publish_refs (OstreeRepo *src, const char *const *refs, const char *dest,
-              const PublishOptions *opts, guint *out_count, GCancellable *cancellable,
-              GError **error)
+              const PublishOptions *opts, guint *out_count, guint *out_unchanged,
+              GCancellable *cancellable, GError **error)
 {
   g_autoptr(GPtrArray) names = refs_to_publish (src, refs, cancellable, error);
   if (names == NULL)
@@ -178,20 +400,10 @@ publish_refs (OstreeRepo *src, const char *const *refs, const char *dest,
       return util_fail (error, "%s: %s", lock_path, g_strerror (saved));
     }
   g_autoptr(OstreeRepo) repo = NULL;
-  if (!check_no_symlinks (dest, error)
-      || (repo = open_destination (dest, cancellable, error)) == NULL)
-    return close (lock_fd), FALSE;
-  gboolean ok = pull_refs (src, repo, names, cancellable, error)
-                && (opts->gpg_key_id == NULL || sign (repo, names, opts, cancellable, error));
-  g_autoptr(GError) local_error = NULL;
-  if (ok && !ostree_repo_regenerate_summary (repo, NULL, cancellable, &local_error))
-    ok = util_fail (error, "%s: writing the summary: %s", dest, local_error->message);
-  const char *key_ids[] = { opts->gpg_key_id, NULL };
-  if (ok && opts->gpg_key_id != NULL
-      && !ostree_repo_add_gpg_signature_summary (repo, key_ids, opts->gpg_homedir, cancellable,
-                                                 &local_error))
-    ok = util_fail (error, "%s: signing the summary with key %s: %s", dest, opts->gpg_key_id,
-                    local_error->message);
+  gboolean ok = check_no_symlinks (dest, error)
+                && (repo = open_destination (dest, cancellable, error)) != NULL
+                && publish_locked (src, repo, dest, names, opts, out_unchanged, cancellable,
+                                   error);
   close (lock_fd);  /* releases the lock */
   if (ok)
     *out_count = names->len;
