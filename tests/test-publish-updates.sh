@@ -68,6 +68,16 @@ build_refs () {
     ostree --repo="$REPO" refs | sort | while read -r r; do echo "$r $(cat "$REPO/refs/heads/$r")"; done
 }
 
+# publish_history_device: publish --history of the ref "device", which
+# publishes it and leaves every ref of the build repository as it was.
+publish_history_device () {
+    build_refs > refs.before
+    a2o --repo "$REPO" publish --to "$PUB" --history device > out
+    assert_streq "$(cat out)" "$PUB: 1 ref published"
+    build_refs > refs.after
+    cmp refs.before refs.after
+}
+
 # meta REPO REV KEY: the commit's metadata value KEY, unquoted.
 meta () {
     ostree --repo="$1" show "$2" --print-metadata-key="$3" | tr -d "'"
@@ -105,11 +115,7 @@ point_ref () {
 test_expect_success 'publish --history: the ref gets a new commit of the built tree, version 1, the built commit recorded; the build repository is unchanged' '
     cd "$W"
     point_ref device "$(cat "$REPO/refs/heads/one-deploy")"
-    build_refs > refs.before
-    a2o --repo "$REPO" publish --to "$PUB" --history device > out
-    assert_streq "$(cat out)" "$PUB: 1 ref published"
-    build_refs > refs.after
-    cmp refs.before refs.after
+    publish_history_device
     B1=$(cat "$REPO/refs/heads/device")
     P1=$(cat "$PUB/refs/heads/device") && echo "$P1" > P1
     [ "$P1" != "$B1" ]
@@ -146,11 +152,7 @@ test_expect_success 'the second image published to the same ref: its parent is t
     cd "$W"
     load_commits
     point_ref device "$(cat "$REPO/refs/heads/two-deploy")"
-    build_refs > refs.before
-    a2o --repo "$REPO" publish --to "$PUB" --history device > out
-    assert_streq "$(cat out)" "$PUB: 1 ref published"
-    build_refs > refs.after
-    cmp refs.before refs.after
+    publish_history_device
     B2=$(cat "$REPO/refs/heads/device")
     P2=$(cat "$PUB/refs/heads/device") && echo "$P2" > P2
     assert_streq "$(ostree --repo="$PUB" rev-parse "$P2^")" "$P1"
