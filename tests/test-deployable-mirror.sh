@@ -52,6 +52,32 @@ test_expect_success 'ostree admin deploys it; a second image with one package mo
     assert_streq "$(grep -o "debian [0-9a-f]\{64\}\.0" status | tr "\n" " ")" "debian $c2.0 debian $c1.0 "
 '
 
+# as_booted REF: the boot's work on /var without booting (as
+# tests/test-deployable.sh plays it) for REF's deployment: the stateroot's
+# /var on the deployment's, systemd-tmpfiles over its tmpfiles.d; then the
+# packages dpkg lists there (REF.pkgs) and what dpkg --verify says
+# (REF.verify).
+as_booted () {
+    unshare -m sh -ec '
+        mount --bind "$1/ostree/deploy/debian/var" "$2/var"
+        systemd-tmpfiles --create --root="$2" > /dev/null 2>&1 || :
+        dpkg-query --admindir="$2/var/lib/dpkg" -W -f "\${Package}\n" > "$3.pkgs"
+        dpkg --root="$2" --verify > "$3.verify" 2>&1 || :
+    ' sh "$SYS" "$SYS/ostree/deploy/debian/deploy/$(cat "$REPO/refs/heads/$1").0" "$W/$1"
+}
+
+test_expect_success 'each deployment, as booted: dpkg lists its own packages and dpkg --verify finds every file' '
+    cd "$W"
+    for ref in os-deploy os2-deploy; do
+        as_booted $ref
+        cat $ref.verify
+        test ! -s $ref.verify
+        assert_file_has_content $ref.pkgs "^ostree-boot\$"
+    done
+    assert_not_file_has_content os-deploy.pkgs "^less\$"
+    assert_file_has_content os2-deploy.pkgs "^less\$"
+'
+
 if ! command -v qemu-system-x86_64 > /dev/null; then
     test_skip 'the deployment boots under qemu' "qemu-system-x86_64 is not installed (tools/setup installs qemu-system-x86)"
 else
