@@ -5,6 +5,9 @@
 #   kib PATH...         disk used, in KiB
 #   slow_edges LOG      how many .deb edges (fetch + unpack) of ninja's log
 #                       LOG took 5 s or more (the last run of each)
+#   decompress_cpu DIR  CPU seconds (user + system) to decompress every
+#                       index (xz, gzip, zstd, bzip2) or .deb (its data
+#                       tarball, dpkg-deb) in DIR: work any builder does
 
 now () { date +%s.%N; }
 calc () { awk "BEGIN { printf \"%.2f\\n\", $1 }"; }
@@ -20,4 +23,28 @@ kib () { du -sk "$@" | awk '{ s += $1 } END { print s }'; }
 slow_edges () {
     awk 'NR > 1 && $4 ~ /refs\/heads\/deb\// { t[$4] = $2 - $1 }
          END { n = 0; for (o in t) if (t[o] >= 5000) n++; print n }' "$1"
+}
+
+# decompress_cpu DIR: what it costs only to decompress what DIR holds
+# (the lock's cached indices, or the build's downloaded .debs), one file
+# after another, in CPU seconds.
+decompress_cpu () {
+    local f magic total=0 tf
+    tf=$(mktemp)
+    for f in "$1"/*; do
+        [ -f "$f" ] || continue
+        magic=$(od -An -tx1 -N4 "$f" | tr -d ' ')
+        case $magic in
+            fd377a58) set -- xz -dc ;;
+            1f8b*) set -- gzip -dc ;;
+            28b52ffd) set -- zstd -qdc ;;
+            425a68*) set -- bzip2 -dc ;;
+            213c6172) set -- dpkg-deb --fsys-tarfile ;;   # "!<ar": a .deb
+            *) continue ;;
+        esac
+        /usr/bin/time -o "$tf" -f '%U %S' "$@" "$f" > /dev/null 2>&1 || continue
+        total=$(awk -v a="$total" '{ printf "%.2f", a + $1 + $2 }' "$tf")
+    done
+    rm -f "$tf"
+    echo "$total"
 }
