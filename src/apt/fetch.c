@@ -13,6 +13,7 @@
 #include "apt/fetch.h"
 #include "apt/fetchtransfer.h"
 #include "apt/proxy.h"
+#include "apt/tls.h"
 #include "base/sha256.h"
 #include "base/util.h"
 
@@ -316,7 +317,7 @@ fetch_transfer_prepare (FetchTransfer *t, CURL *curl, GError **error)
   curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, sink_xferinfo);
   curl_easy_setopt (curl, CURLOPT_XFERINFODATA, sink);
-  return proxy_apply (curl, t->url, error);
+  return proxy_apply (curl, t->url, error) && tls_apply (curl, t->url, error);
 }
 
 /* What an attempt that ended with CODE means: done, worth another try
