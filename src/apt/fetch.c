@@ -375,6 +375,10 @@ attempt_result (FetchTransfer *t, CURL *curl, CURLcode code, char **out_message,
       *out_message = g_steal_pointer (&message);
       return FETCH_ATTEMPT_TRANSIENT;
     }
+  if (code == CURLE_PEER_FAILED_VERIFICATION)
+    return util_fail (error, "%s: %s (a mirror whose certificate a CA of your own signed: name "
+                      "that CA's PEM file in apt.conf, Acquire::https::CaInfo \"FILE\";, as apt "
+                      "takes it)", url, message), FETCH_ATTEMPT_FAILED;
   util_fail (error, "%s: %s", url, message);
   return FETCH_ATTEMPT_FAILED;
 }
