@@ -141,3 +141,24 @@ skip_unless_stage2 () {
     [ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
     command -v ninja > /dev/null || skip_all "ninja is not installed"
 }
+
+# many_debs_repo D N: base_repo D with N small packages besides (small01
+# ... smallN, each shipping one file), published as bookworm signed by the
+# "archive" key; MANY_DEBS_REQUEST is what to lock: the base's request and
+# the small packages, about 26 + N .debs in all.  (For tests that count
+# connections per .deb: N well over the connections allowed.)
+many_debs_repo () {
+    local d=$1 n=$2 i stage
+    base_repo "$d"
+    repo_key archive
+    MANY_DEBS_REQUEST="$BASE_REQUEST"
+    for i in $(seq -w "$n"); do
+        stage="$SCRATCH/stage/small$i"
+        mkdir -p "$stage/usr/share/small$i"
+        echo "small $i" > "$stage/usr/share/small$i/hello"
+        ( cd "$d/pool/main" && make_deb "$stage" "small$i" 1.0 amd64 "Priority: optional" ) > /dev/null \
+            || { echo "Bail out! cannot build the test packages"; exit 1; }
+        MANY_DEBS_REQUEST="$MANY_DEBS_REQUEST small$i"
+    done
+    repo_publish "$d" bookworm amd64 archive
+}

@@ -259,6 +259,70 @@ start_proxy () {
     PROXY_URL="http://127.0.0.1:$(cat "$portfile")"
 }
 
+# tls_certificates DIR NAME: in DIR, a certificate authority made now
+# (ca.pem) and a server certificate it signed for NAME and 127.0.0.1
+# (server.pem, server.key).
+tls_certificates () {
+    local dir=$1 name=$2
+    mkdir -p "$dir"
+    (
+        cd "$dir" || exit 1
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
+            -keyout ca.key -out ca.pem -subj "/CN=apt2ostree test CA" \
+            -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign"
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+            -keyout server.key -out server.csr -subj "/CN=$name"
+        printf '%s\n' "subjectAltName=DNS:$name,IP:127.0.0.1" "basicConstraints=CA:FALSE" \
+            "extendedKeyUsage=serverAuth" > server.ext
+        openssl x509 -req -in server.csr -CA ca.pem -CAkey ca.key -CAcreateserial -days 2 \
+            -extfile server.ext -out server.pem
+    ) > "$dir/openssl.log" 2>&1 || { cat "$dir/openssl.log"; return 1; }
+}
+
+# start_tls_mirror ROOT NAME: nginx serving ROOT over https in the private
+# network (private_net_start NAME first) until the test file exits, on
+# port 443 with HTTP/2 and on port 8443 with HTTP/1.1 only, with a server
+# certificate for NAME signed by a CA of the test's own: TLS_CA (its PEM
+# file).  TLS_LOG gets one line per request: "CONNECTION REQUESTS-ON-IT
+# PROTOCOL SESSION-REUSED STATUS URI" (nginx's $connection,
+# $connection_requests, $server_protocol, $ssl_session_reused).
+start_tls_mirror () {
+    local root=$1 name=$2 dir="$SCRATCH/nginx"
+    command -v nginx > /dev/null || skip_all "nginx is not installed (tools/setup installs it)"
+    command -v openssl > /dev/null || skip_all "openssl is not installed (tools/setup installs it)"
+    tls_certificates "$dir" "$name" || exit 1
+    TLS_CA=$dir/ca.pem
+    TLS_LOG=$dir/access.log
+    : > "$TLS_LOG"
+    mkdir -p "$dir/tmp"
+    cat > "$dir/nginx.conf" <<EOF
+user root;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 256; }
+http {
+    log_format connections '\$connection \$connection_requests \$server_protocol \$ssl_session_reused \$status \$request_uri';
+    access_log $TLS_LOG connections;
+    client_body_temp_path $dir/tmp;
+    proxy_temp_path $dir/tmp;
+    fastcgi_temp_path $dir/tmp;
+    uwsgi_temp_path $dir/tmp;
+    scgi_temp_path $dir/tmp;
+    ssl_certificate $dir/server.pem;
+    ssl_certificate_key $dir/server.key;
+    keepalive_requests 10000;
+    root $root;
+    server { listen 127.0.0.1:443 ssl http2; server_name $name; }
+    server { listen 127.0.0.1:8443 ssl; server_name $name; }
+}
+EOF
+    "${_private_net_enter[@]}" nginx -p "$dir" -c "$dir/nginx.conf" -e "$dir/error.log" \
+        -g 'daemon off;' > "$dir/nginx.out" 2>&1 &
+    stop_at_exit $!
+    _wait_for_file "$dir/nginx.pid" || { cat "$dir/nginx.out" "$dir/error.log"; exit 1; }
+}
+
 # --- a private network: loopback only, one name answered by tests/dnsd.py ---
 
 _private_net_enter=()
@@ -309,6 +373,10 @@ private_net_start () {
     stop_at_exit $!
     _wait_for_file "$dir/dns.ready" || skip_all "tests/dnsd.py did not start: $(cat "$dir/dnsd.log")"
 }
+
+# count_lines LINE FILE: how many lines of FILE are exactly LINE (e.g.
+# "A NAME" in DNS_LOG: the lookups of NAME).
+count_lines () { awk -v line="$1" '$0 == line { n++ } END { print n + 0 }' "$2"; }
 
 # in_private_net CMD...: CMD in the private network (private_net_start), in
 # the current directory, with no proxy from the environment.

@@ -28,16 +28,7 @@ SMALL_DEBS=14
 
 SRV="$SCRATCH/srv"
 D="$SRV/debian"
-base_repo "$D"
-repo_key archive
-for i in $(seq -w "$SMALL_DEBS"); do
-    stage="$SCRATCH/stage/small$i"
-    mkdir -p "$stage/usr/share/small$i"
-    echo "small $i" > "$stage/usr/share/small$i/hello"
-    ( cd "$D/pool/main" && make_deb "$stage" "small$i" 1.0 amd64 "Priority: optional" ) > /dev/null \
-        || { echo "Bail out! cannot build the test packages"; exit 1; }
-done
-repo_publish "$D" bookworm amd64 archive
+many_debs_repo "$D" "$SMALL_DEBS"
 
 private_net_start "$MIRROR_NAME"
 CONNECTION_LOG="$SCRATCH/connections.log"
@@ -47,11 +38,7 @@ W="$SCRATCH/work"
 mkdir -p "$W/counts"
 cd "$W" || exit 1
 repo_sources_line "$MIRROR_URL/debian" bookworm archive > sources.list
-printf '%s\n' $BASE_REQUEST > image.txt
-for i in $(seq -w "$SMALL_DEBS"); do echo "small$i"; done >> image.txt
-
-# count_lines LINE FILE: how many lines of FILE are exactly LINE.
-count_lines () { awk -v line="$1" '$0 == line { n++ } END { print n + 0 }' "$2"; }
+printf '%s\n' $MANY_DEBS_REQUEST > image.txt
 
 # counted NAME CMD...: CMD in the private network, from empty logs, its
 # output in NAME.out; then $W/counts/NAME holds what it cost: A and AAAA

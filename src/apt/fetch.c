@@ -13,6 +13,7 @@
 #include "apt/fetch.h"
 #include "apt/fetchtransfer.h"
 #include "apt/proxy.h"
+#include "apt/tls.h"
 #include "base/sha256.h"
 #include "base/util.h"
 
@@ -316,7 +317,7 @@ fetch_transfer_prepare (FetchTransfer *t, CURL *curl, GError **error)
   curl_easy_setopt (curl, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt (curl, CURLOPT_XFERINFOFUNCTION, sink_xferinfo);
   curl_easy_setopt (curl, CURLOPT_XFERINFODATA, sink);
-  return proxy_apply (curl, t->url, error);
+  return proxy_apply (curl, t->url, error) && tls_apply (curl, t->url, error);
 }
 
 /* What an attempt that ended with CODE means: done, worth another try
@@ -374,6 +375,10 @@ attempt_result (FetchTransfer *t, CURL *curl, CURLcode code, char **out_message,
       *out_message = g_steal_pointer (&message);
       return FETCH_ATTEMPT_TRANSIENT;
     }
+  if (code == CURLE_PEER_FAILED_VERIFICATION)
+    return util_fail (error, "%s: %s (a mirror whose certificate a CA of your own signed: name "
+                      "that CA's PEM file in apt.conf, Acquire::https::CaInfo \"FILE\";, as apt "
+                      "takes it)", url, message), FETCH_ATTEMPT_FAILED;
   util_fail (error, "%s: %s", url, message);
   return FETCH_ATTEMPT_FAILED;
 }

@@ -15,6 +15,7 @@
 
 #include "apt/cache.h"
 #include "apt/fetchclient.h"
+#include "apt/sources.h"
 #include "base/util.h"
 
 /* How long a new service may take to listen, and how often a client starts
@@ -35,12 +36,51 @@ fetch_client_serves (const char *url)
   return g_strcmp0 (g_getenv ("APT2OSTREE_FETCH_SERVICE"), "0") != 0;
 }
 
+/* One file of the apt configuration into CHECKSUM: its path, size, mtime
+ * and inode (an edit, a new file or a removed one changes the sum). */
+static void
+checksum_conf_file (GChecksum *checksum, const char *path)
+{
+  struct stat st;
+  g_autofree char *entry = NULL;
+  if (stat (path, &st) == 0)
+    entry = g_strdup_printf ("%s=%lld.%09ld:%lld:%llu", path, (long long) st.st_mtim.tv_sec,
+                             st.st_mtim.tv_nsec, (long long) st.st_size,
+                             (unsigned long long) st.st_ino);
+  else
+    entry = g_strdup_printf ("%s!", path);
+  g_checksum_update (checksum, (const guchar *) entry, strlen (entry) + 1);
+}
+
+/* The files of the host's apt configuration (apt/aptconf.h: $APT_CONFIG,
+ * apt.conf.d's, apt.conf; not the files they #include) as they are now,
+ * into CHECKSUM: a few stat() calls, no parsing. */
+static void
+checksum_apt_conf (GChecksum *checksum)
+{
+  const char *apt_config = g_getenv ("APT_CONFIG");
+  if (apt_config != NULL && *apt_config != '\0')
+    checksum_conf_file (checksum, apt_config);
+  g_autofree char *etc = sources_host_etc_dir ();
+  g_autofree char *parts = g_build_filename (etc, "apt.conf.d", NULL);
+  g_autoptr(GDir) dir = g_dir_open (parts, 0, NULL);
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    g_ptr_array_add (names, g_build_filename (parts, name, NULL));
+  g_ptr_array_sort (names, util_compare_strings);
+  for (guint i = 0; i < names->len; i++)
+    checksum_conf_file (checksum, names->pdata[i]);
+  g_autofree char *main_file = g_build_filename (etc, "apt.conf", NULL);
+  checksum_conf_file (checksum, main_file);
+}
+
 char *
 fetch_service_socket_name (void)
 {
   static const char *const variables[] = {
     "http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
-    "no_proxy", "NO_PROXY", "APT2OSTREE_APT_ROOT", "APT2OSTREE_FETCH_TIMEOUT",
+    "no_proxy", "NO_PROXY", "APT2OSTREE_APT_ROOT", "APT_CONFIG", "APT2OSTREE_FETCH_TIMEOUT",
     "APT2OSTREE_DOWNLOAD_CONNECTIONS", NULL
   };
   g_autoptr(GChecksum) checksum = g_checksum_new (G_CHECKSUM_SHA256);
@@ -51,6 +91,7 @@ fetch_service_socket_name (void)
                                                 value != NULL ? value : "", '\0');
       g_checksum_update (checksum, (const guchar *) entry, strlen (entry) + 1);
     }
+  checksum_apt_conf (checksum);
   return g_strdup_printf (".fetch-service-%.12s.sock", g_checksum_get_string (checksum));
 }
 

@@ -33,8 +33,10 @@ G_BEGIN_DECLS
 /* The name of the socket in the cache directory of the service for this
  * process's environment: ".fetch-service-HASH.sock", HASH over the
  * variables that change how downloads are made (proxies, timeouts, the
- * apt configuration's root), so a build never borrows a service that
- * another environment started. */
+ * apt configuration's root and $APT_CONFIG) and over the apt
+ * configuration's files as they are (their size, mtime and inode: a proxy
+ * or CA file set there), so a build never borrows a service that another
+ * environment or configuration started. */
 char *fetch_service_socket_name (void);
 
 /* Where the download list of the Ninja file NINJA_PATH goes in CACHE_DIR. */

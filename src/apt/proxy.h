@@ -9,12 +9,7 @@
  *  4. whatever gave a proxy, no_proxy naming the host (or a domain it is
  *     in, or "*") makes the connection direct.
  *
- * The settings come from the host's apt configuration, read once per
- * process as apt reads it: $APT_CONFIG, then ROOT/etc/apt/apt.conf.d/
- * (files with no extension or ".conf", by name), then ROOT/etc/apt/apt.conf,
- * a later setting overriding an earlier one; ROOT as sources.h's
- * (APT2OSTREE_APT_ROOT in tests).  Both syntaxes ("A::B::C "v";" and
- * "A { B { C "v"; }; };"), comments, #clear and #include are understood.
+ * The settings come from the host's apt configuration (aptconf.h).
  * A proxy URL is scheme://[user[:pass]@]host[:port][/] with scheme http,
  * https or socks5h (apt's); "host:port" alone is taken as http://.
  * Proxy-Auto-Detect is not run. */

@@ -210,15 +210,15 @@ images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPtrArray
   return TRUE;
 }
 
-/* cmd_check_proxies over the sources of every image (a URI they share
+/* cmd_check_network over the sources of every image (a URI they share
  * is said once). */
 static gboolean
-check_proxies (BuildArgs *args, CmdInvocation *inv, gboolean verbose, GError **error)
+check_network (BuildArgs *args, CmdInvocation *inv, gboolean verbose, GError **error)
 {
   g_autoptr(GPtrArray) lists = g_ptr_array_new ();
   for (guint i = 0; i < args->images->len; i++)
     g_ptr_array_add (lists, ((BuildImage *) args->images->pdata[i])->sources);
-  return cmd_check_proxies (inv, (SourcesList *const *) lists->pdata, lists->len, verbose, error);
+  return cmd_check_network (inv, (SourcesList *const *) lists->pdata, lists->len, verbose, error);
 }
 
 gboolean
@@ -234,7 +234,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Steps at once (default: ninja's)", "N" },
     { "ninja", 0, 0, G_OPTION_ARG_FILENAME, &ninja, "The ninja to run (default: ninja)", "PATH" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
-      "Say which proxy each source goes through, and why", NULL },
+      "Say which proxy each source goes through, and why, and the CA file apt.conf names", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "LOCKFILE[=REF]...",
@@ -255,7 +255,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (!runlimits_init (&limits, args.timeout, args.memory_limit, args.max_processes, error)
       || !build_args_complete (&args, inv, argc - 1, argv + 1, error)
       || !build_load_images (&args, error)
-      || !check_proxies (&args, inv, verbose, error))
+      || !check_network (&args, inv, verbose, error))
     return FALSE;
   /* Stage 2 runs the images' programs: say so before the downloads when
    * this machine cannot (configure checks again, for "ninja" users). */

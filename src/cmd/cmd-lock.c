@@ -243,7 +243,8 @@ parse_options (CmdInvocation *inv, LockOptions *o, int *argc, char ***argv, GErr
       "keep matching paths an earlier --path-exclude left out (repeatable; the last "
       "matching rule decides)", "GLOB" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &o->verbose,
-      "say which proxy each source goes through, and why (apt.conf, http_proxy, no_proxy)", NULL },
+      "say which proxy each source goes through, and why (apt.conf, http_proxy, no_proxy), "
+      "and the CA file apt.conf names for it", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "PACKAGES.txt | --update LOCKFILE",
@@ -551,7 +552,7 @@ cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                : !input_from_package_list (inv, &o, argv[1], &in, error))
     return FALSE;
   g_autoptr(SourcesList) sources = sources_to_lock (&o, &in, error);
-  if (sources == NULL || !cmd_check_proxies (inv, &sources, 1, o.verbose, error))
+  if (sources == NULL || !cmd_check_network (inv, &sources, 1, o.verbose, error))
     return FALSE;
 
   const char *cache = o.cache != NULL ? o.cache : "build/cache/lists";

@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "apt/proxy.h"
+#include "apt/tls.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "store/tree.h"
@@ -70,8 +71,23 @@ cmd_edit_clear (CmdEdit *edit)
   g_clear_object (&edit->repo);
 }
 
+/* "proxy URL (WHY)" or "direct (WHY)", and for an https URI with a CA
+ * file of its own "; CA file PATH (WHY)". */
+static char *
+describe_network (const char *uri, GError **error)
+{
+  g_autofree char *how = proxy_describe (uri, error);
+  g_autofree char *ca_path = NULL;
+  g_autofree char *ca_why = NULL;
+  if (how == NULL || !tls_cainfo_for_url (uri, &ca_path, &ca_why, error))
+    return NULL;
+  if (ca_path == NULL)
+    return g_steal_pointer (&how);
+  return g_strdup_printf ("%s; CA file %s (%s)", how, ca_path, ca_why);
+}
+
 gboolean
-cmd_check_proxies (CmdInvocation *inv, SourcesList *const *lists, guint n, gboolean verbose,
+cmd_check_network (CmdInvocation *inv, SourcesList *const *lists, guint n, gboolean verbose,
                    GError **error)
 {
   g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -84,7 +100,7 @@ cmd_check_proxies (CmdInvocation *inv, SourcesList *const *lists, guint n, gbool
             g_autofree char *line = g_strdup_printf ("source %s: %s", s->name, *uri);
             if (!g_hash_table_add (seen, g_strdup (line)))
               continue;
-            g_autofree char *how = proxy_describe (*uri, error);
+            g_autofree char *how = describe_network (*uri, error);
             if (how == NULL)
               return FALSE;
             if (verbose)
