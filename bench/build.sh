@@ -123,17 +123,7 @@ timed mm.plus mmdebstrap --quiet --variant=minbase --mode=root --include=less "$
 # A package of the lockfile locked from the release's -updates or -security
 # suite, at the version the release itself has; lock it pinned
 # (name=version), build it as the same image.
-curl -fsS -o Packages.xz "$(host_debian_mirror)/dists/$suite/main/binary-$(dpkg --print-architecture)/Packages.xz"
-changed=$(xz -dc Packages.xz | awk -v lock=min.lock.json '
-    BEGIN { while ((getline l < lock) > 0)
-              if (match(l, /"name": "[^"]*", "version": "[^"]*"/)) {
-                split(substr(l, RSTART, RLENGTH), f, "\"")
-                if (l ~ /"source": "[^"]*-(updates|security)"/) v[f[4]] = f[8] }
-            RS = ""; FS = "\n" }
-    { n = ""; ver = ""
-      for (i = 1; i <= NF; i++) { if ($i ~ /^Package: /) n = substr($i, 10); if ($i ~ /^Version: /) ver = substr($i, 10) }
-      if ((n in v) && ver != v[n]) { print n, v[n], "->", ver; exit } }')
-[ -n "$changed" ] || { echo "bench/build.sh: no package of the $suite lockfile has another version in $suite" >&2; exit 1; }
+changed=$(other_version "$suite" min.lock.json)
 set -- $changed
 echo "$1=$4" > change.txt
 timed change.lock "$A2O" lock change.txt --suite "$suite" --variant minbase -o change.lock.json

@@ -5,6 +5,10 @@
 #   kib PATH...         disk used, in KiB
 #   slow_edges LOG      how many .deb edges (fetch + unpack) of ninja's log
 #                       LOG took 5 s or more (the last run of each)
+#   other_version SUITE LOCKFILE
+#                       "NAME LOCKED -> OTHER": a package LOCKFILE took from
+#                       SUITE's -updates or -security, and the version SUITE
+#                       itself has (needs tests/libsources.sh)
 #   decompress_cpu DIR  CPU seconds (user + system) to decompress every
 #                       index (xz, gzip, zstd, bzip2) or .deb (its data
 #                       tarball, dpkg-deb) in DIR: work any builder does
@@ -47,4 +51,27 @@ decompress_cpu () {
     done
     rm -f "$tf"
     echo "$total"
+}
+
+# other_version SUITE LOCKFILE: the first package of LOCKFILE locked from
+# SUITE-updates or SUITE-security whose version in SUITE itself differs, as
+# "NAME LOCKED -> OTHER" (a one-package change a lock can pin); fails when
+# there is none.
+other_version () {
+    local out index
+    index=$(mktemp)
+    curl -fsS -o "$index" "$(host_debian_mirror)/dists/$1/main/binary-$(dpkg --print-architecture)/Packages.xz" \
+        || { rm -f "$index"; return 1; }
+    out=$(xz -dc "$index" | awk -v lock="$2" '
+        BEGIN { while ((getline l < lock) > 0)
+                  if (match(l, /"name": "[^"]*", "version": "[^"]*"/)) {
+                    split(substr(l, RSTART, RLENGTH), f, "\"")
+                    if (l ~ /"source": "[^"]*-(updates|security)"/) v[f[4]] = f[8] }
+                RS = ""; FS = "\n" }
+        { n = ""; ver = ""
+          for (i = 1; i <= NF; i++) { if ($i ~ /^Package: /) n = substr($i, 10); if ($i ~ /^Version: /) ver = substr($i, 10) }
+          if ((n in v) && ver != v[n]) { print n, v[n], "->", ver; exit } }')
+    rm -f "$index"
+    [ -n "$out" ] || { echo "${0##*/}: no package of $2 has another version in $1" >&2; return 1; }
+    echo "$out"
 }
