@@ -7,11 +7,15 @@ step() { echo "apt2ostree configure: $*"; }
 printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
 chmod 755 /usr/sbin/policy-rc.d
 
-# the packages that left, purged (dependencies come right again below)
-purge=$1; shift
-if [ -n "$purge" ]; then
-  step "dpkg --purge$(printf ' %s' $purge)"
-  dpkg --purge --no-triggers --force-depends --force-remove-essential $purge
+# the packages that left, purged (dependencies come right again below): their
+# names are in a file, one a line, however many (in one argument, Linux
+# would refuse more than 128 KiB of them), selected for purging, then purged
+# by one dpkg, which takes no name on its command line
+purge=/run/apt2ostree-purge
+if [ -s $purge ]; then
+  step "dpkg --purge $(paste -s -d ' ' $purge)"
+  while read -r p; do echo "$p purge"; done < $purge | dpkg --set-selections
+  dpkg --purge --pending --no-triggers --force-depends --force-remove-essential
 fi
 
 # the packages that changed or arrived, unpacked by dpkg (preinsts; the

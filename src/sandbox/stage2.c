@@ -39,6 +39,7 @@
  * preinsts and records the triggers), then 5 to 8, the same text. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "sandbox/foreign.h"
@@ -46,6 +47,7 @@
 #include "store/repo.h"
 #include "sandbox/stage2.h"
 #include "store/treeread.h"
+#include "base/scratch.h"
 #include "base/util.h"
 
 /* The scripts are the shell files beside this one, embedded at build time
@@ -220,6 +222,32 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
 /* Where the incremental script finds the .debs: each bound read-only, as
  * DEBS_DIR/N.deb (mount points, so never part of the result). */
 #define DEBS_DIR "/run/apt2ostree-debs"
+/* Where it finds the names of the packages to purge, one a line: a file,
+ * however many there are (not an argument: Linux refuses one over 128 KiB). */
+#define PURGE_LIST "/run/apt2ostree-purge"
+
+/* The file of PURGE's names, in a scratch directory of the repository's
+ * tmp/ (*OUT_SCRATCH, for the caller to remove). */
+static char *
+purge_list (OstreeRepo *repo, const char *const *purge, Scratch **out_scratch, GError **error)
+{
+  g_autofree char *repo_path = g_file_get_path (ostree_repo_get_path (repo));
+  g_autofree char *tmp = g_build_filename (repo_path, "tmp", NULL);
+  if (g_mkdir_with_parents (tmp, 0755) < 0)
+    return util_fail (error, "%s: %s", tmp, g_strerror (errno)), NULL;
+  g_autoptr(Scratch) scratch = scratch_new (tmp, "stage2", error);
+  if (scratch == NULL)
+    return NULL;
+  g_autoptr(GString) names = g_string_new (NULL);
+  for (guint i = 0; purge != NULL && purge[i] != NULL; i++)
+    g_string_append_printf (names, "%s\n", purge[i]);
+  g_autofree char *path = g_build_filename (scratch->path, "purge", NULL);
+  g_autoptr(GError) local_error = NULL;
+  if (!g_file_set_contents (path, names->str, names->len, &local_error))
+    return util_fail (error, "%s", local_error->message), NULL;
+  *out_scratch = g_steal_pointer (&scratch);
+  return g_steal_pointer (&path);
+}
 
 gboolean
 stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
@@ -239,15 +267,18 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_autofree char *script = stage2_script ("stage2-incremental.sh", error);
   if (script == NULL)
     return FALSE;
-  g_autofree char *purge = incremental->purge != NULL
-                           ? g_strjoinv (" ", (char **) incremental->purge) : g_strdup ("");
+  g_autoptr(Scratch) scratch = NULL;
+  g_autofree char *purge = purge_list (repo, incremental->purge, &scratch, error);
+  if (purge == NULL)
+    return FALSE;
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (binds, g_strdup (purge));
+  g_ptr_array_add (binds, g_strdup (PURGE_LIST));
   g_ptr_array_add (argv, g_strdup ("/bin/sh"));
   g_ptr_array_add (argv, g_strdup ("-c"));
   g_ptr_array_add (argv, g_strdup (script));
   g_ptr_array_add (argv, g_strdup ("apt2ostree-configure-incremental"));
-  g_ptr_array_add (argv, g_strdup (purge));
   for (guint i = 0; incremental->debs != NULL && incremental->debs[i] != NULL; i++)
     {
       char *dest = g_strdup_printf (DEBS_DIR "/%u.deb", i);
@@ -285,7 +316,11 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .limits = options->limits,
     .progress = stage2_progress,
   };
-  if (!mod_run (repo, &mod, out_commit, cancellable, error))
+  gboolean ran = mod_run (repo, &mod, out_commit, cancellable, error);
+  /* (after a failure, only the first error is said) */
+  if (!scratch_remove (scratch, ran ? error : NULL) && ran)
+    return FALSE;
+  if (!ran)
     return g_prefix_error (error, "configure %s incrementally from %s: ", options->in,
                            prev->commit), FALSE;
   report_timings (options, &timings);
