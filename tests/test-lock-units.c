@@ -9,6 +9,7 @@
 #include "apt/lockfile.h"
 #include "apt/release.h"
 #include "apt/sources.h"
+#include "base/deb822.h"
 
 static SourcesList *
 parse (const char *text, gboolean deb822, GError **error)
@@ -62,6 +63,66 @@ test_one_line_format (void)
   s = list->sources->pdata[1];
   g_assert_cmpstr (s->name, ==, "bookworm-updates");
   g_assert_cmpint (s->pin_priority, ==, 100);
+}
+
+/* deb822 syntax, read as apt reads it (base/deb822.c, strict and trimmed):
+ * a line that is no field is an error naming the file and the line; a
+ * continuation line loses its indentation and a CRLF's "\r". */
+static void
+test_deb822_syntax (void)
+{
+  static const struct { const char *text, *error; } bad[] = {
+    { " URIs: http://example.invalid/debian\nTypes: deb\n",
+      "test:1: continuation line without a field" },
+    { "# first\nTypes: deb\nURIs: http://example.invalid/debian\nnot a field\n",
+      "test:4: expected \"Field: value\", got \"not a field\"" },
+    { "Types: deb\nURIs: http://example.invalid/debian\nSuites: bookworm\nComponents: main\n"
+      "\n \t\nTypes: deb\nURIs: x\n",
+      "test:7: stanza needs \"URIs:\" and \"Suites:\"" },
+    { "Types: deb\nURIs: http://example.invalid/debian\n\nnot a field\n",
+      "test:1: stanza needs \"URIs:\" and \"Suites:\"" },
+  };
+  for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(SourcesList) list = parse (bad[i].text, TRUE, &error);
+      g_assert_null (list);
+      g_assert_cmpstr (error->message, ==, bad[i].error);
+    }
+
+  g_autoptr(GError) error = NULL;
+  g_autoptr(SourcesList) list = parse (
+      "Types: deb\r\nURIs:\r\n  http://example.invalid/debian \r\n\thttp://example.invalid/b\r\n"
+      "Suites : bookworm\r\nComponents: main\r\nSigned-By:\r\n   -----BEGIN PGP PUBLIC KEY BLOCK-----\r\n"
+      " .\r\n   x  \r\n -----END PGP PUBLIC KEY BLOCK-----\r\n",
+      TRUE, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (list->sources->len, ==, 1);
+  Source *s = list->sources->pdata[0];
+  g_assert_cmpstr (s->suite, ==, "bookworm");
+  g_assert_cmpstr (s->uris[0], ==, "http://example.invalid/debian");
+  g_assert_cmpstr (s->uris[1], ==, "http://example.invalid/b");
+  g_assert_cmpstr (s->signed_by, ==, "-----BEGIN PGP PUBLIC KEY BLOCK-----\n\nx\n"
+                                     "-----END PGP PUBLIC KEY BLOCK-----");
+}
+
+/* The same syntax as dpkg's status and copyright files are read
+ * (deb822_parse): lines that are no field are skipped, a continuation line
+ * keeps all but its first character. */
+static void
+test_deb822_lenient (void)
+{
+  g_autoptr(GPtrArray) stanzas = deb822_parse (
+      "Package: a\nnot a field\nDescription: short\n  indented\n .\n body\n"
+      "# comment\n \t \n orphan: line\nPackage: b\nStatus: install ok installed\n");
+  g_assert_cmpuint (stanzas->len, ==, 2);
+  g_assert_cmpstr (g_hash_table_lookup (stanzas->pdata[0], "package"), ==, "a");
+  g_assert_cmpstr (g_hash_table_lookup (stanzas->pdata[0], "description"), ==,
+                   "short\n indented\n\nbody");
+  g_autofree char *first = deb822_first_line (stanzas->pdata[0], "description");
+  g_assert_cmpstr (first, ==, "short");
+  g_assert_cmpuint (g_hash_table_size (stanzas->pdata[1]), ==, 2);
+  g_assert_cmpstr (g_hash_table_lookup (stanzas->pdata[1], "status"), ==, "install ok installed");
 }
 
 static void
@@ -470,6 +531,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sources/one-line", test_one_line_format);
   g_test_add_func ("/sources/deb822", test_deb822_format);
+  g_test_add_func ("/sources/deb822-syntax", test_deb822_syntax);
+  g_test_add_func ("/deb822/lenient", test_deb822_lenient);
   g_test_add_func ("/sources/names", test_names_disambiguate_by_components);
   g_test_add_func ("/sources/mirrors", test_select_and_mirrors);
   g_test_add_func ("/sources/named-stanza-and-keys", test_named_stanza_and_keys);

@@ -94,6 +94,11 @@ lockfile_sort (Lockfile *lock)
 
 /* --- writing: a fixed layout, built by hand so that it never moves --- */
 
+/* Not json-glib's JsonGenerator (which reads it back): its pretty form
+ * differs at byte 13 of every lockfile ('"format" : 1', a space before the
+ * colon) and puts each member of a package on a line of its own; its compact
+ * form has no space after ':' and ','.  Committed lockfiles would all change. */
+
 static void
 append_string (GString *out, const char *s)
 {

@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "base/deb822.h"
 #include "base/debpolicy.h"
 #include "apt/sources.h"
 #include "base/util.h"
@@ -366,150 +367,74 @@ parse_one_line_text (SourcesList *list, const char *text, const char *origin, GE
 
 /* --- deb822 --- */
 
+/* What parse_deb822_stanza() reads into. */
 typedef struct {
-  GHashTable *fields;  /* lowercase field name -> GString (continuation lines joined by \n) */
-  guint line;
-} Stanza;
-
-static void
-string_free (gpointer s)
-{
-  g_string_free (s, TRUE);
-}
-
-/* Frees what a stanza read so far, on every way out of the parser. */
-static void
-stanza_clear (Stanza *stanza)
-{
-  g_clear_pointer (&stanza->fields, g_hash_table_unref);
-}
-G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Stanza, stanza_clear)
-
-static const char *
-stanza_get (Stanza *stanza, const char *field)
-{
-  GString *value = g_hash_table_lookup (stanza->fields, field);
-  return value != NULL ? value->str : NULL;
-}
-
-/* A continuation line loses its leading white space, and a line holding only
- * "." stands for an empty line (deb822's rule, used by inline Signed-By
- * keys). */
-static void
-append_continuation (GString *value, const char *line)
-{
-  g_autofree char *trimmed = g_strstrip (g_strdup (line));
-  if (value->len > 0)
-    g_string_append_c (value, '\n');
-  if (!g_str_equal (trimmed, "."))
-    g_string_append (value, trimmed);
-}
+  SourcesList *list;
+  const char *origin;
+} Deb822Sources;
 
 static gboolean
-parse_deb822_stanza (SourcesList *list, Stanza *stanza, const char *origin, GError **error)
+parse_deb822_stanza (GHashTable *stanza, guint line, gpointer user_data, GError **error)
 {
-  g_autofree char *where = g_strdup_printf ("%s:%u", origin, stanza->line);
-  const char *enabled = stanza_get (stanza, "enabled");
+  Deb822Sources *in = user_data;
+  g_autofree char *where = g_strdup_printf ("%s:%u", in->origin, line);
+  const char *enabled = g_hash_table_lookup (stanza, "enabled");
   if (enabled != NULL && g_ascii_strcasecmp (enabled, "no") == 0)
     return TRUE;
 
-  const char *types = stanza_get (stanza, "types");
+  const char *types = g_hash_table_lookup (stanza, "types");
   if (types == NULL)
     return util_fail (error, "%s: stanza has no \"Types:\" field", where);
   g_auto(GStrv) type_words = split_words (types);
   if (!g_strv_contains ((const char *const *) type_words, "deb"))
     return TRUE;
 
-  const char *uris = stanza_get (stanza, "uris");
-  const char *suites = stanza_get (stanza, "suites");
-  const char *components = stanza_get (stanza, "components");
+  const char *uris = g_hash_table_lookup (stanza, "uris");
+  const char *suites = g_hash_table_lookup (stanza, "suites");
+  const char *components = g_hash_table_lookup (stanza, "components");
   if (uris == NULL || suites == NULL)
     return util_fail (error, "%s: stanza needs \"URIs:\" and \"Suites:\"", where);
   g_auto(GStrv) uri_words = split_words (uris);
   g_auto(GStrv) suite_words = split_words (suites);
   g_auto(GStrv) component_words = split_words (components != NULL ? components : "");
 
-  const char *archs = stanza_get (stanza, "architectures");
+  const char *archs = g_hash_table_lookup (stanza, "architectures");
   g_auto(GStrv) arch_words = archs != NULL ? split_words (archs) : NULL;
 
   int pin_priority = SOURCE_DEFAULT_PIN_PRIORITY;
-  const char *pin = stanza_get (stanza, "pin-priority");
+  const char *pin = g_hash_table_lookup (stanza, "pin-priority");
   if (pin != NULL && !parse_pin_priority (pin, where, &pin_priority, error))
     return FALSE;
 
-  const char *name = stanza_get (stanza, "x-name");
+  const char *name = g_hash_table_lookup (stanza, "x-name");
   if (name == NULL)
-    name = stanza_get (stanza, "name");
+    name = g_hash_table_lookup (stanza, "name");
   gboolean check_valid_until = TRUE;
-  const char *check = stanza_get (stanza, "check-valid-until");
+  const char *check = g_hash_table_lookup (stanza, "check-valid-until");
   if (check != NULL && !parse_yes_no (check, where, "Check-Valid-Until", &check_valid_until, error))
     return FALSE;
   gboolean trusted = FALSE;
-  const char *trusted_value = stanza_get (stanza, "trusted");
+  const char *trusted_value = g_hash_table_lookup (stanza, "trusted");
   if (trusted_value != NULL && !parse_yes_no (trusted_value, where, "Trusted", &trusted, error))
     return FALSE;
 
   SourceOptions source_options = {
-    .architectures = arch_words, .signed_by = stanza_get (stanza, "signed-by"),
+    .architectures = arch_words, .signed_by = g_hash_table_lookup (stanza, "signed-by"),
     .pin_priority = pin_priority, .name = name, .ignore_valid_until = !check_valid_until,
     .trusted = trusted,
   };
-  return add_sources (list, uri_words, suite_words, component_words, &source_options, where,
+  return add_sources (in->list, uri_words, suite_words, component_words, &source_options, where,
                       error);
 }
 
+/* apt's reading: a line that is no field is an error, and continuation
+ * lines lose their indentation (inline Signed-By keys). */
 static gboolean
 parse_deb822_text (SourcesList *list, const char *text, const char *origin, GError **error)
 {
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  g_auto(Stanza) stanza = { NULL, 0 };
-  GString *current = NULL;  /* the value being read; owned by stanza.fields */
-
-  for (guint i = 0; ; i++)
-    {
-      const char *line = lines[i];
-      g_autofree char *trimmed = line != NULL ? g_strstrip (g_strdup (line)) : NULL;
-
-      if (line == NULL || *trimmed == '\0')
-        {
-          if (stanza.fields != NULL)
-            {
-              gboolean ok = parse_deb822_stanza (list, &stanza, origin, error);
-              g_clear_pointer (&stanza.fields, g_hash_table_unref);
-              current = NULL;
-              if (!ok)
-                return FALSE;
-            }
-          if (line == NULL)
-            break;
-          continue;
-        }
-      if (line[0] == '#')
-        continue;
-
-      if (line[0] == ' ' || line[0] == '\t')
-        {
-          if (current == NULL)
-            return util_fail (error, "%s:%u: continuation line without a field", origin, i + 1);
-          append_continuation (current, line);
-          continue;
-        }
-
-      const char *colon = strchr (line, ':');
-      if (colon == NULL)
-        return util_fail (error, "%s:%u: expected \"Field: value\", got \"%s\"", origin, i + 1, line);
-      if (stanza.fields == NULL)
-        {
-          stanza.fields = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, string_free);
-          stanza.line = i + 1;
-        }
-      char *key = g_ascii_strdown (line, colon - line);
-      g_strstrip (key);
-      g_autofree char *value = g_strstrip (g_strdup (colon + 1));
-      current = g_string_new (value);
-      g_hash_table_replace (stanza.fields, key, current);
-    }
-  return TRUE;
+  Deb822Sources in = { list, origin };
+  return deb822_read (text, origin, DEB822_STRICT | DEB822_TRIM_CONTINUATIONS,
+                      parse_deb822_stanza, &in, error);
 }
 
 /* --- names --- */

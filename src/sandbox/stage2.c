@@ -39,6 +39,7 @@
  * preinsts and records the triggers), then 5 to 8, the same text. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "sandbox/foreign.h"
@@ -46,259 +47,38 @@
 #include "store/repo.h"
 #include "sandbox/stage2.h"
 #include "store/treeread.h"
+#include "base/scratch.h"
 #include "base/util.h"
 
-/* The steps both scripts share (the from-scratch one below, the
- * incremental one after it), as text pasted into each: the from-scratch
- * script's bytes are in every image commit's metadata, so they must not move. */
-#define STAGE2_PROLOGUE \
-  "set -e\n" \
-  "export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true\n" \
-  "cd /\n" \
-  "step() { echo \"apt2ostree configure: $*\"; }\n"
+/* The scripts are the shell files beside this one, embedded at build time
+ * (GResource): read from /usr/share at run time, a script that drifted from
+ * the binary would change the image commits, which record its text.  Each
+ * script is its own steps (stage2.sh, from scratch, whose bytes every image
+ * commit's metadata holds; stage2-incremental.sh) followed by the steps both
+ * end with (stage2-finish.sh). */
+#define STAGE2_RESOURCES "/apt2ostree/sandbox/"
 
-/* 2. (both scripts) */
-#define STAGE2_NO_SERVICES \
-  "# 2. no services\n" \
-  "printf '#!/bin/sh\\nexit 101\\n' > /usr/sbin/policy-rc.d\n" \
-  "chmod 755 /usr/sbin/policy-rc.d\n" \
-  "\n"
+/* Made by glib-compile-resources from stage2.gresource.xml. */
+GResource *stage2_get_resource (void);
 
-/* 5. (both scripts) */
-#define STAGE2_HOOKS \
-  "# 5. hooks\n" \
-  "if [ -n \"${APT2OSTREE_HOOKS:-}\" ]; then\n" \
-  "  step \"hooks\"\n" \
-  "  sh -e -c \"$APT2OSTREE_HOOKS\"\n" \
-  "fi\n" \
-  "\n"
-
-/* 6. (both scripts) */
-#define STAGE2_CONFIGURE \
-  "# 6. configure\n" \
-  "step \"dpkg --configure -a\"\n" \
-  "# dpkg's output goes to a file, shown as it grows, not through a pipe: a\n" \
-  "# process a maintainer script leaves running (a daemon) would hold a pipe,\n" \
-  "# and its reader would wait for it for ever.\n" \
-  ": > /tmp/dpkg.log\n" \
-  "dpkg --configure -a >> /tmp/dpkg.log 2>&1 &\n" \
-  "dpkg=$!\n" \
-  "tail -n +1 -s 0.02 -f --pid=$dpkg /tmp/dpkg.log\n" \
-  "status=0\n" \
-  "wait $dpkg || status=$?\n" \
-  "echo $status > /tmp/dpkg.status\n" \
-  "if [ \"$(cat /tmp/dpkg.status)\" != 0 ]; then\n" \
-  "  # dpkg's own report scrolls away behind what it says next: say last which\n" \
-  "  # package's script failed, and what that script printed.\n" \
-  "  awk '/^Setting up / { name = $3; said = \"\"; next }\n" \
-  "       /^dpkg: error processing package / { failed = $5; getline why; sub(/^ +/, \"\", why)\n" \
-  "         if (why ~ /script/) printf \"apt2ostree configure: package %s: %s; it said: %s\\n\",\n" \
-  "           failed, why, (failed == name && said != \"\") ? said : \"(nothing)\"; next }\n" \
-  "       name != \"\" { said = (said == \"\") ? $0 : said \" / \" $0 }' /tmp/dpkg.log >&2\n" \
-  "  exit 1\n" \
-  "fi\n" \
-  "dpkg --audit\n" \
-  "\n"
-
-/* 7. and 8. (both scripts) */
-#define STAGE2_CLEAN \
-  "# 7. clean\n" \
-  "rm -f /usr/sbin/policy-rc.d\n" \
-  "rm -f /var/log/dpkg.log /var/log/alternatives.log /var/log/apt/history.log \\\n" \
-  "      /var/log/apt/term.log /var/log/apt/eipp.log.xz /var/cache/ldconfig/aux-cache \\\n" \
-  "      /var/lib/dpkg/*-old /var/cache/debconf/*-old\n" \
-  "# stage 1 made these for dpkg; like mmdebstrap's images, keep them only if used\n" \
-  "for f in available statoverride; do\n" \
-  "  [ -s /var/lib/dpkg/$f ] || rm -f /var/lib/dpkg/$f\n" \
-  "done\n" \
-  "\n" \
-  "# 8. per-machine state, made again on each machine at first boot\n" \
-  "rm -f /etc/ssh/ssh_host_* /var/lib/systemd/random-seed /var/lib/urandom/random-seed \\\n" \
-  "      /var/lib/systemd/credential.secret\n" \
-  "if [ -e /etc/machine-id ]; then : > /etc/machine-id; fi\n" \
-  "[ -L /var/lib/dbus/machine-id ] || rm -f /var/lib/dbus/machine-id\n" \
-  "if [ \"$(dpkg-query -W -f '${db:Status-Status}' openssh-server 2>/dev/null)\" = installed ]; then\n" \
-  "  unit=" STAGE2_SSH_KEYGEN_UNIT "\n" \
-  "  mkdir -p /etc/systemd/system/multi-user.target.wants\n" \
-  "  cat > /etc/systemd/system/$unit <<'EOF'\n" \
-  "# Written by apt2ostree configure: the image ships no SSH host keys (every\n" \
-  "# machine running it would share them).  This makes the missing ones before\n" \
-  "# sshd starts (its unit's \"sshd -t\" fails without them).\n" \
-  "[Unit]\n" \
-  "Description=Generate this machine's SSH host keys\n" \
-  "DefaultDependencies=no\n" \
-  "Requires=local-fs.target\n" \
-  "After=local-fs.target\n" \
-  "Before=ssh.service ssh.socket sshd.service shutdown.target\n" \
-  "Conflicts=shutdown.target\n" \
-  "\n" \
-  "[Service]\n" \
-  "Type=oneshot\n" \
-  "ExecStart=/usr/bin/ssh-keygen -A\n" \
-  "RemainAfterExit=yes\n" \
-  "\n" \
-  "[Install]\n" \
-  "WantedBy=multi-user.target\n" \
-  "EOF\n" \
-  "  chmod 644 /etc/systemd/system/$unit\n" \
-  "  ln -sf ../$unit /etc/systemd/system/multi-user.target.wants/$unit\n" \
-  "fi\n"
-
-static const char stage2_script[] =
-  STAGE2_PROLOGUE
-  "\n"
-  "# 1. users and groups\n"
-  "for f in passwd group; do\n"
-  "  if [ ! -e /etc/$f ] && [ -e /usr/share/base-passwd/$f.master ]; then\n"
-  "    cp /usr/share/base-passwd/$f.master /etc/$f\n"
-  "  fi\n"
-  "done\n"
-  "\n"
-  STAGE2_NO_SERVICES
-  "# 3. preinst scripts, in install order, run the way dpkg runs them: from\n"
-  "#    var/lib/dpkg/tmp.ci beside the package's control files (debconf reads\n"
-  "#    the package's name and templates there)\n"
-  "[ -e /var/lib/dpkg/diversions ] || : > /var/lib/dpkg/diversions\n"
-  "cp /var/lib/dpkg/diversions /tmp/apt2ostree-diversions\n"
-  "ci=/var/lib/dpkg/tmp.ci\n"
-  "for p in \"$@\"; do\n"
-  "  [ -e /var/lib/dpkg/info/$p.preinst ] || continue\n"
-  "  name=${p%%:*}\n"
-  "  rm -rf $ci && mkdir -p $ci\n"
-  "  for f in /var/lib/dpkg/info/$p.*; do\n"
-  "    case ${f##*.} in list|md5sums|conffiles) ;; *) cp -p \"$f\" $ci/${f##*.} ;; esac\n"
-  "  done\n"
-  "  dpkg-query -s \"$p\" > $ci/control\n"
-  "  step \"$name: preinst install\"\n"
-  "  if ! DPKG_MAINTSCRIPT_PACKAGE=$name DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=1 \\\n"
-  "       DPKG_MAINTSCRIPT_ARCH=$(dpkg-query -f '${Architecture}' -W \"$p\") \\\n"
-  "       DPKG_MAINTSCRIPT_NAME=preinst PERL_DL_NONLAZY=1 \\\n"
-  "       DPKG_RUNNING_VERSION=$(dpkg-query -f '${Version}' -W dpkg) \\\n"
-  "       $ci/preinst install; then\n"
-  "    echo \"apt2ostree configure: package $name ($(dpkg-query -f '${Version}' -W \"$p\")): its preinst script failed\" >&2\n"
-  "    exit 1\n"
-  "  fi\n"
-  "done\n"
-  "rm -rf $ci\n"
-  "\n"
-  "# 3a. files two packages both ship.  Stage 1 kept the earlier package's at\n"
-  "#     the path and set the later one's aside; now that the preinsts have\n"
-  "#     made their diversions, put each where dpkg would have: the diverting\n"
-  "#     package's file at the path, the other's at the diversion's name.\n"
-  "#     Without a diversion, the later package must Replace the earlier one.\n"
-  "aside=/var/lib/apt2ostree/set-aside\n"
-  "if [ -e $aside.list ]; then\n"
-  "  while read -r path earlier later; do\n"
-  "    by=$(dpkg-divert --listpackage \"$path\")\n"
-  "    to=$(dpkg-divert --truename \"$path\")\n"
-  "    if [ \"$by\" = \"${later%%:*}\" ] && [ \"$to\" != \"$path\" ]; then\n"
-  "      if [ -e \"$path\" ] && [ ! -e \"$to\" ]; then mv \"$path\" \"$to\"; fi\n"
-  "      mv \"$aside/$later$path\" \"$path\"\n"
-  "    elif [ \"$by\" = \"${earlier%%:*}\" ] && [ \"$to\" != \"$path\" ]; then\n"
-  "      if [ ! -e \"$path\" ] && [ -e \"$to\" ]; then mv \"$to\" \"$path\"; fi\n"
-  "      mv \"$aside/$later$path\" \"$to\"\n"
-  "    elif dpkg-query -W -f '${Replaces}\\n' \"$later\" | tr ',' '\\n' \\\n"
-  "         | grep -q \"^ *${earlier%%:*}\\( \\|:\\|$\\)\"; then\n"
-  "      mv \"$aside/$later$path\" \"$path\"\n"
-  "      # The path is the later package's now: dpkg drops it from the\n"
-  "      # earlier one's file list (not from its md5sums).\n"
-  "      l=/var/lib/dpkg/info/$earlier.list\n"
-  "      grep -v -x -F -e \"$path\" $l > $l.new || true\n"
-  "      cat $l.new > $l && rm $l.new\n"
-  "    else\n"
-  "      echo \"apt2ostree configure: packages ${earlier%%:*} and ${later%%:*} both ship $path \\\n"
-  "(no diversion, and ${later%%:*} does not Replace ${earlier%%:*}), as dpkg refuses\" >&2\n"
-  "      exit 1\n"
-  "    fi\n"
-  "  done < $aside.list\n"
-  "fi\n"
-  "rm -rf /var/lib/apt2ostree\n"
-  "\n"
-  "# 3b. diversions the preinsts added.  dpkg would have unpacked every other\n"
-  "#     package's copy of a diverted file under the diversion's name; here all\n"
-  "#     files were in place before any preinst ran.  \"dpkg-divert --rename\"\n"
-  "#     has already moved it; without --rename, move it now.\n"
-  "while read -r from && read -r to && read -r by; do\n"
-  "  was=\n"
-  "  while read -r f && read -r t && read -r b; do\n"
-  "    [ \"$f\" = \"$from\" ] && [ \"$t\" = \"$to\" ] && [ \"$b\" = \"$by\" ] && was=1\n"
-  "  done < /tmp/apt2ostree-diversions\n"
-  "  [ -z \"$was\" ] || continue\n"
-  "  { [ -e \"$from\" ] || [ -L \"$from\" ]; } || continue\n"
-  "  { [ -e \"$to\" ] || [ -L \"$to\" ]; } && continue\n"
-  "  # one grep over every file list (in the order of the glob), not a\n"
-  "  # basename and a grep for each package\n"
-  "  for l in $(grep -l -x -F -e \"$from\" /var/lib/dpkg/info/*.list); do\n"
-  "    owner=${l##*/}; owner=${owner%.list}\n"
-  "    [ \"${owner%%:*}\" != \"$by\" ] || continue\n"
-  "    step \"${owner%%:*}: $from diverted by $by, moved to $to\"\n"
-  "    mv \"$from\" \"$to\"\n"
-  "    break\n"
-  "  done\n"
-  "done < /var/lib/dpkg/diversions\n"
-  "rm -f /tmp/apt2ostree-diversions\n"
-  "\n"
-  "# 4. triggers: interests, then file triggers the unpacked files activate\n"
-  "mkdir -p /var/lib/dpkg/triggers\n"
-  ": > /var/lib/dpkg/triggers/File\n"
-  "for t in /var/lib/dpkg/info/*.triggers; do\n"
-  "  [ -e \"$t\" ] || continue\n"
-  "  p=$(basename \"$t\" .triggers)\n"
-  "  while read -r directive trigger rest; do\n"
-  "    case $directive in\n"
-  "      interest) suffix= ;;\n"
-  "      interest-await) suffix= ;;\n"
-  "      interest-noawait) suffix=/noawait ;;\n"
-  "      *) continue ;;\n"
-  "    esac\n"
-  "    case $trigger in\n"
-  "      /*) echo \"$trigger $p$suffix\" >> /var/lib/dpkg/triggers/File ;;\n"
-  "      *) echo \"$p$suffix\" >> /var/lib/dpkg/triggers/$trigger ;;\n"
-  "    esac\n"
-  "  done < \"$t\"\n"
-  "done\n"
-  "while read -r path p; do\n"
-  "  if grep -q -h -x -F -e \"$path\" -e \"$path/\" /var/lib/dpkg/info/*.list \\\n"
-  "     || grep -q -h \"^$path/\" /var/lib/dpkg/info/*.list; then\n"
-  "    dpkg-trigger --no-await --by-package=\"${p%%/*}\" \"$path\"\n"
-  "  fi\n"
-  "done < /var/lib/dpkg/triggers/File\n"
-  "[ -s /var/lib/dpkg/triggers/File ] || rm /var/lib/dpkg/triggers/File\n"
-  "\n"
-  STAGE2_HOOKS
-  STAGE2_CONFIGURE
-  STAGE2_CLEAN;
-
-/* The incremental script (build --incremental): over the configured image
- * it replaces, what apt-get does on a running device.  $1 is the dpkg names
- * of the packages that left, space-separated; the other arguments are the
- * .debs that changed or arrived, in install order.  Users, preinsts, the
- * trigger database: dpkg itself sees to them here, as it unpacks. */
-static const char stage2_incremental_script[] =
-  STAGE2_PROLOGUE
-  "\n"
-  STAGE2_NO_SERVICES
-  "# the packages that left, purged (dependencies come right again below)\n"
-  "purge=$1; shift\n"
-  "if [ -n \"$purge\" ]; then\n"
-  "  step \"dpkg --purge$(printf ' %s' $purge)\"\n"
-  "  dpkg --purge --no-triggers --force-depends --force-remove-essential $purge\n"
-  "fi\n"
-  "\n"
-  "# the packages that changed or arrived, unpacked by dpkg (preinsts; the\n"
-  "# triggers they activate run once, in dpkg --configure -a); a conffile takes\n"
-  "# the package's version, as a from-scratch image has it.  No fsync or\n"
-  "# early writeback of each file (--force-unsafe-io): the files land in the\n"
-  "# overlay's upper directory, which only the commit reads (and syncs)\n"
-  "if [ $# -gt 0 ]; then\n"
-  "  step \"dpkg --unpack ($# packages)\"\n"
-  "  dpkg --unpack --force-unsafe-io --no-triggers --auto-deconfigure --force-depends \\\n"
-  "    --force-confnew --force-confmiss \"$@\"\n"
-  "fi\n"
-  "\n"
-  STAGE2_HOOKS
-  STAGE2_CONFIGURE
-  STAGE2_CLEAN;
+static char *
+stage2_script (const char *name, GError **error)
+{
+  g_autoptr(GString) script = g_string_new (NULL);
+  const char *parts[] = { name, "stage2-finish.sh" };
+  for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+    {
+      g_autofree char *path = g_strconcat (STAGE2_RESOURCES, parts[i], NULL);
+      g_autoptr(GBytes) bytes = g_resource_lookup_data (stage2_get_resource (), path,
+                                                        G_RESOURCE_LOOKUP_FLAGS_NONE, NULL);
+      if (bytes == NULL)
+        return util_fail (error, "%s: not built into this program", parts[i]), NULL;
+      gsize size;
+      const char *data = g_bytes_get_data (bytes, &size);
+      g_string_append_len (script, data, size);
+    }
+  return g_string_free (g_steal_pointer (&script), FALSE);
+}
 
 /* The packages of a stage-1 commit, in install order. */
 static GPtrArray *
@@ -402,10 +182,13 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
       return FALSE;
     }
 
+  g_autofree char *script = stage2_script ("stage2.sh", error);
+  if (script == NULL)
+    return FALSE;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_ptr_array_add (argv, "/bin/sh");
   g_ptr_array_add (argv, "-c");
-  g_ptr_array_add (argv, (char *) stage2_script);
+  g_ptr_array_add (argv, script);
   g_ptr_array_add (argv, "apt2ostree-configure");
   for (guint i = 0; i < packages->len; i++)
     g_ptr_array_add (argv, packages->pdata[i]);
@@ -439,6 +222,32 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
 /* Where the incremental script finds the .debs: each bound read-only, as
  * DEBS_DIR/N.deb (mount points, so never part of the result). */
 #define DEBS_DIR "/run/apt2ostree-debs"
+/* Where it finds the names of the packages to purge, one a line: a file,
+ * however many there are (not an argument: Linux refuses one over 128 KiB). */
+#define PURGE_LIST "/run/apt2ostree-purge"
+
+/* The file of PURGE's names, in a scratch directory of the repository's
+ * tmp/ (*OUT_SCRATCH, for the caller to remove). */
+static char *
+purge_list (OstreeRepo *repo, const char *const *purge, Scratch **out_scratch, GError **error)
+{
+  g_autofree char *repo_path = g_file_get_path (ostree_repo_get_path (repo));
+  g_autofree char *tmp = g_build_filename (repo_path, "tmp", NULL);
+  if (g_mkdir_with_parents (tmp, 0755) < 0)
+    return util_fail (error, "%s: %s", tmp, g_strerror (errno)), NULL;
+  g_autoptr(Scratch) scratch = scratch_new (tmp, "stage2", error);
+  if (scratch == NULL)
+    return NULL;
+  g_autoptr(GString) names = g_string_new (NULL);
+  for (guint i = 0; purge != NULL && purge[i] != NULL; i++)
+    g_string_append_printf (names, "%s\n", purge[i]);
+  g_autofree char *path = g_build_filename (scratch->path, "purge", NULL);
+  g_autoptr(GError) local_error = NULL;
+  if (!g_file_set_contents (path, names->str, names->len, &local_error))
+    return util_fail (error, "%s", local_error->message), NULL;
+  *out_scratch = g_steal_pointer (&scratch);
+  return g_steal_pointer (&path);
+}
 
 gboolean
 stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
@@ -455,15 +264,21 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   if (!foreign_check_arch (arch, error))
     return g_prefix_error (error, "configure %s: ", options->in), FALSE;
 
-  g_autofree char *purge = incremental->purge != NULL
-                           ? g_strjoinv (" ", (char **) incremental->purge) : g_strdup ("");
+  g_autofree char *script = stage2_script ("stage2-incremental.sh", error);
+  if (script == NULL)
+    return FALSE;
+  g_autoptr(Scratch) scratch = NULL;
+  g_autofree char *purge = purge_list (repo, incremental->purge, &scratch, error);
+  if (purge == NULL)
+    return FALSE;
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GPtrArray) binds = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (binds, g_strdup (purge));
+  g_ptr_array_add (binds, g_strdup (PURGE_LIST));
   g_ptr_array_add (argv, g_strdup ("/bin/sh"));
   g_ptr_array_add (argv, g_strdup ("-c"));
-  g_ptr_array_add (argv, g_strdup (stage2_incremental_script));
+  g_ptr_array_add (argv, g_strdup (script));
   g_ptr_array_add (argv, g_strdup ("apt2ostree-configure-incremental"));
-  g_ptr_array_add (argv, g_strdup (purge));
   for (guint i = 0; incremental->debs != NULL && incremental->debs[i] != NULL; i++)
     {
       char *dest = g_strdup_printf (DEBS_DIR "/%u.deb", i);
@@ -501,7 +316,11 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .limits = options->limits,
     .progress = stage2_progress,
   };
-  if (!mod_run (repo, &mod, out_commit, cancellable, error))
+  gboolean ran = mod_run (repo, &mod, out_commit, cancellable, error);
+  /* (after a failure, only the first error is said) */
+  if (!scratch_remove (scratch, ran ? error : NULL) && ran)
+    return FALSE;
+  if (!ran)
     return g_prefix_error (error, "configure %s incrementally from %s: ", options->in,
                            prev->commit), FALSE;
   report_timings (options, &timings);

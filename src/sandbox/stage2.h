@@ -12,10 +12,6 @@ G_BEGIN_DECLS
  * ("name" or "name:arch"), in install order (type "as"). */
 #define STAGE1_META_PACKAGES "apt2ostree.packages"
 
-/* The unit, in /etc/systemd/system of an image with openssh-server, that
- * makes the host keys stage 2 removed ("ssh-keygen -A") at first boot. */
-#define STAGE2_SSH_KEYGEN_UNIT "ssh-keygen-first-boot.service"
-
 typedef struct {
   const char *in;              /* the stage-1 tree */
   const char *out_ref;
