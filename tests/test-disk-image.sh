@@ -83,6 +83,8 @@ test_expect_success 'the EFI system partition holds GRUB, which finds /boot by i
     assert_file_has_content esp.list "BOOTX64.EFI"
     MTOOLS_SKIP_CHECK=1 mcopy -i esp.img ::/EFI/BOOT/BOOTX64.EFI grub.efi
     boot_uuid=$(dumpe2fs -h boot.img 2>/dev/null | sed -n "s/^Filesystem UUID: *//p")
+    grep -aq "insmod part_gpt" grub.efi
+    grep -aq "insmod ext2" grub.efi
     grep -aq "search --no-floppy --fs-uuid --set=root $boot_uuid" grub.efi
     grep -aq "syslinux_configfile -r (\$root)/ (\$root)/loader/syslinux.cfg" grub.efi
 '

@@ -447,7 +447,9 @@ make_grub (const Disk *disk, const char *efi, GError **error)
 {
   g_autofree char *cfg_path = g_build_filename (disk->work, "grub.cfg", NULL);
   g_autofree char *cfg =
-    g_strdup_printf ("search --no-floppy --fs-uuid --set=root %s\n"
+    g_strdup_printf ("insmod part_gpt\n"   /* search looks only where a loaded module reads */
+                     "insmod ext2\n"
+                     "search --no-floppy --fs-uuid --set=root %s\n"
                      "syslinux_configfile -r ($root)/ ($root)/" LOADER_CFG "\n"
                      "boot\n"
                      "echo \"apt2ostree: no deployment booted from /boot/" LOADER_CFG "\"\n"
