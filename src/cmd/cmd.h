@@ -91,6 +91,8 @@ gboolean cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *canc
                    GError **error);
 gboolean cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                   GError **error);
+gboolean cmd_disk_image (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                         GError **error);
 gboolean cmd_deployable (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                          GError **error);
 gboolean cmd_publish (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

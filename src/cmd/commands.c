@@ -24,6 +24,7 @@ static const CmdEntry commands[] = {
   { "import", cmd_import, "make a directory or a tar archive a tree" },
   { "export", cmd_export, "copy a tree out: a directory, a tar, an OCI image, squashfs or ext4" },
   { "deployable", cmd_deployable, "make a configured image an OSTree deployment (kernel, /usr/etc, /var)" },
+  { "disk-image", cmd_disk_image, "make a deployable image a bootable raw disk (GPT, GRUB, /boot, sysroot)" },
   { "publish", cmd_publish, "copy refs into an archive repository a web server can serve" },
   { "cache-pull", cmd_cache_pull, "pull refs from a published build cache when it has them" },
   { "diff", cmd_diff, "what changed between two images (lockfiles or refs), package by package" },

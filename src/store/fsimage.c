@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "base/scratch.h"
+#include "base/tool.h"
 #include "base/util.h"
 #include "store/fsimage.h"
 
@@ -99,38 +100,6 @@ checkout_copy (OstreeRepo *repo, const char *commit, const char *dir, gint64 tim
 
 /* --- the tools ----------------------------------------------------------- */
 
-/* Run ARGV with ENV added to the environment ("NAME=" removes NAME); OUT_STDOUT (or NULL) gets
- * what it printed.  PACKAGE names where a missing program comes from. */
-static gboolean
-run_tool (const char *const *argv, const char *const *env, const char *package, char **out_stdout,
-          GError **error)
-{
-  g_autofree char *path = g_find_program_in_path (argv[0]);
-  if (path == NULL)
-    return util_fail (error, "%s is not installed (Debian package %s)", argv[0], package);
-  g_autofree char *err = NULL;
-  int status = 0;
-  g_autoptr(GError) local_error = NULL;
-  g_auto(GStrv) envp = g_get_environ ();
-  for (const char *const *e = env; *e != NULL; e++)
-    {
-      g_auto(GStrv) kv = g_strsplit (*e, "=", 2);
-      envp = *kv[1] != '\0' ? g_environ_setenv (envp, kv[0], kv[1], TRUE)
-                            : g_environ_unsetenv (envp, kv[0]);
-    }
-  GSpawnFlags flags = G_SPAWN_SEARCH_PATH | (out_stdout == NULL ? G_SPAWN_STDOUT_TO_DEV_NULL : 0);
-  if (!g_spawn_sync (NULL, (char **) argv, envp, flags, NULL, NULL, out_stdout, &err, &status,
-                     &local_error))
-    return util_fail (error, "running %s: %s", argv[0], local_error->message);
-  if (!g_spawn_check_wait_status (status, NULL))
-    {
-      g_strstrip (err);
-      const char *last = strrchr (err, '\n');
-      return util_fail (error, "%s failed: %s", argv[0], last != NULL ? last + 1 : err);
-    }
-  return TRUE;
-}
-
 static gboolean
 make_squashfs (const char *dir, const char *out, gint64 timestamp, GError **error)
 {
@@ -140,7 +109,7 @@ make_squashfs (const char *dir, const char *out, gint64 timestamp, GError **erro
   /* The times are given on the command line, which mksquashfs refuses
    * together with SOURCE_DATE_EPOCH. */
   const char *env[] = { "SOURCE_DATE_EPOCH=", NULL };
-  return run_tool (argv, env, "squashfs-tools", NULL, error);
+  return tool_run (argv, env, NULL, "squashfs-tools", NULL, NULL, error);
 }
 
 /* Every inode in use (the root, lost+found and what -d made, numbered from
@@ -153,7 +122,7 @@ fix_inode_times (const char *image, const char *frozen, gint64 timestamp, const 
 {
   g_autofree char *header = NULL;
   const char *dumpe2fs[] = { "dumpe2fs", "-h", image, NULL };
-  if (!run_tool (dumpe2fs, env, "e2fsprogs", &header, error))
+  if (!tool_run (dumpe2fs, env, NULL, "e2fsprogs", NULL, &header, error))
     return FALSE;
   guint64 count = 0, free_inodes = 0, first = 11;
   g_auto(GStrv) lines = g_strsplit (header, "\n", -1);
@@ -184,7 +153,7 @@ fix_inode_times (const char *image, const char *frozen, gint64 timestamp, const 
     return util_fail (error, "%s: %s", script_path, local_error->message);
   const char *debugfs[] = { "faketime", "-f", frozen, "debugfs", "-w", "-f", script_path, image,
                             NULL };
-  gboolean ok = run_tool (debugfs, env, "faketime", NULL, error);
+  gboolean ok = tool_run (debugfs, env, NULL, "faketime", NULL, NULL, error);
   (void) unlink (script_path);
   return ok;
 }
@@ -227,7 +196,7 @@ make_ext4 (const char *dir, const char *out, const char *commit, gint64 timestam
   const char *env[] = { "TZ=UTC", epoch, NULL };
   const char *mkfs[] = { "faketime", "-f", frozen, "mkfs.ext4", "-q", "-F", "-b", "4096", "-I", "256",
                          "-U", uuid, "-E", extended, "-d", dir, out, NULL };
-  if (!run_tool (mkfs, env, "faketime", NULL, error))
+  if (!tool_run (mkfs, env, NULL, "faketime", NULL, NULL, error))
     return FALSE;
   return fix_inode_times (out, frozen, timestamp, env, error);
 }
