@@ -10,12 +10,12 @@
 #include <unistd.h>
 #include <glib-unix.h>
 
-#include "build/build.h"
+#include "graph/build.h"
 #include "cmd/cmd.h"
 #include "sandbox/foreign.h"
 #include "sandbox/runlimits.h"
 #include "apt/lockfile.h"
-#include "build/ninja.h"
+#include "graph/ninja.h"
 #include "store/repo.h"
 #include "base/util.h"
 

@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 #include "base/util.h"
-#include "build/buildcache.h"
-#include "build/incremental.h"
+#include "graph/buildcache.h"
+#include "graph/incremental.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "sandbox/stage2.h"

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "build/buildcache.h"
+#include "graph/buildcache.h"
 #include "cmd/cmd.h"
 #include "deb/deb.h"
 #include "base/debpolicy.h"

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "build/buildcache.h"
-#include "build/imagespec.h"
+#include "graph/buildcache.h"
+#include "graph/imagespec.h"
 #include "store/cachefetch.h"
 #include "store/cachepull.h"
 #include "store/repo.h"

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "base/util.h"
-#include "build/aptsources.h"
+#include "graph/aptsources.h"
 
 /* The key of SOURCE into KEYRINGS (a copy of its Signed-By keyring file,
  * or its inline key block as NAME.asc); returns the path apt reads it from

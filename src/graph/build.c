@@ -3,15 +3,15 @@
 
 #include <string.h>
 
-#include "build/aptsources.h"
+#include "graph/aptsources.h"
 #include "apt/fetchclient.h"
-#include "build/build.h"
-#include "build/buildcache.h"
+#include "graph/build.h"
+#include "graph/buildcache.h"
 #include "deb/deb.h"
-#include "build/imagespec.h"
+#include "graph/imagespec.h"
 #include "base/debpolicy.h"
 #include "apt/lockfile.h"
-#include "build/ninja.h"
+#include "graph/ninja.h"
 #include "store/repo.h"
 #include "apt/sources.h"
 #include "base/util.h"

@@ -10,8 +10,8 @@
 
 #include "apt/cache.h"
 #include "deb/deb.h"
-#include "build/ninja.h"
-#include "build/imagespec.h"
+#include "graph/ninja.h"
+#include "graph/imagespec.h"
 #include "base/util.h"
 
 /* The file being written, and the first value that could not be written

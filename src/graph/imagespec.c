@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "build/imagespec.h"
+#include "graph/imagespec.h"
 #include "store/repo.h"
 #include "base/util.h"
 

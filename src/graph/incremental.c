@@ -6,7 +6,7 @@
 
 #include "base/deb822.h"
 #include "base/util.h"
-#include "build/incremental.h"
+#include "graph/incremental.h"
 #include "deb/dpkgdb.h"
 #include "store/repo.h"
 #include "store/tree.h"

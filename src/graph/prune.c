@@ -6,8 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "build/prune.h"
-#include "build/imagespec.h"
+#include "graph/prune.h"
+#include "graph/imagespec.h"
 #include "apt/lockfile.h"
 #include "deb/deb.h"
 #include "base/util.h"

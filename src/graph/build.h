@@ -8,7 +8,7 @@
 #include "apt/lockfile.h"
 #include "apt/sources.h"
 #include "base/cmdline.h"
-#include "build/buildcache.h"
+#include "graph/buildcache.h"
 
 G_BEGIN_DECLS
 
