@@ -1,6 +1,6 @@
 /* apt2ostree diff — what changed between two images (lockfiles or refs),
  * package by package, and with --files file by file grouped by owning
- * package (see deb/imagediff.h). */
+ * package (see image/imagediff.h). */
 #include "config.h"
 
 #include <json-glib/json-glib.h>
@@ -9,7 +9,7 @@
 #include "apt/lockfile.h"
 #include "base/util.h"
 #include "cmd/cmd.h"
-#include "deb/imagediff.h"
+#include "image/imagediff.h"
 
 /* A lockfile when ARG names a file, else a ref or commit; the repository
  * is opened only when a ref needs it. */

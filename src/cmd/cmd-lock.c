@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "deb/imagediff.h"
+#include "image/imagediff.h"
 #include "deb/localdebs.h"
 #include "base/debpolicy.h"
 #include "base/pathfilter.h"

@@ -7,7 +7,7 @@
 #include "base/deb822.h"
 #include "base/util.h"
 #include "graph/incremental.h"
-#include "deb/dpkgdb.h"
+#include "image/imagedb.h"
 #include "store/repo.h"
 #include "store/tree.h"
 
@@ -53,7 +53,7 @@ installed_packages (OstreeRepo *repo, const RepoRev *rev, GPtrArray **out_stanza
   g_autoptr(GFile) root = NULL;
   if (!ostree_repo_read_commit (repo, rev->commit, &root, NULL, cancellable, error))
     return NULL;
-  *out_stanzas = dpkgdb_read_status (root, rev->name, cancellable, error);
+  *out_stanzas = imagedb_read_status (root, rev->name, cancellable, error);
   if (*out_stanzas == NULL)
     return NULL;
   g_autoptr(GHashTable) installed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -8,8 +8,8 @@
 #include "base/deb822.h"
 #include "base/util.h"
 #include "deb/deb.h"
-#include "deb/dpkgdb.h"
-#include "deb/sbom.h"
+#include "image/imagedb.h"
+#include "image/sbom.h"
 #include "store/repo.h"
 #include "store/treeread.h"
 
@@ -295,18 +295,16 @@ sbom_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellable, GEr
     return NULL;
   sbom->created = (gint64) ostree_commit_get_timestamp (commit);
 
-  g_autoptr(GPtrArray) stanzas = dpkgdb_read_status (root, ref, cancellable, error);
+  g_autoptr(GPtrArray) stanzas = imagedb_read_status (root, ref, cancellable, error);
   if (stanzas == NULL)
     return NULL;
+  g_autoptr(GPtrArray) installed = imagedb_packages (stanzas, IMAGEDB_INSTALLED, ref, error);
+  if (installed == NULL)
+    return NULL;
   g_autofree char *distro = os_release_distro (root, cancellable);
-  for (guint i = 0; i < stanzas->len; i++)
+  for (guint i = 0; i < installed->len; i++)
     {
-      GHashTable *stanza = stanzas->pdata[i];
-      g_autofree char *state = deb822_first_line (stanza, "status");
-      if (state == NULL || !g_str_has_suffix (state, " installed"))
-        continue;
-      if (!dpkgdb_check_stanza (stanza, ref, error))
-        return NULL;
+      GHashTable *stanza = installed->pdata[i];
       SbomPackage *p = g_new0 (SbomPackage, 1);
       g_ptr_array_add (sbom->packages, p);
       p->name = deb822_first_line (stanza, "package");

@@ -7,7 +7,8 @@
 #include "base/deb822.h"
 #include "base/debpolicy.h"
 #include "base/util.h"
-#include "deb/deployable.h"
+#include "image/deployable.h"
+#include "image/imagedb.h"
 #include "store/repo.h"
 #include "store/tree.h"
 
@@ -34,29 +35,18 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Tmpfiles, tmpfiles_clear)
 
 /* The packages dpkg has installed, by name. */
 static GHashTable *
-installed_packages (OstreeRepo *repo, OstreeMutableTree *root, GCancellable *cancellable,
-                    GError **error)
+installed_packages (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
+                    GCancellable *cancellable, GError **error)
 {
-  g_autofree char *checksum = NULL;
-  if (!tree_lookup (root, "var/lib/dpkg/status", &checksum, NULL, error))
+  g_autoptr(GPtrArray) stanzas = imagedb_read_status_mtree (repo, root, name, cancellable, error);
+  if (stanzas == NULL)
     return NULL;
-  if (checksum == NULL)
-    return util_fail (error, "no var/lib/dpkg/status: not a configured Debian image"), NULL;
-  g_autoptr(GBytes) bytes = repo_read_file (repo, checksum, cancellable, error);
-  if (bytes == NULL)
+  g_autoptr(GPtrArray) packages = imagedb_packages (stanzas, IMAGEDB_INSTALLED, name, error);
+  if (packages == NULL)
     return NULL;
-  g_autofree char *text = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
-  g_autoptr(GPtrArray) stanzas = deb822_parse (text);
   GHashTable *installed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (guint i = 0; i < stanzas->len; i++)
-    {
-      g_autofree char *status = deb822_first_line (stanzas->pdata[i], "status");
-      char *name = deb822_first_line (stanzas->pdata[i], "package");
-      if (name != NULL && status != NULL && g_str_has_suffix (status, " installed"))
-        g_hash_table_add (installed, name);
-      else
-        g_free (name);
-    }
+  for (guint i = 0; i < packages->len; i++)
+    g_hash_table_add (installed, deb822_first_line (packages->pdata[i], "package"));
   return installed;
 }
 
@@ -64,9 +54,9 @@ static gboolean
 require_boot_packages (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
                        GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GHashTable) installed = installed_packages (repo, root, cancellable, error);
+  g_autoptr(GHashTable) installed = installed_packages (repo, root, name, cancellable, error);
   if (installed == NULL)
-    return g_prefix_error (error, "\"%s\": ", name), FALSE;
+    return FALSE;
   static const char *const needed[] = { "ostree-boot", "dracut" };
   for (guint i = 0; i < G_N_ELEMENTS (needed); i++)
     if (!g_hash_table_contains (installed, needed[i]))

@@ -6,8 +6,8 @@
 #include "base/deb822.h"
 #include "base/debpolicy.h"
 #include "base/util.h"
-#include "deb/dpkgdb.h"
-#include "deb/imagediff.h"
+#include "image/imagedb.h"
+#include "image/imagediff.h"
 #include "store/repo.h"
 #include "store/treeread.h"
 
@@ -83,22 +83,19 @@ image_side_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellabl
   if (rev == NULL
       || !ostree_repo_read_commit (repo, rev->commit, &side->root, NULL, cancellable, error))
     return NULL;
-  g_autoptr(GPtrArray) stanzas = dpkgdb_read_status (side->root, ref, cancellable, error);
+  g_autoptr(GPtrArray) stanzas = imagedb_read_status (side->root, ref, cancellable, error);
   if (stanzas == NULL)
     return NULL;
-  for (guint i = 0; i < stanzas->len; i++)
+  g_autoptr(GPtrArray) present = imagedb_packages (stanzas, IMAGEDB_PRESENT, ref, error);
+  if (present == NULL)
+    return NULL;
+  for (guint i = 0; i < present->len; i++)
     {
-      g_autofree char *state = deb822_first_line (stanzas->pdata[i], "status");
-      if (state == NULL || g_str_has_suffix (state, " not-installed")
-          || g_str_has_suffix (state, " config-files"))
-        continue;
-      if (!dpkgdb_check_stanza (stanzas->pdata[i], ref, error))
-        return NULL;
       ImagePackage *p = g_new0 (ImagePackage, 1);
       g_ptr_array_add (side->packages, p);
-      p->name = deb822_first_line (stanzas->pdata[i], "package");
-      p->architecture = deb822_first_line (stanzas->pdata[i], "architecture");
-      p->version = deb822_first_line (stanzas->pdata[i], "version");
+      p->name = deb822_first_line (present->pdata[i], "package");
+      p->architecture = deb822_first_line (present->pdata[i], "architecture");
+      p->version = deb822_first_line (present->pdata[i], "version");
     }
   g_ptr_array_sort (side->packages, compare_packages);
   return g_steal_pointer (&side);
