@@ -71,4 +71,13 @@ const char *image_change_kind_name (ImageChangeKind kind);
  * --update" too, fit for a commit message. */
 char *image_diff_packages_text (GPtrArray *changes);
 
+/* FILES (image_diff_files()) as text: a line "OWNER:" for each package,
+ * then "  A /path" (A, D or M) for each of its files. */
+char *image_diff_files_text (GPtrArray *files);
+
+/* CHANGES and FILES (or NULL) as "diff --json" prints them: {"packages":
+ * [{change, name, architecture, before, after}], "files": [{change, path,
+ * package}]}, pretty-printed, with a final newline. */
+char *image_diff_to_json (GPtrArray *changes, GPtrArray *files);
+
 G_END_DECLS
