@@ -18,17 +18,9 @@ configure_from_cache (OstreeRepo *repo, const BuildCache *cache, const RepoRev *
                       const char *const *hooks, const char *out_ref, char **out_cache_ref,
                       char **out_commit, GCancellable *cancellable, GError **error)
 {
-  guint64 epoch;
-  if (!util_source_date_epoch (&epoch, error))
+  *out_cache_ref = buildcache_configured_ref (in->commit, hooks, error);
+  if (*out_cache_ref == NULL)
     return FALSE;
-  g_autofree char *epoch_text = g_strdup_printf ("%" G_GUINT64_FORMAT, epoch);
-  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
-  g_ptr_array_add (inputs, in->commit);
-  g_ptr_array_add (inputs, epoch_text);
-  for (const char *const *h = hooks; h != NULL && *h != NULL; h++)
-    g_ptr_array_add (inputs, (char *) *h);
-  g_ptr_array_add (inputs, NULL);
-  *out_cache_ref = buildcache_ref ("configured", (const char *const *) inputs->pdata);
   g_autofree char *what = g_strconcat ("stage 2 (", out_ref, ")", NULL);
   *out_commit = buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what, cancellable);
   return TRUE;

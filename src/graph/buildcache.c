@@ -163,3 +163,32 @@ buildcache_record_result (OstreeRepo *repo, const char *out_ref, const char *cac
   const char *refs[] = { cache_ref, NULL };
   return buildcache_set_refs (repo, refs, commit, cancellable, error);
 }
+
+char *
+buildcache_stage1_ref (const char *arch, const char *const *filters, GPtrArray *revs)
+{
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (inputs, g_strdup (arch));
+  for (const char *const *f = filters; f != NULL && *f != NULL; f++)
+    g_ptr_array_add (inputs, g_strconcat ("filter=", *f, NULL));
+  for (guint i = 0; i < revs->len; i++)
+    g_ptr_array_add (inputs, g_strdup (((RepoRev *) revs->pdata[i])->commit));
+  g_ptr_array_add (inputs, NULL);
+  return buildcache_ref ("stage1", (const char *const *) inputs->pdata);
+}
+
+char *
+buildcache_configured_ref (const char *stage1_commit, const char *const *hooks, GError **error)
+{
+  guint64 epoch;
+  if (!util_source_date_epoch (&epoch, error))
+    return NULL;
+  g_autofree char *epoch_text = g_strdup_printf ("%" G_GUINT64_FORMAT, epoch);
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
+  g_ptr_array_add (inputs, (char *) stage1_commit);
+  g_ptr_array_add (inputs, epoch_text);
+  for (const char *const *h = hooks; h != NULL && *h != NULL; h++)
+    g_ptr_array_add (inputs, (char *) *h);
+  g_ptr_array_add (inputs, NULL);
+  return buildcache_ref ("configured", (const char *const *) inputs->pdata);
+}

@@ -36,6 +36,16 @@ gboolean buildcache_check (BuildCache *cache, GError **error);
  * INPUTS (NULL-terminated, in order). */
 char *buildcache_ref (const char *kind, const char *const *inputs);
 
+/* The cache's name for stage 1 of the package trees REVS (RepoRev*, in
+ * order) for ARCH with the path FILTERS: their commits say everything else
+ * stage 1 reads. */
+char *buildcache_stage1_ref (const char *arch, const char *const *filters, GPtrArray *revs);
+
+/* The cache's name for stage 2 of the stage-1 commit STAGE1_COMMIT with
+ * HOOKS: those, and SOURCE_DATE_EPOCH (a bad value is an error). */
+char *buildcache_configured_ref (const char *stage1_commit, const char *const *hooks,
+                                 GError **error);
+
 /* Point each of REFS (NULL-terminated) at COMMIT, in one transaction. */
 gboolean buildcache_set_refs (OstreeRepo *repo, const char *const *refs, const char *commit,
                               GCancellable *cancellable, GError **error);

@@ -4,13 +4,10 @@
 
 #include <ostree.h>
 
+#include "deb/stage1.h"
 #include "sandbox/runlimits.h"
 
 G_BEGIN_DECLS
-
-/* Commit metadata of a stage-1 commit: the packages' dpkg names
- * ("name" or "name:arch"), in install order (type "as"). */
-#define STAGE1_META_PACKAGES "apt2ostree.packages"
 
 /* The unit, in /etc/systemd/system of an image with openssh-server, that
  * makes the host keys stage 2 removed ("ssh-keygen -A") at first boot. */
