@@ -395,3 +395,47 @@ build_image_cache_ref (BuildArgs *args, BuildImage *image, OstreeRepo *repo)
   g_ptr_array_add (inputs, NULL);
   return buildcache_ref ("image", (const char *const *) inputs->pdata);
 }
+
+/* The build's repository, made when missing (as the Ninja file's first
+ * step would). */
+OstreeRepo *
+build_open_repo (BuildArgs *args, GCancellable *cancellable, GError **error)
+{
+  g_autofree char *default_repo = g_build_filename (args->builddir, "ostree", NULL);
+  return repo_ensure (args->repo != NULL ? args->repo : default_repo, NULL, cancellable, error);
+}
+
+/* --cache-url: each image the cache has whole, by its key (see
+ * build_image_cache_ref), is taken from it and ninja does not build it;
+ * one this repository took before (its key's ref holds it) is kept.  The
+ * others go into TODO.  KEYS gets each image's key, or NULL. */
+gboolean
+build_images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPtrArray *keys,
+                         GCancellable *cancellable, GError **error)
+{
+  for (guint i = 0; i < args->images->len; i++)
+    {
+      BuildImage *image = args->images->pdata[i];
+      char *key = build_image_cache_ref (args, image, repo);
+      g_ptr_array_add (keys, key);
+      if (key == NULL)
+        {
+          g_ptr_array_add (todo, image);
+          continue;
+        }
+      g_autofree char *known = repo_read_ref (repo, key);
+      if (known != NULL)
+        {
+          const char *refs[] = { image->image, NULL };
+          if (!buildcache_set_refs (repo, refs, known, cancellable, error))
+            return FALSE;
+          continue;
+        }
+      g_autofree char *what = g_strconcat ("image ", image->image, NULL);
+      g_autofree char *commit = buildcache_fetch_result (repo, &args->cache, key, image->image,
+                                                         what, cancellable);
+      if (commit == NULL)
+        g_ptr_array_add (todo, image);
+    }
+  return TRUE;
+}

@@ -103,4 +103,16 @@ char *build_ninja_path (BuildArgs *args);
  * a directory put over the image, --apt-sources, --sbom. */
 char *build_image_cache_ref (BuildArgs *args, BuildImage *image, OstreeRepo *repo);
 
+/* The build's repository (--repo, else BUILDDIR/ostree), made when
+ * missing, as the Ninja file's first step would. */
+OstreeRepo *build_open_repo (BuildArgs *args, GCancellable *cancellable, GError **error);
+
+/* --cache-url: each image the cache has whole, by its key (see
+ * build_image_cache_ref), is taken from it and ninja does not build it;
+ * one REPO took before (its key's ref holds it) is kept.  The others
+ * (BuildImage*, borrowed) go into TODO.  KEYS gets each image's key, or
+ * NULL. */
+gboolean build_images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo,
+                                  GPtrArray *keys, GCancellable *cancellable, GError **error);
+
 G_END_DECLS
