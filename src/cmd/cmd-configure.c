@@ -26,46 +26,6 @@ configure_from_cache (OstreeRepo *repo, const BuildCache *cache, const RepoRev *
   return TRUE;
 }
 
-/* --incremental: stage 2 from OUT_REF's image when there is one (and the
- * .debs that changed are at hand); FALSE with *OUT_DONE unset when it must
- * run from scratch. */
-static gboolean
-configure_incremental (OstreeRepo *repo, const Stage2Options *options, const char *lock_path,
-                       const char *debs_dir, gboolean *out_done, char **out_commit,
-                       GCancellable *cancellable, GError **error)
-{
-  g_autofree char *prev = repo_read_ref (repo, options->out_ref);
-  if (prev == NULL)
-    return TRUE;
-  g_autoptr(Lockfile) lock = lockfile_load (lock_path, error);
-  if (lock == NULL)
-    return FALSE;
-  g_autoptr(IncrementalPlan) plan = incremental_plan (repo, prev, options->in, lock, lock_path,
-                                                      debs_dir, cancellable, error);
-  if (plan == NULL)
-    return FALSE;
-  if (plan->fallback != NULL)
-    {
-      g_printerr ("apt2ostree configure --incremental %s: %s; configuring from scratch\n",
-                  options->out_ref, plan->fallback);
-      return TRUE;
-    }
-  *out_done = TRUE;
-  if (plan->purge->len == 1 && plan->debs->len == 1)
-    {
-      /* The image already has these very packages: it stays as it is. */
-      *out_commit = g_steal_pointer (&prev);
-      return TRUE;
-    }
-  Stage2Incremental incremental = {
-    .prev = plan->prev,
-    .purge = (const char *const *) plan->purge->pdata,
-    .debs = (const char *const *) plan->debs->pdata,
-  };
-  return stage2_configure_incremental (repo, options, &incremental, out_commit, cancellable,
-                                       error);
-}
-
 gboolean
 cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                GError **error)
@@ -141,13 +101,16 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     .limits = &limits,
   };
   g_autofree char *commit = NULL;
-  gboolean done = FALSE;
+  g_autofree char *fallback = NULL;
   if (incremental
-      && !configure_incremental (repo, &options, lock_path,
-                                 debs_dir != NULL ? debs_dir : "build/cache/debs", &done, &commit,
-                                 cancellable, error))
+      && !incremental_configure (repo, &options, lock_path,
+                                 debs_dir != NULL ? debs_dir : "build/cache/debs", &fallback,
+                                 &commit, cancellable, error))
     return FALSE;
-  if (!done && !stage2_configure (repo, &options, &commit, cancellable, error))
+  if (fallback != NULL)
+    g_printerr ("apt2ostree configure --incremental %s: %s; configuring from scratch\n",
+                out_ref, fallback);
+  if (commit == NULL && !stage2_configure (repo, &options, &commit, cancellable, error))
     return FALSE;
   if (cache_ref != NULL && !buildcache_record_result (repo, out_ref, cache_ref, cancellable, error))
     return FALSE;

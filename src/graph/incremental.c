@@ -201,3 +201,38 @@ incremental_plan (OstreeRepo *repo, const char *prev, const char *stage1, Lockfi
   g_ptr_array_add (plan->debs, NULL);
   return g_steal_pointer (&plan);
 }
+
+gboolean
+incremental_configure (OstreeRepo *repo, const Stage2Options *options, const char *lock_path,
+                       const char *debs_dir, char **out_fallback, char **out_commit,
+                       GCancellable *cancellable, GError **error)
+{
+  g_autofree char *prev = repo_read_ref (repo, options->out_ref);
+  if (prev == NULL)
+    return TRUE;
+  g_autoptr(Lockfile) lock = lockfile_load (lock_path, error);
+  if (lock == NULL)
+    return FALSE;
+  g_autoptr(IncrementalPlan) plan = incremental_plan (repo, prev, options->in, lock, lock_path,
+                                                      debs_dir, cancellable, error);
+  if (plan == NULL)
+    return FALSE;
+  if (plan->fallback != NULL)
+    {
+      *out_fallback = g_strdup (plan->fallback);
+      return TRUE;
+    }
+  if (plan->purge->len == 1 && plan->debs->len == 1)
+    {
+      /* The image already has these very packages: it stays as it is. */
+      *out_commit = g_steal_pointer (&prev);
+      return TRUE;
+    }
+  Stage2Incremental incremental = {
+    .prev = plan->prev,
+    .purge = (const char *const *) plan->purge->pdata,
+    .debs = (const char *const *) plan->debs->pdata,
+  };
+  return stage2_configure_incremental (repo, options, &incremental, out_commit, cancellable,
+                                       error);
+}

@@ -6,6 +6,7 @@
 #include <ostree.h>
 
 #include "apt/lockfile.h"
+#include "sandbox/stage2.h"
 
 G_BEGIN_DECLS
 
@@ -29,5 +30,14 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (IncrementalPlan, incremental_plan_free)
 IncrementalPlan *incremental_plan (OstreeRepo *repo, const char *prev, const char *stage1,
                                    Lockfile *lock, const char *lock_path, const char *debs_dir,
                                    GCancellable *cancellable, GError **error);
+
+/* configure --incremental: stage 2 of OPTIONS->in from the image
+ * OPTIONS->out_ref holds, with the lockfile LOCK_PATH the stage-1 tree was
+ * made from and the .debs of DEBS_DIR.  *OUT_COMMIT: the configured image
+ * (the previous one when nothing changed), or NULL when it must be
+ * configured from scratch: no previous image, or *OUT_FALLBACK says why. */
+gboolean incremental_configure (OstreeRepo *repo, const Stage2Options *options,
+                                const char *lock_path, const char *debs_dir, char **out_fallback,
+                                char **out_commit, GCancellable *cancellable, GError **error);
 
 G_END_DECLS
