@@ -259,6 +259,18 @@ test_expect_success 'a file in /var whose name holds a control character is a on
     test ! -e "$REPO/refs/heads/bad3"
 '
 
+test_expect_success 'a tree without a dpkg database: deployable, sbom and diff give the one error of the one reader (image/imagedb.c)' '
+    cd "$W"
+    mkdir -p nodpkg-tree/etc && echo x > nodpkg-tree/etc/x
+    ostree --repo="$REPO" commit -b nodpkg --tree=dir=nodpkg-tree > /dev/null
+    for cmd in "deployable --ref bad4 nodpkg" "sbom nodpkg" "diff nodpkg nodpkg"; do
+        expect_failure err a2o --repo "$REPO" $cmd
+        assert_one_line err
+        assert_file_has_content err "\"nodpkg\" has no var/lib/dpkg/status: not a Debian image"
+    done
+    test ! -e "$REPO/refs/heads/bad4"
+'
+
 test_expect_success 'build --deployable makes the image ref the deployment (the configured image kept as before-deployable/NAME); a lockfile without ostree-boot is refused' '
     cd "$W"
     a2o build one.lock.json --deployable --ref one-built > bd.out

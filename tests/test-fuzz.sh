@@ -4,7 +4,7 @@
 # seed corpus and then mutates it for a bounded time under ASan and UBSan:
 # any crash, leak, sanitizer report, GLib critical or broken property fails.
 #
-# The harnesses are built by "make fuzzers" (Makefile-fuzz.am), which this
+# The harnesses are built by "make fuzzers" (tests/fuzz/Makefile.inc), which this
 # test's log depends on.  APT2OSTREE_FUZZ_SECONDS sets the time per harness
 # (default 30: about 2.5 minutes for all five, plus a minute to build).
 # A crash's input is kept in tests/fuzz/artifacts/ of the build directory;
@@ -46,7 +46,7 @@ fuzz () {
     grep -E "^stat::number_of_executed_units" fuzz.log > "$SCRATCH/$name.stats"
 }
 
-# One harness per seed corpus (Makefile-fuzz.am's FUZZ_HARNESSES).
+# One harness per seed corpus (tests/fuzz/Makefile.inc's FUZZ_HARNESSES).
 for dir in "$TOP_SRCDIR"/tests/fuzz/corpus/*/; do
     name=$(basename "$dir")
     test_expect_success "fuzz-$name: ${seconds}s of mutated inputs give no crash, leak or sanitizer report" \

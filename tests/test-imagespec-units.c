@@ -1,10 +1,10 @@
 /* LOCKFILE[=REF] as "ninja", "build" and "prune" read it, and the stage
- * refs of an image (src/build/imagespec.c). */
+ * refs of an image (src/graph/imagespec.c). */
 #include "config.h"
 
 #include <string.h>
 
-#include "build/imagespec.h"
+#include "graph/imagespec.h"
 
 static void
 test_default_ref (void)

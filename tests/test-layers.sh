@@ -10,6 +10,14 @@ test_expect_success 'every #include in src/ goes to a layer its folder may use' 
     "$check" "$TOP_SRCDIR/src"
 '
 
+# A folder a move left behind in a build tree, holding only .deps/, is no
+# layer (so a merged rename does not fail an in-tree build's check).
+test_expect_success 'a folder without source files is not a layer' '
+    cp -r "$TOP_SRCDIR/src" copy-moved
+    mkdir -p copy-moved/oldname/.deps
+    "$check" copy-moved
+'
+
 # A copy of src/ with one violation planted per case: the checker must name it.
 while IFS='|' read -r name inject expect; do
     [ -n "$name" ] || continue

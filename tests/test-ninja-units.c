@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "apt/lockfile.h"
-#include "build/ninja.h"
+#include "graph/ninja.h"
 
 /* PACKAGE VERSION ARCH into LOCK, last in its install order; its sha256
  * is FILL 64 times. */

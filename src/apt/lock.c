@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "apt/lock.h"
 #include "apt/release.h"
 #include "apt/resolve.h"
+#include "base/debpolicy.h"
 #include "base/util.h"
 
 void
@@ -346,4 +348,120 @@ const char *const *
 lock_variants (void)
 {
   return resolve_variants ();
+}
+
+/* --- what lock is asked --- */
+
+/* The package list: one package a line ("name", "name=version",
+ * "name:arch", or a local .deb's path: a line with a "/" that ends in
+ * ".deb", relative to the list's directory), "#" comments and blank
+ * lines. */
+char **
+lock_read_package_list (const char *path, GError **error)
+{
+  g_autofree char *text = NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!g_file_get_contents (path, &text, NULL, &local_error))
+    return util_fail (error, "package list %s: %s", path, local_error->message), NULL;
+
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      char *hash = strchr (lines[i], '#');
+      if (hash != NULL)
+        *hash = '\0';
+      g_strstrip (lines[i]);
+      if (*lines[i] == '\0')
+        continue;
+      if (strpbrk (lines[i], " \t") != NULL)
+        return util_fail (error, "package list %s:%u: \"%s\": one package a line", path, i + 1,
+                          lines[i]), NULL;
+      const char *problem = lockfile_is_local_deb (lines[i]) ? debpolicy_text_problem (lines[i])
+                                                             : debpolicy_request_problem (lines[i]);
+      g_autofree char *shown = g_strescape (lines[i], NULL);
+      if (problem != NULL)
+        return util_fail (error, "package list %s:%u: \"%s\" %s; write NAME, NAME=VERSION or "
+                          "NAME:ARCH or a .deb's path", path, i + 1, shown, problem), NULL;
+      g_strv_builder_add (b, lines[i]);
+    }
+  return g_strv_builder_end (b);
+}
+
+/* "dir/foo.txt" -> "dir/foo.lock.json" */
+char *
+lock_default_output (const char *packages_path)
+{
+  g_autofree char *base = g_strdup (packages_path);
+  if (g_str_has_suffix (base, ".txt"))
+    base[strlen (base) - 4] = '\0';
+  return g_strconcat (base, ".lock.json", NULL);
+}
+
+char *
+lock_host_architecture (GError **error)
+{
+  g_autofree char *out = NULL;
+  int status;
+  const char *argv[] = { "dpkg", "--print-architecture", NULL };
+  g_autoptr(GError) local_error = NULL;
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                     NULL, NULL, &out, NULL, &status, &local_error)
+      || !g_spawn_check_wait_status (status, NULL))
+    return util_fail (error, "cannot ask dpkg for the host architecture (%s); give --arch",
+                      local_error != NULL ? local_error->message : "dpkg failed"), NULL;
+  return g_strdup (g_strstrip (out));
+}
+
+/* --mirror NAME=URI for lock: NAME must be one of the sources being locked
+ * (for build, an unknown name adds a source; here it would be a typo). */
+static gboolean
+apply_mirrors (SourcesList *sources, char **mirrors, GError **error)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  for (guint i = 0; i < sources->sources->len; i++)
+    g_strv_builder_add (b, ((Source *) sources->sources->pdata[i])->name);
+  g_auto(GStrv) names = g_strv_builder_end (b);
+  return sources_list_apply_mirrors (sources, (const char *const *) mirrors,
+                                     (const char *const *) names, "the sources being locked", error);
+}
+
+/* The sources LOCK's request names that are archives, not local .debs. */
+static GStrv
+archive_source_names (Lockfile *lock)
+{
+  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
+  for (char **n = lock->request.sources; *n != NULL; n++)
+    {
+      LockSource *s = lockfile_lookup_source (lock, *n);
+      if (s == NULL || !s->local)
+        g_strv_builder_add (b, *n);
+    }
+  return g_strv_builder_end (b);
+}
+
+SourcesList *
+lock_load_sources (const char *sources_path, const char *suite, Lockfile *previous,
+                   const char *arch, char **mirrors, GError **error)
+{
+  g_autoptr(SourcesList) sources = sources_load (sources_path, error);
+  if (sources == NULL)
+    return NULL;
+  if (suite != NULL && !sources_list_set_suite (sources, suite, error))
+    return NULL;
+  if (previous != NULL)
+    {
+      g_auto(GStrv) archives = archive_source_names (previous);
+      if (!sources_list_select (sources, (const char *const *) archives, error))
+        return NULL;
+    }
+  else
+    {
+      sources_list_filter_arch (sources, arch);
+      if (sources->sources->len == 0)
+        return util_fail (error, "no source carries architecture %s", arch), NULL;
+    }
+  if (!apply_mirrors (sources, mirrors, error))
+    return NULL;
+  return g_steal_pointer (&sources);
 }

@@ -51,6 +51,25 @@ Lockfile *lock_resolve (const LockRequest *request, SourcesList *sources, const 
                         const char *cache_dir, Lockfile *previous, GCancellable *cancellable,
                         GError **error);
 
+/* The package list PATH: one package a line ("name", "name=version",
+ * "name:arch", or a local .deb's path: a line with a "/" that ends in
+ * ".deb", relative to the list's directory), "#" comments and blank
+ * lines.  Errors name the file and line. */
+char **lock_read_package_list (const char *path, GError **error);
+
+/* The lockfile of a package list: "dir/foo.txt" -> "dir/foo.lock.json". */
+char *lock_default_output (const char *packages_path);
+
+/* The host's dpkg architecture (dpkg --print-architecture). */
+char *lock_host_architecture (GError **error);
+
+/* The sources to lock from SOURCES_PATH (NULL: the host's): the archives
+ * PREVIOUS (the lockfile being updated) names, else every source of ARCH;
+ * moved to SUITE (or NULL), MIRRORS ("NAME=URI", NAME one of them)
+ * applied. */
+SourcesList *lock_load_sources (const char *sources_path, const char *suite, Lockfile *previous,
+                                const char *arch, char **mirrors, GError **error);
+
 /* The variants --variant accepts (the resolver's), NULL-terminated. */
 const char *const *lock_variants (void);
 

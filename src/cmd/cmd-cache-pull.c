@@ -1,10 +1,10 @@
 /* apt2ostree cache-pull — refs pulled from a build cache when it has them
- * (see build/buildcache.h); what it lacks is left for the build. */
+ * (see graph/buildcache.h); what it lacks is left for the build. */
 #include "config.h"
 
 #include <stdio.h>
 
-#include "build/buildcache.h"
+#include "graph/buildcache.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 

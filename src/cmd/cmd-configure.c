@@ -4,8 +4,8 @@
 #include <stdio.h>
 
 #include "base/util.h"
-#include "build/buildcache.h"
-#include "build/incremental.h"
+#include "graph/buildcache.h"
+#include "graph/incremental.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "sandbox/stage2.h"
@@ -18,60 +18,12 @@ configure_from_cache (OstreeRepo *repo, const BuildCache *cache, const RepoRev *
                       const char *const *hooks, const char *out_ref, char **out_cache_ref,
                       char **out_commit, GCancellable *cancellable, GError **error)
 {
-  guint64 epoch;
-  if (!util_source_date_epoch (&epoch, error))
+  *out_cache_ref = buildcache_configured_ref (in->commit, hooks, error);
+  if (*out_cache_ref == NULL)
     return FALSE;
-  g_autofree char *epoch_text = g_strdup_printf ("%" G_GUINT64_FORMAT, epoch);
-  g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
-  g_ptr_array_add (inputs, in->commit);
-  g_ptr_array_add (inputs, epoch_text);
-  for (const char *const *h = hooks; h != NULL && *h != NULL; h++)
-    g_ptr_array_add (inputs, (char *) *h);
-  g_ptr_array_add (inputs, NULL);
-  *out_cache_ref = buildcache_ref ("configured", (const char *const *) inputs->pdata);
   g_autofree char *what = g_strconcat ("stage 2 (", out_ref, ")", NULL);
   *out_commit = buildcache_fetch_result (repo, cache, *out_cache_ref, out_ref, what, cancellable);
   return TRUE;
-}
-
-/* --incremental: stage 2 from OUT_REF's image when there is one (and the
- * .debs that changed are at hand); FALSE with *OUT_DONE unset when it must
- * run from scratch. */
-static gboolean
-configure_incremental (OstreeRepo *repo, const Stage2Options *options, const char *lock_path,
-                       const char *debs_dir, gboolean *out_done, char **out_commit,
-                       GCancellable *cancellable, GError **error)
-{
-  g_autofree char *prev = repo_read_ref (repo, options->out_ref);
-  if (prev == NULL)
-    return TRUE;
-  g_autoptr(Lockfile) lock = lockfile_load (lock_path, error);
-  if (lock == NULL)
-    return FALSE;
-  g_autoptr(IncrementalPlan) plan = incremental_plan (repo, prev, options->in, lock, lock_path,
-                                                      debs_dir, cancellable, error);
-  if (plan == NULL)
-    return FALSE;
-  if (plan->fallback != NULL)
-    {
-      g_printerr ("apt2ostree configure --incremental %s: %s; configuring from scratch\n",
-                  options->out_ref, plan->fallback);
-      return TRUE;
-    }
-  *out_done = TRUE;
-  if (plan->purge->len == 1 && plan->debs->len == 1)
-    {
-      /* The image already has these very packages: it stays as it is. */
-      *out_commit = g_steal_pointer (&prev);
-      return TRUE;
-    }
-  Stage2Incremental incremental = {
-    .prev = plan->prev,
-    .purge = (const char *const *) plan->purge->pdata,
-    .debs = (const char *const *) plan->debs->pdata,
-  };
-  return stage2_configure_incremental (repo, options, &incremental, out_commit, cancellable,
-                                       error);
 }
 
 gboolean
@@ -149,13 +101,16 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     .limits = &limits,
   };
   g_autofree char *commit = NULL;
-  gboolean done = FALSE;
+  g_autofree char *fallback = NULL;
   if (incremental
-      && !configure_incremental (repo, &options, lock_path,
-                                 debs_dir != NULL ? debs_dir : "build/cache/debs", &done, &commit,
-                                 cancellable, error))
+      && !incremental_configure (repo, &options, lock_path,
+                                 debs_dir != NULL ? debs_dir : "build/cache/debs", &fallback,
+                                 &commit, cancellable, error))
     return FALSE;
-  if (!done && !stage2_configure (repo, &options, &commit, cancellable, error))
+  if (fallback != NULL)
+    g_printerr ("apt2ostree configure --incremental %s: %s; configuring from scratch\n",
+                out_ref, fallback);
+  if (commit == NULL && !stage2_configure (repo, &options, &commit, cancellable, error))
     return FALSE;
   if (cache_ref != NULL && !buildcache_record_result (repo, out_ref, cache_ref, cancellable, error))
     return FALSE;

@@ -1,9 +1,9 @@
 /* apt2ostree deployable — a configured image rearranged so that "ostree
- * admin deploy" accepts it (see deb/deployable.h), metadata only. */
+ * admin deploy" accepts it (see image/deployable.h), metadata only. */
 #include "config.h"
 
 #include "cmd/cmd.h"
-#include "deb/deployable.h"
+#include "image/deployable.h"
 
 gboolean
 cmd_deployable (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

@@ -1,11 +1,11 @@
 /* apt2ostree disk-image — a deployable image as a bootable raw disk (see
- * deb/diskimage.h). */
+ * image/diskimage.h). */
 #include "config.h"
 
 #include <stdio.h>
 
 #include "cmd/cmd.h"
-#include "deb/diskimage.h"
+#include "image/diskimage.h"
 #include "store/fsimage.h"
 
 gboolean

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "deb/imagediff.h"
+#include "image/imagediff.h"
 #include "deb/localdebs.h"
 #include "base/debpolicy.h"
 #include "base/pathfilter.h"
@@ -16,67 +16,6 @@
 #include "apt/lock.h"
 #include "apt/sources.h"
 #include "base/util.h"
-
-/* The package list: one package a line ("name", "name=version",
- * "name:arch", or a local .deb's path: a line with a "/" that ends in
- * ".deb", relative to the list's directory), "#" comments and blank
- * lines. */
-static char **
-read_package_list (const char *path, GError **error)
-{
-  g_autofree char *text = NULL;
-  g_autoptr(GError) local_error = NULL;
-  if (!g_file_get_contents (path, &text, NULL, &local_error))
-    return util_fail (error, "package list %s: %s", path, local_error->message), NULL;
-
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
-  for (guint i = 0; lines[i] != NULL; i++)
-    {
-      char *hash = strchr (lines[i], '#');
-      if (hash != NULL)
-        *hash = '\0';
-      g_strstrip (lines[i]);
-      if (*lines[i] == '\0')
-        continue;
-      if (strpbrk (lines[i], " \t") != NULL)
-        return util_fail (error, "package list %s:%u: \"%s\": one package a line", path, i + 1,
-                          lines[i]), NULL;
-      const char *problem = lockfile_is_local_deb (lines[i]) ? debpolicy_text_problem (lines[i])
-                                                             : debpolicy_request_problem (lines[i]);
-      g_autofree char *shown = g_strescape (lines[i], NULL);
-      if (problem != NULL)
-        return util_fail (error, "package list %s:%u: \"%s\" %s; write NAME, NAME=VERSION or "
-                          "NAME:ARCH or a .deb's path", path, i + 1, shown, problem), NULL;
-      g_strv_builder_add (b, lines[i]);
-    }
-  return g_strv_builder_end (b);
-}
-
-/* "dir/foo.txt" -> "dir/foo.lock.json" */
-static char *
-default_output (const char *packages_path)
-{
-  g_autofree char *base = g_strdup (packages_path);
-  if (g_str_has_suffix (base, ".txt"))
-    base[strlen (base) - 4] = '\0';
-  return g_strconcat (base, ".lock.json", NULL);
-}
-
-static char *
-host_architecture (GError **error)
-{
-  g_autofree char *out = NULL;
-  int status;
-  const char *argv[] = { "dpkg", "--print-architecture", NULL };
-  g_autoptr(GError) local_error = NULL;
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-                     NULL, NULL, &out, NULL, &status, &local_error)
-      || !g_spawn_check_wait_status (status, NULL))
-    return util_fail (error, "cannot ask dpkg for the host architecture (%s); give --arch",
-                      local_error != NULL ? local_error->message : "dpkg failed"), NULL;
-  return g_strdup (g_strstrip (out));
-}
 
 /* What --update changed, one package a line, for the CI log. */
 /* What changed from BEFORE, as "diff" prints it. */
@@ -88,19 +27,6 @@ print_changes (Lockfile *before, Lockfile *after)
   g_autoptr(GPtrArray) changes = image_diff_packages (a, b);
   g_autofree char *text = image_diff_packages_text (changes);
   g_print ("%s", text);
-}
-
-/* --mirror NAME=URI for lock: NAME must be one of the sources being locked
- * (for build, an unknown name adds a source; here it would be a typo). */
-static gboolean
-apply_mirrors (SourcesList *sources, char **mirrors, GError **error)
-{
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-  for (guint i = 0; i < sources->sources->len; i++)
-    g_strv_builder_add (b, ((Source *) sources->sources->pdata[i])->name);
-  g_auto(GStrv) names = g_strv_builder_end (b);
-  return sources_list_apply_mirrors (sources, (const char *const *) mirrors,
-                                     (const char *const *) names, "the sources being locked", error);
 }
 
 static gboolean
@@ -308,12 +234,12 @@ static gboolean
 input_from_package_list (CmdInvocation *inv, LockOptions *o, const char *path, LockInput *in,
                          GError **error)
 {
-  in->packages = read_package_list (path, error);
+  in->packages = lock_read_package_list (path, error);
   if (in->packages == NULL)
     return FALSE;
   if (o->output == NULL)
-    o->output = default_output (path);
-  if (o->arch == NULL && (o->arch = host_architecture (error)) == NULL)
+    o->output = lock_default_output (path);
+  if (o->arch == NULL && (o->arch = lock_host_architecture (error)) == NULL)
     return FALSE;
   if (debpolicy_arch_problem (o->arch) != NULL)
     return cmd_usage_error (inv, error, "--arch \"%s\" %s", o->arch,
@@ -330,47 +256,6 @@ input_from_package_list (CmdInvocation *inv, LockOptions *o, const char *path, L
   return TRUE;
 }
 
-/* The sources LOCK's request names that are archives, not local .debs. */
-static GStrv
-archive_source_names (Lockfile *lock)
-{
-  g_autoptr(GStrvBuilder) b = g_strv_builder_new ();
-  for (char **n = lock->request.sources; *n != NULL; n++)
-    {
-      LockSource *s = lockfile_lookup_source (lock, *n);
-      if (s == NULL || !s->local)
-        g_strv_builder_add (b, *n);
-    }
-  return g_strv_builder_end (b);
-}
-
-/* The sources to lock: the ones the lockfile names (--update), else every
- * source of the image's architecture; moved to --suite, --mirror applied. */
-static SourcesList *
-sources_to_lock (LockOptions *o, LockInput *in, GError **error)
-{
-  g_autoptr(SourcesList) sources = sources_load (in->sources_path, error);
-  if (sources == NULL)
-    return NULL;
-  if (in->req.suite != NULL && !sources_list_set_suite (sources, in->req.suite, error))
-    return NULL;
-  if (o->update)
-    {
-      g_auto(GStrv) archives = archive_source_names (in->previous);
-      if (!sources_list_select (sources, (const char *const *) archives, error))
-        return NULL;
-    }
-  else
-    {
-      sources_list_filter_arch (sources, in->req.architecture);
-      if (sources->sources->len == 0)
-        return util_fail (error, "no source carries architecture %s", in->req.architecture), NULL;
-    }
-  if (!apply_mirrors (sources, o->mirrors, error))
-    return NULL;
-  return g_steal_pointer (&sources);
-}
-
 /* The sources file as the request records it: relative to the lockfile, so
  * both can move together (a repository checkout); an absolute one stays
  * absolute. */
@@ -384,14 +269,6 @@ request_sources_file (LockOptions *o, LockInput *in)
   return g_path_is_absolute (given) ? g_strdup (given)
                                     : lockfile_relative_path (in->sources_path, o->output);
 }
-
-/* --- local .debs --- */
-
-/* The source of the .debs a package list names: named "local"; its pin
- * priority makes the named file the one installed, as "apt install
- * ./FILE" does, even when an archive has the same version. */
-#define LIST_DEBS_SOURCE "local"
-#define LIST_DEBS_PIN_PRIORITY 1000
 
 /* One --debs: "[name=NAME pin-priority=N] DIR", the options as a sources
  * line has them (each optional), or "DIR"; the name defaults to DIR's. */
@@ -441,90 +318,22 @@ parse_debs_option (CmdInvocation *inv, const char *spec, char **out_name, int *o
   return TRUE;
 }
 
-/* The .debs of DIR as the local source NAME. */
-static gboolean
-add_local_dir (LockLocal *local, const char *name, int pin, const char *dir, const char *output,
-               const char *index_dir, GError **error)
+/* The --debs directories. */
+static GPtrArray *
+debs_dirs_from_options (CmdInvocation *inv, LockOptions *o, GError **error)
 {
-  g_autoptr(GPtrArray) debs = local_debs_read_dir (dir, error);
-  if (debs == NULL)
-    return FALSE;
-  g_autofree char *recorded = lockfile_relative_path (dir, output);
-  LockLocalSource *source = local_debs_source (name, pin, *recorded != '\0' ? recorded : ".",
-                                               debs, output, index_dir, error);
-  if (source == NULL)
-    return FALSE;
-  g_ptr_array_add (local->sources, source);
-  return TRUE;
-}
-
-/* The request's local .debs (the ENTRIES that name one, relative to
- * BASE_DIR): read into the source "local", each entry rewritten relative
- * to the lockfile, and asked of the resolver as NAME=VERSION. */
-static gboolean
-add_local_entries (LockLocal *local, char **entries, const char *base_dir, const char *arch,
-                   const char *output, const char *index_dir, GError **error)
-{
-  g_autoptr(GPtrArray) debs = g_ptr_array_new_with_free_func ((GDestroyNotify) local_deb_free);
-  g_autoptr(GStrvBuilder) resolve = g_strv_builder_new ();
-  for (char **e = entries; *e != NULL; e++)
-    {
-      if (!lockfile_is_local_deb (*e))
-        {
-          g_strv_builder_add (resolve, *e);
-          continue;
-        }
-      g_autofree char *path = g_path_is_absolute (*e) ? g_strdup (*e)
-                                                      : g_build_filename (base_dir, *e, NULL);
-      LocalDeb *deb = local_deb_read (path, error);
-      if (deb == NULL)
-        return FALSE;
-      g_ptr_array_add (debs, deb);
-      g_autofree char *request = local_deb_request (deb, arch);
-      g_strv_builder_add (resolve, request);
-      g_free (*e);
-      *e = lockfile_relative_path (path, output);
-    }
-  local->resolve_packages = g_strv_builder_end (resolve);
-  if (debs->len == 0)
-    return TRUE;
-  LockLocalSource *source = local_debs_source (LIST_DEBS_SOURCE, LIST_DEBS_PIN_PRIORITY, NULL, debs,
-                                               output, index_dir, error);
-  if (source == NULL)
-    return FALSE;
-  g_ptr_array_add (local->sources, source);
-  return TRUE;
-}
-
-/* The local .debs to lock: the --debs directories, or with --update the
- * ones the lockfile records (relative to it); then the .debs the request
- * names (relative to INPUT_PATH, the package list or the lockfile). */
-static gboolean
-local_to_lock (CmdInvocation *inv, LockOptions *o, LockInput *in, const char *input_path,
-               const char *cache, LockLocal *local, GError **error)
-{
-  local->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) lock_local_source_free);
-  g_autofree char *base_dir = g_path_get_dirname (input_path);
-  g_autofree char *index_dir = g_build_filename (cache, "local", NULL);
-  for (guint i = 0; o->update && i < in->previous->sources->len; i++)
-    {
-      LockSource *s = in->previous->sources->pdata[i];
-      g_autofree char *dir = s->dir != NULL ? g_build_filename (base_dir, s->dir, NULL) : NULL;
-      if (s->local && dir != NULL
-          && !add_local_dir (local, s->name, s->pin_priority, dir, o->output, index_dir, error))
-        return FALSE;
-    }
+  g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func ((GDestroyNotify) local_debs_dir_free);
   for (char **spec = o->debs; spec != NULL && *spec != NULL; spec++)
     {
-      g_autofree char *name = NULL;
+      LocalDebsDir *d = g_new0 (LocalDebsDir, 1);
+      g_ptr_array_add (dirs, d);
       const char *dir = NULL;
-      int pin = SOURCE_DEFAULT_PIN_PRIORITY;
-      if (!parse_debs_option (inv, *spec, &name, &pin, &dir, error)
-          || !add_local_dir (local, name, pin, dir, o->output, index_dir, error))
-        return FALSE;
+      d->pin_priority = SOURCE_DEFAULT_PIN_PRIORITY;
+      if (!parse_debs_option (inv, *spec, &d->name, &d->pin_priority, &dir, error))
+        return NULL;
+      d->dir = g_strdup (dir);
     }
-  return add_local_entries (local, in->packages, base_dir, in->req.architecture, o->output,
-                            index_dir, error);
+  return g_steal_pointer (&dirs);
 }
 
 /* One line for each source read without a signature check. */
@@ -551,13 +360,20 @@ cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (o.update ? !input_from_lockfile (inv, &o, argv[1], &in, error)
                : !input_from_package_list (inv, &o, argv[1], &in, error))
     return FALSE;
-  g_autoptr(SourcesList) sources = sources_to_lock (&o, &in, error);
+  g_autoptr(SourcesList) sources = lock_load_sources (in.sources_path, in.req.suite, in.previous,
+                                                     in.req.architecture, o.mirrors, error);
   if (sources == NULL || !cmd_check_network (inv, &sources, 1, o.verbose, error))
     return FALSE;
 
   const char *cache = o.cache != NULL ? o.cache : "build/cache/lists";
+  g_autoptr(GPtrArray) debs_dirs = debs_dirs_from_options (inv, &o, error);
+  if (debs_dirs == NULL)
+    return FALSE;
+  g_autofree char *base_dir = g_path_get_dirname (argv[1]);
+  g_autofree char *index_dir = g_build_filename (cache, "local", NULL);
   g_auto(LockLocal) local = { NULL };
-  if (!local_to_lock (inv, &o, &in, argv[1], cache, &local, error))
+  if (!local_debs_to_lock (in.previous, debs_dirs, in.packages, base_dir, in.req.architecture,
+                           o.output, index_dir, &local, error))
     return FALSE;
 
   g_autofree char *sources_file = request_sources_file (&o, &in);

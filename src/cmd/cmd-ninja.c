@@ -1,9 +1,9 @@
 /* apt2ostree ninja — write the Ninja file for one or more images. */
 #include "config.h"
 
-#include "build/build.h"
+#include "graph/build.h"
 #include "cmd/cmd.h"
-#include "build/ninja.h"
+#include "graph/ninja.h"
 #include "sandbox/runlimits.h"
 
 gboolean

@@ -5,8 +5,8 @@
 #include <stdio.h>
 
 #include "cmd/cmd.h"
-#include "build/imagespec.h"
-#include "build/prune.h"
+#include "graph/imagespec.h"
+#include "graph/prune.h"
 #include "store/repo.h"
 
 /* The repository: --repo, else BUILDDIR/ostree with --builddir (where

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "build/buildcache.h"
+#include "graph/buildcache.h"
 #include "cmd/cmd.h"
 #include "store/publish.h"
 

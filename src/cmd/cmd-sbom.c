@@ -1,5 +1,5 @@
 /* apt2ostree sbom — the bill of materials of an image or a lockfile, as
- * SPDX or CycloneDX JSON (see deb/sbom.h). */
+ * SPDX or CycloneDX JSON (see image/sbom.h). */
 #include "config.h"
 
 #include <stdio.h>
@@ -7,7 +7,7 @@
 #include "apt/lockfile.h"
 #include "base/util.h"
 #include "cmd/cmd.h"
-#include "deb/sbom.h"
+#include "image/sbom.h"
 
 /* A lockfile when ARG names a file, else a ref or commit. */
 static Sbom *

@@ -64,7 +64,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (DebInfo, deb_info_free)
 
 /* Where deb_unpack() stores objects; each function returns the object's
  * checksum.  deb_sink_for_writer() is the one for an ObjectWriter;
- * cmd-unpack-deb.c has one over libostree for the repositories the writer
+ * ostreeunpack.c has one over libostree for the repositories the writer
  * does not serve. */
 typedef struct DebSink DebSink;
 struct DebSink {

@@ -3,13 +3,11 @@
 
 #include <string.h>
 
-#include "base/deb822.h"
 #include "base/pathfilter.h"
 #include "deb/deb.h"
 #include "deb/dpkgdb.h"
 #include "store/repo.h"
 #include "store/tree.h"
-#include "store/treeread.h"
 #include "base/util.h"
 
 #define DPKG_DIR "var/lib/dpkg"
@@ -211,29 +209,6 @@ dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const DpkgdbOptions 
 
   if (options->merged_usr && !link_merged_usr (repo, root, cancellable, error))
     return FALSE;
-  return TRUE;
-}
-
-GPtrArray *
-dpkgdb_read_status (GFile *root, const char *name, GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GError) local_error = NULL;
-  g_autofree char *status = treeread_text (root, "var/lib/dpkg/status", cancellable, &local_error);
-  if (status == NULL)
-    return util_fail (error, "\"%s\" has no var/lib/dpkg/status%s%s: not a Debian image", name,
-                      local_error != NULL ? ": " : "",
-                      local_error != NULL ? local_error->message : ""), NULL;
-  return deb822_parse (status);
-}
-
-gboolean
-dpkgdb_check_stanza (GHashTable *stanza, const char *name, GError **error)
-{
-  if (g_hash_table_lookup (stanza, "package") == NULL
-      || g_hash_table_lookup (stanza, "version") == NULL
-      || g_hash_table_lookup (stanza, "architecture") == NULL)
-    return util_fail (error, "\"%s\": var/lib/dpkg/status has a stanza without Package, "
-                      "Version or Architecture", name);
   return TRUE;
 }
 

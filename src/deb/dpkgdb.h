@@ -1,5 +1,5 @@
-/* dpkgdb.h — the dpkg database: stage 1 assembles it, and a built image's
- * is read back (dpkgdb_read_status, for sbom and diff).
+/* dpkgdb.h — the dpkg database stage 1 assembles (a built image's is read
+ * back by image/imagedb.h).
  *
  * A union of package trees (see deb.h) holds every package's files, its
  * var/lib/dpkg/info files and its status stanza under DEB_STATUS_DIR.  This
@@ -53,15 +53,5 @@ gboolean dpkgdb_filter_paths (OstreeRepo *repo, OstreeMutableTree *root, const c
  * RULES exclude: dpkg does not unpack the later package's file either. */
 gboolean dpkgdb_filter_conflicts (OstreeRepo *repo, GPtrArray *conflicts, const char *const *rules,
                                   GCancellable *cancellable, GError **error);
-
-/* The stanzas of the dpkg database of a built image: ROOT's
- * var/lib/dpkg/status (a tree from ostree_repo_read_commit()), as deb822.h
- * tables.  NAME names the image in errors. */
-GPtrArray *dpkgdb_read_status (GFile *root, const char *name, GCancellable *cancellable,
-                               GError **error);
-
-/* A stanza of a package the caller keeps must have Package, Version and
- * Architecture; else an error naming the image NAME. */
-gboolean dpkgdb_check_stanza (GHashTable *stanza, const char *name, GError **error);
 
 G_END_DECLS

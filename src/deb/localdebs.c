@@ -243,3 +243,95 @@ local_deb_request (LocalDeb *deb, const char *arch)
     return g_strdup_printf ("%s=%s", deb->name, deb->version);
   return g_strdup_printf ("%s:%s=%s", deb->name, deb->architecture, deb->version);
 }
+
+/* The source of the .debs a package list names: named "local"; its pin
+ * priority makes the named file the one installed, as "apt install
+ * ./FILE" does, even when an archive has the same version. */
+#define LIST_DEBS_SOURCE "local"
+#define LIST_DEBS_PIN_PRIORITY 1000
+
+/* The .debs of DIR as the local source NAME. */
+static gboolean
+add_local_dir (LockLocal *local, const char *name, int pin, const char *dir, const char *output,
+               const char *index_dir, GError **error)
+{
+  g_autoptr(GPtrArray) debs = local_debs_read_dir (dir, error);
+  if (debs == NULL)
+    return FALSE;
+  g_autofree char *recorded = lockfile_relative_path (dir, output);
+  LockLocalSource *source = local_debs_source (name, pin, *recorded != '\0' ? recorded : ".",
+                                               debs, output, index_dir, error);
+  if (source == NULL)
+    return FALSE;
+  g_ptr_array_add (local->sources, source);
+  return TRUE;
+}
+
+/* The request's local .debs (the ENTRIES that name one, relative to
+ * BASE_DIR): read into the source "local", each entry rewritten relative
+ * to the lockfile, and asked of the resolver as NAME=VERSION. */
+static gboolean
+add_local_entries (LockLocal *local, char **entries, const char *base_dir, const char *arch,
+                   const char *output, const char *index_dir, GError **error)
+{
+  g_autoptr(GPtrArray) debs = g_ptr_array_new_with_free_func ((GDestroyNotify) local_deb_free);
+  g_autoptr(GStrvBuilder) resolve = g_strv_builder_new ();
+  for (char **e = entries; *e != NULL; e++)
+    {
+      if (!lockfile_is_local_deb (*e))
+        {
+          g_strv_builder_add (resolve, *e);
+          continue;
+        }
+      g_autofree char *path = g_path_is_absolute (*e) ? g_strdup (*e)
+                                                      : g_build_filename (base_dir, *e, NULL);
+      LocalDeb *deb = local_deb_read (path, error);
+      if (deb == NULL)
+        return FALSE;
+      g_ptr_array_add (debs, deb);
+      g_autofree char *request = local_deb_request (deb, arch);
+      g_strv_builder_add (resolve, request);
+      g_free (*e);
+      *e = lockfile_relative_path (path, output);
+    }
+  local->resolve_packages = g_strv_builder_end (resolve);
+  if (debs->len == 0)
+    return TRUE;
+  LockLocalSource *source = local_debs_source (LIST_DEBS_SOURCE, LIST_DEBS_PIN_PRIORITY, NULL, debs,
+                                               output, index_dir, error);
+  if (source == NULL)
+    return FALSE;
+  g_ptr_array_add (local->sources, source);
+  return TRUE;
+}
+
+void
+local_debs_dir_free (LocalDebsDir *dir)
+{
+  g_free (dir->name);
+  g_free (dir->dir);
+  g_free (dir);
+}
+
+gboolean
+local_debs_to_lock (Lockfile *previous, GPtrArray *dirs, char **entries, const char *base_dir,
+                    const char *arch, const char *output, const char *index_dir,
+                    LockLocal *local, GError **error)
+{
+  local->sources = g_ptr_array_new_with_free_func ((GDestroyNotify) lock_local_source_free);
+  for (guint i = 0; previous != NULL && i < previous->sources->len; i++)
+    {
+      LockSource *s = previous->sources->pdata[i];
+      g_autofree char *dir = s->dir != NULL ? g_build_filename (base_dir, s->dir, NULL) : NULL;
+      if (s->local && dir != NULL
+          && !add_local_dir (local, s->name, s->pin_priority, dir, output, index_dir, error))
+        return FALSE;
+    }
+  for (guint i = 0; i < dirs->len; i++)
+    {
+      LocalDebsDir *d = dirs->pdata[i];
+      if (!add_local_dir (local, d->name, d->pin_priority, d->dir, output, index_dir, error))
+        return FALSE;
+    }
+  return add_local_entries (local, entries, base_dir, arch, output, index_dir, error);
+}

@@ -3,7 +3,7 @@
  * list), and the run (a ref already holding the package is kept; a .deb is
  * verified before anything is written; the refs are written last, all
  * together).  GLib alone: the commands module runs it over libostree
- * (cmd-unpack-deb.c), the lean front over leanrepo.c (cmd/main.c). */
+ * (ostreeunpack.c), the lean front over leanrepo.c (cmd/main.c). */
 #pragma once
 
 #include <glib.h>

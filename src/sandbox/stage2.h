@@ -4,13 +4,11 @@
 
 #include <ostree.h>
 
+#include "deb/stage1.h"
 #include "sandbox/runlimits.h"
 
 G_BEGIN_DECLS
 
-/* Commit metadata of a stage-1 commit: the packages' dpkg names
- * ("name" or "name:arch"), in install order (type "as"). */
-#define STAGE1_META_PACKAGES "apt2ostree.packages"
 
 typedef struct {
   const char *in;              /* the stage-1 tree */

@@ -19,6 +19,7 @@
 
 #include "store/content.h"
 #include "store/objects.h"
+#include "store/repo.h"
 #include "store/staging.h"
 #include "base/util.h"
 
@@ -202,4 +203,89 @@ content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *t
   if (header == NULL)
     return NULL;
   return write_trusted (repo, header, NULL, 0, cancellable, error);
+}
+
+/* --- a GInputStream over an ObjectWriterRead --- */
+
+#define CONTENT_TYPE_READ_STREAM (content_read_stream_get_type ())
+G_DECLARE_FINAL_TYPE (ContentReadStream, content_read_stream, CONTENT, READ_STREAM, GInputStream)
+
+struct _ContentReadStream {
+  GInputStream parent;
+  ObjectWriterRead read;
+  gpointer user_data;
+};
+
+G_DEFINE_TYPE (ContentReadStream, content_read_stream, G_TYPE_INPUT_STREAM)
+
+static gssize
+content_read_stream_read (GInputStream *stream, void *buffer, gsize count,
+                          GCancellable *cancellable, GError **error)
+{
+  ContentReadStream *self = CONTENT_READ_STREAM (stream);
+  return self->read (self->user_data, buffer, count, error);
+}
+
+static gboolean
+content_read_stream_close (GInputStream *stream, GCancellable *cancellable, GError **error)
+{
+  return TRUE;
+}
+
+static void
+content_read_stream_class_init (ContentReadStreamClass *klass)
+{
+  GInputStreamClass *stream_class = G_INPUT_STREAM_CLASS (klass);
+  stream_class->read_fn = content_read_stream_read;
+  stream_class->close_fn = content_read_stream_close;
+}
+
+static void
+content_read_stream_init (ContentReadStream *self)
+{
+}
+
+GInputStream *
+content_read_stream_new (ObjectWriterRead read, gpointer user_data)
+{
+  ContentReadStream *self = g_object_new (CONTENT_TYPE_READ_STREAM, NULL);
+  self->read = read;
+  self->user_data = user_data;
+  return G_INPUT_STREAM (self);
+}
+
+char *
+content_write_regular_read (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
+                            GVariant *xattrs, guint64 size, ObjectWriterRead read,
+                            gpointer user_data, GError **error)
+{
+  if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
+    {
+      g_autoptr(GFileInfo) info = content_regular_info (uid, gid, mode, size);
+      g_autoptr(GInputStream) input = content_read_stream_new (read, user_data);
+      return repo_write_content (repo, info, xattrs, input, NULL, error);
+    }
+
+  g_autoptr(OstreeContentWriter) writer = ostree_repo_write_regfile (repo, NULL, uid, gid,
+                                                                     S_IFREG | (mode & 07777),
+                                                                     size, xattrs, error);
+  if (writer == NULL)
+    return NULL;
+  g_autofree guint8 *buf = g_malloc (128 * 1024);
+  guint64 done = 0;
+  for (;;)
+    {
+      gssize n = read (user_data, buf, 128 * 1024, error);
+      if (n < 0)
+        return NULL;
+      if (n == 0)
+        break;
+      if (!g_output_stream_write_all (G_OUTPUT_STREAM (writer), buf, n, NULL, NULL, error))
+        return NULL;
+      done += n;
+    }
+  if (done != size)
+    return util_fail (error, "truncated (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
+                      done, size), NULL;
+  return ostree_content_writer_finish (writer, NULL, error);
 }

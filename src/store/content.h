@@ -5,6 +5,8 @@
 
 #include <ostree.h>
 
+#include "store/writer.h"
+
 G_BEGIN_DECLS
 
 /* The OSTree checksum of a regular file with these properties and DATA, the
@@ -39,5 +41,16 @@ char *content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs,
 /* The same for a symlink to TARGET. */
 char *content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
                              GVariant *xattrs, GCancellable *cancellable, GError **error);
+
+/* A GInputStream that reads with READ (USER_DATA passed on): data taken as
+ * it comes, so a large file never sits in memory. */
+GInputStream *content_read_stream_new (ObjectWriterRead read, gpointer user_data);
+
+/* Store a regular file of SIZE bytes read with READ through libostree (the
+ * repositories the writer does not serve: archive mode, per-object fsync,
+ * fs-verity) and return its checksum; fewer bytes than SIZE is an error. */
+char *content_write_regular_read (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
+                                  GVariant *xattrs, guint64 size, ObjectWriterRead read,
+                                  gpointer user_data, GError **error);
 
 G_END_DECLS

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "store/content.h"
 #include "store/linkgroups.h"
 #include "store/tarball.h"
 #include "store/repo.h"
@@ -21,61 +22,28 @@
 typedef struct archive Archive;
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Archive, archive_free)
 
-/* --- the data of the current archive entry, as a GInputStream --- */
+/* --- the data of the current archive entry, read as it comes --- */
 
 /* ostree_repo_write_content() wants a stream of known length; libarchive
- * gives the entry's data block by block.  This stream reads it as it comes,
- * so a large file never sits in memory. */
-#define ARCHIVE_TYPE_DATA_STREAM (archive_data_stream_get_type ())
-G_DECLARE_FINAL_TYPE (ArchiveDataStream, archive_data_stream, ARCHIVE, DATA_STREAM, GInputStream)
-
-struct _ArchiveDataStream {
-  GInputStream parent;
-  struct archive *archive;
-};
-
-G_DEFINE_TYPE (ArchiveDataStream, archive_data_stream, G_TYPE_INPUT_STREAM)
-
+ * gives the entry's data block by block: content_read_stream_new() over
+ * this reads it as it comes, so a large file never sits in memory. */
 static gssize
-archive_data_stream_read (GInputStream *stream, void *buffer, gsize count,
-                          GCancellable *cancellable, GError **error)
+archive_data_read (gpointer user_data, guint8 *buf, gsize len, GError **error)
 {
-  ArchiveDataStream *self = ARCHIVE_DATA_STREAM (stream);
-  la_ssize_t n = archive_read_data (self->archive, buffer, count);
+  struct archive *a = user_data;
+  la_ssize_t n = archive_read_data (a, buf, len);
   if (n < 0)
     {
-      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED,
-                           archive_error_string (self->archive));
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_FAILED, archive_error_string (a));
       return -1;
     }
   return n;
 }
 
-static gboolean
-archive_data_stream_close (GInputStream *stream, GCancellable *cancellable, GError **error)
-{
-  return TRUE;
-}
-
-static void
-archive_data_stream_class_init (ArchiveDataStreamClass *klass)
-{
-  GInputStreamClass *stream_class = G_INPUT_STREAM_CLASS (klass);
-  stream_class->read_fn = archive_data_stream_read;
-  stream_class->close_fn = archive_data_stream_close;
-}
-
-static void
-archive_data_stream_init (ArchiveDataStream *self)
-{
-}
-
 static GInputStream *
 archive_data_stream_new (struct archive *a)
 {
-  ArchiveDataStream *self = g_object_new (ARCHIVE_TYPE_DATA_STREAM, NULL);
-  self->archive = a;
-  return G_INPUT_STREAM (self);
+  return content_read_stream_new (archive_data_read, a);
 }
 
 /* --- reading --- */

@@ -1,0 +1,127 @@
+/* ninjarun.c — ninja run over the images' Ninja file; see ninjarun.h. */
+#define _GNU_SOURCE
+#include "config.h"
+
+#include <glib-unix.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/util.h"
+#include "graph/build.h"
+#include "graph/ninja.h"
+#include "graph/ninjarun.h"
+
+/* A run of ninja, while this process waits for it. */
+typedef struct {
+  GMainLoop *loop;
+  GPid pid;
+  int wait_status;
+  int signal;              /* the first interruption received, 0 when none */
+} NinjaRun;
+
+typedef struct {
+  NinjaRun *run;
+  int signum;
+} NinjaSignal;
+
+static void
+ninja_child_setup (gpointer data)
+{
+  pid_t parent = GPOINTER_TO_INT (data);
+  (void) setpgid (0, 0);
+  (void) prctl (PR_SET_PDEATHSIG, SIGTERM);
+  if (getppid () != parent)  /* the parent died before the line above */
+    _exit (128 + SIGTERM);
+}
+
+static gboolean
+ninja_on_signal (gpointer data)
+{
+  NinjaSignal *sig = data;
+  if (sig->run->signal == 0)
+    sig->run->signal = sig->signum;
+  (void) kill (sig->run->pid, sig->signum);
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+ninja_on_exit (GPid pid, int wait_status, gpointer data)
+{
+  NinjaRun *run = data;
+  run->wait_status = wait_status;
+  g_spawn_close_pid (pid);
+  g_main_loop_quit (run->loop);
+}
+
+static void
+source_remove (gpointer source)
+{
+  g_source_destroy (source);
+  g_source_unref (source);
+}
+
+gboolean
+ninjarun_run (const char *ninja, const char *file, int jobs, GPtrArray *images, const char *sbom,
+           GError **error)
+{
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (ninja));
+  g_ptr_array_add (argv, g_strdup ("-f"));
+  g_ptr_array_add (argv, g_strdup (file));
+  if (jobs > 0)
+    g_ptr_array_add (argv, g_strdup_printf ("-j%d", jobs));
+  for (guint i = 0; i < images->len; i++)
+    g_ptr_array_add (argv, g_strdup (((BuildImage *) images->pdata[i])->image));
+  for (guint i = 0; sbom != NULL && i < images->len; i++)
+    g_ptr_array_add (argv, ninja_sbom_path (sbom, ((BuildImage *) images->pdata[i])->image));
+  g_ptr_array_add (argv, NULL);
+
+  g_autoptr(GMainContext) context = g_main_context_new ();
+  g_autoptr(GMainLoop) loop = g_main_loop_new (context, FALSE);
+  NinjaRun run = { .loop = loop };
+  static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+  NinjaSignal handlers[G_N_ELEMENTS (signals)];
+  g_autoptr(GPtrArray) sources = g_ptr_array_new_with_free_func (source_remove);
+  /* Before the spawn, so that no interruption is missed. */
+  for (guint i = 0; i < G_N_ELEMENTS (signals); i++)
+    {
+      handlers[i] = (NinjaSignal) { &run, signals[i] };
+      GSource *source = g_unix_signal_source_new (signals[i]);
+      g_source_set_callback (source, ninja_on_signal, &handlers[i], NULL);
+      g_source_attach (source, context);
+      g_ptr_array_add (sources, source);
+    }
+
+  g_autoptr(GError) local_error = NULL;
+  gboolean spawned = g_spawn_async (NULL, (char **) argv->pdata, NULL,
+                                    G_SPAWN_SEARCH_PATH | G_SPAWN_CHILD_INHERITS_STDIN
+                                        | G_SPAWN_DO_NOT_REAP_CHILD,
+                                    ninja_child_setup, GINT_TO_POINTER (getpid ()), &run.pid,
+                                    &local_error);
+  if (spawned)
+    {
+      GSource *child = g_child_watch_source_new (run.pid);
+      g_source_set_callback (child, G_SOURCE_FUNC (ninja_on_exit), &run, NULL);
+      g_source_attach (child, context);
+      g_ptr_array_add (sources, child);
+      g_main_loop_run (loop);
+    }
+  g_clear_pointer (&sources, g_ptr_array_unref);  /* the signals' dispositions back */
+
+  if (!spawned)
+    return util_fail (error, "cannot run \"%s\": %s; install ninja-build or give --ninja PATH",
+                      ninja, local_error->message);
+  if (run.signal != 0)
+    return util_fail (error, "interrupted by signal %d (%s): ninja and its steps were stopped; run "
+                      "the same command again to continue where it stopped", run.signal,
+                      g_strsignal (run.signal));
+  int status = run.wait_status;
+  if (!WIFEXITED (status) || WEXITSTATUS (status) != 0)
+    return util_fail (error, "ninja stopped (exit status %d): the step that failed is named above; "
+                      "fix it and run the same command again to continue where it stopped",
+                      WIFEXITED (status) ? WEXITSTATUS (status) : 128 + WTERMSIG (status));
+  return TRUE;
+}

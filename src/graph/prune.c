@@ -1,0 +1,153 @@
+/* prune.c — the refs no listed image needs, and deleting them. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "graph/prune.h"
+#include "graph/imagespec.h"
+#include "apt/lockfile.h"
+#include "deb/deb.h"
+#include "base/util.h"
+#include "store/keptcheckout.h"
+
+/* The refs the images SPECS need that are not named by an image: their
+ * package trees.  The images themselves go into IMAGES. */
+static GHashTable *
+needed_package_refs (GPtrArray *specs, GHashTable *images, GError **error)
+{
+  g_autoptr(GHashTable) needed = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i < specs->len; i++)
+    {
+      ImageSpec *spec = specs->pdata[i];
+      g_autoptr(Lockfile) lock = lockfile_load (spec->lockfile, error);
+      if (lock == NULL)
+        return NULL;
+      g_hash_table_add (images, spec->ref);
+      for (guint j = 0; j < lock->packages->len; j++)
+        {
+          LockPackage *package = lock->packages->pdata[j];
+          g_hash_table_add (needed, deb_ref_name (package->name, package->version,
+                                                  package->architecture, package->sha256));
+        }
+    }
+  return g_steal_pointer (&needed);
+}
+
+/* Is REF one a build writes that none of IMAGES needs?  Images named by
+ * a stage ref go into MADE. */
+static gboolean
+unneeded_build_ref (const char *ref, GHashTable *needed, GHashTable *images, GHashTable *made)
+{
+  if (g_str_has_prefix (ref, "deb/"))
+    return !g_hash_table_contains (needed, ref);
+  g_autofree char *image = imagespec_image_of_stage_ref (ref);
+  if (image == NULL)
+    return FALSE;
+  gboolean unneeded = !g_hash_table_contains (images, image);
+  g_hash_table_add (made, g_steal_pointer (&image));
+  return unneeded;
+}
+
+/* A cache/ ref (see buildcache.h) names a stage's result by its inputs:
+ * it goes when no ref that stays holds its commit. */
+static void
+doom_orphan_cache_refs (GHashTable *refs, GHashTable *doomed)
+{
+  g_autoptr(GHashTable) kept = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer ref, commit;
+  g_hash_table_iter_init (&iter, refs);
+  while (g_hash_table_iter_next (&iter, &ref, &commit))
+    if (!g_str_has_prefix (ref, "cache/") && !g_hash_table_contains (doomed, ref))
+      g_hash_table_add (kept, commit);
+  g_hash_table_iter_init (&iter, refs);
+  while (g_hash_table_iter_next (&iter, &ref, &commit))
+    if (g_str_has_prefix (ref, "cache/") && !g_hash_table_contains (kept, commit))
+      g_hash_table_add (doomed, ref);
+}
+
+GPtrArray *
+prune_plan (OstreeRepo *repo, GPtrArray *specs, GError **error)
+{
+  g_autoptr(GHashTable) images = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) needed = needed_package_refs (specs, images, error);
+  if (needed == NULL)
+    return NULL;
+
+  g_autoptr(GHashTable) refs = NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_list_refs_ext (repo, NULL, &refs,
+                                  OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_REMOTES
+                                      | OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_MIRRORS,
+                                  NULL, &local_error))
+    return util_fail (error, "cannot list the repository's refs: %s", local_error->message), NULL;
+
+  g_autoptr(GHashTable) made = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_autoptr(GHashTable) doomed = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer ref;
+  g_hash_table_iter_init (&iter, refs);
+  while (g_hash_table_iter_next (&iter, &ref, NULL))
+    if (unneeded_build_ref (ref, needed, images, made))
+      g_hash_table_add (doomed, ref);
+  /* The image refs themselves, once every stage ref has been seen. */
+  g_hash_table_iter_init (&iter, refs);
+  while (g_hash_table_iter_next (&iter, &ref, NULL))
+    if (g_hash_table_contains (made, ref) && !g_hash_table_contains (images, ref))
+      g_hash_table_add (doomed, ref);
+
+  doom_orphan_cache_refs (refs, doomed);
+
+  g_autoptr(GPtrArray) sorted = util_sorted_keys (doomed);
+  g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func (g_free);
+  for (guint i = 0; i < sorted->len; i++)
+    g_ptr_array_add (out, g_strdup (sorted->pdata[i]));
+  return g_steal_pointer (&out);
+}
+
+/* The directories of refs/heads above REF, from the deepest, removed
+ * while empty. */
+static void
+remove_empty_parents (int repo_dfd, const char *ref)
+{
+  g_autofree char *path = g_strconcat ("refs/heads/", ref, NULL);
+  for (char *slash = strrchr (path, '/'); slash != NULL; slash = strrchr (path, '/'))
+    {
+      *slash = '\0';
+      if (g_str_equal (path, "refs/heads") || unlinkat (repo_dfd, path, AT_REMOVEDIR) < 0)
+        return;
+    }
+}
+
+gboolean
+prune_delete (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats, GCancellable *cancellable,
+              GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_prepare_transaction (repo, NULL, cancellable, &local_error))
+    return util_fail (error, "cannot begin a transaction: %s", local_error->message);
+  for (guint i = 0; i < refs->len; i++)
+    ostree_repo_transaction_set_ref (repo, NULL, refs->pdata[i], NULL);
+  if (!ostree_repo_commit_transaction (repo, NULL, cancellable, &local_error))
+    {
+      (void) ostree_repo_abort_transaction (repo, cancellable, NULL);
+      return util_fail (error, "cannot delete the refs: %s", local_error->message);
+    }
+  for (guint i = 0; i < refs->len; i++)
+    remove_empty_parents (ostree_repo_get_dfd (repo), refs->pdata[i]);
+  /* A checkout kept for a ref that is gone, or that holds another commit
+   * now, would keep its files' objects on disk. */
+  guint kept_removed;
+  if (!kept_checkout_prune (repo, &kept_removed, cancellable, error))
+    return FALSE;
+
+  *stats = (PruneStats) { 0 };
+  if (!ostree_repo_prune (repo, OSTREE_REPO_PRUNE_FLAGS_REFS_ONLY, -1, &stats->objects_total,
+                          &stats->objects_pruned, &stats->bytes_freed, cancellable, &local_error))
+    return util_fail (error, "the refs are deleted, but not the objects only they held: %s; "
+                      "run the same command again", local_error->message);
+  return TRUE;
+}
