@@ -188,6 +188,13 @@ listing () {
     (cd "$1" && find . -path ./lost+found -prune -o -printf '%p %U:%G %m %y %l\n' | LC_ALL=C sort)
 }
 
+# dir_snapshot DIR: every entry under DIR (listing) and every file's
+# sha256, so that two snapshots are equal only when DIR is byte-identical.
+dir_snapshot () {
+    listing "$1"
+    (cd "$1" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 -r sha256sum)
+}
+
 # ref_commit REPO REF: the commit a ref points at.
 ref_commit () { cat "$1/refs/heads/$2"; }
 

@@ -71,6 +71,35 @@ test_expect_success 'signed: a client that trusts the key pulls; one that trusts
     grep -qi "signature\|gpg" err
 '
 
+# Nothing of a publish that fails is visible: not a ref, not an object,
+# not a delta, not a summary.
+test_expect_success 'a signed publish with a key gpg does not have fails in one line and leaves DIR byte-identical (as built and with --history)' '
+    cd "$W"
+    a2o --repo "$SRC" publish --to srv/atomic > /dev/null
+    a2o --repo "$SRC" publish --to srv/atomic-h --history > /dev/null
+    mkdir -p t3/usr/share/three && echo three > t3/usr/share/three/file
+    echo changed > t1/usr/share/one/file
+    a2o --repo "$SRC" import --ref images/three t3 > /dev/null
+    a2o --repo "$SRC" import --ref images/one t1 > /dev/null
+    nokey=0123456789ABCDEF0123456789ABCDEF01234567
+    for dir in srv/atomic srv/atomic-h; do
+        history=
+        [ "$dir" = srv/atomic ] || history=--history
+        dir_snapshot "$dir" > before
+        expect_failure err a2o --repo "$SRC" publish --to "$dir" $history --gpg-sign "$nokey" \
+            --gpg-homedir "$SCRATCH/gnupg-publisher"
+        dir_snapshot "$dir" > after
+        diff -u before after
+        assert_one_line err
+        assert_file_has_content err "$nokey"
+        assert_file_has_content err "nothing was published"
+    done
+    expect_failure err a2o --repo "$SRC" publish --to srv/atomic-new --gpg-sign "$nokey" \
+        --gpg-homedir "$SCRATCH/gnupg-publisher"
+    assert_one_line err
+    assert_not_has_file srv/atomic-new
+'
+
 test_expect_success 'bad input: an unknown ref, a destination that is not an archive repository; nothing written' '
     cd "$W"
     expect_failure err a2o --repo "$SRC" publish --to srv/pub no/such/ref

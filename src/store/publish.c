@@ -4,12 +4,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/scratch.h"
 #include "base/util.h"
+#include "store/objects.h"
 #include "store/publish.h"
 #include "store/pubhistory.h"
 #include "store/repo.h"
@@ -19,13 +22,15 @@
  * repository of another mode is refused (a web server serves archive
  * repositories). */
 static OstreeRepo *
-open_destination (const char *dest, GCancellable *cancellable, GError **error)
+open_destination (const char *dest, gboolean *out_made, GCancellable *cancellable,
+                  GError **error)
 {
   g_autoptr(GFile) file = g_file_new_for_path (dest);
   g_autoptr(OstreeRepo) repo = ostree_repo_new (file);
   g_autofree char *config = g_build_filename (dest, "config", NULL);
   g_autoptr(GError) local_error = NULL;
-  if (!g_file_test (config, G_FILE_TEST_EXISTS))
+  *out_made = !g_file_test (config, G_FILE_TEST_EXISTS);
+  if (*out_made)
     {
       if (!ostree_repo_create (repo, OSTREE_REPO_MODE_ARCHIVE, cancellable, &local_error))
         return util_fail (error, "%s: cannot create an archive repository: %s", dest,
@@ -38,6 +43,13 @@ open_destination (const char *dest, GCancellable *cancellable, GError **error)
                       "serves; give a new directory", dest), NULL;
   return g_steal_pointer (&repo);
 }
+
+/* The repository entries of DEST, as check_no_symlinks and the removal of
+ * a repository this publish made and did not fill know them. */
+static const char *const repo_entries[] = {
+  "config", "summary", "summary.sig", "objects", "refs", "tmp", "state", "extensions",
+  "deltas", "delta-indexes", NULL
+};
 
 /* The first symlink at or below PATH (NULL: none), not following any. */
 static char *
@@ -72,11 +84,7 @@ find_symlink (const char *path, GError **error)
 static gboolean
 check_no_symlinks (const char *dest, GError **error)
 {
-  static const char *const entries[] = {
-    "config", "summary", "summary.sig", "objects", "refs", "tmp", "state", "extensions",
-    "deltas", "delta-indexes", NULL
-  };
-  for (const char *const *e = entries; *e != NULL; e++)
+  for (const char *const *e = repo_entries; *e != NULL; e++)
     {
       g_autofree char *path = g_build_filename (dest, *e, NULL);
       g_autoptr(GError) local_error = NULL;
@@ -216,12 +224,24 @@ pull_refs (OstreeRepo *src, OstreeRepo *dest, GPtrArray *refs, GCancellable *can
   return TRUE;
 }
 
+/* COMMIT signed in STAGE with the key of OPTS, over the signatures DEST
+ * has for it already (the stage starts with none of its own). */
 static gboolean
-sign_commit (OstreeRepo *dest, const char *what, const char *commit, const PublishOptions *opts,
-             GCancellable *cancellable, GError **error)
+sign_commit (OstreeRepo *stage, OstreeRepo *dest, const char *what, const char *commit,
+             const PublishOptions *opts, GCancellable *cancellable, GError **error)
 {
+  g_autoptr(GVariant) staged = NULL, there = NULL;
   g_autoptr(GError) local_error = NULL;
-  if (!ostree_repo_sign_commit (dest, commit, opts->gpg_key_id, opts->gpg_homedir, cancellable,
+  if (!ostree_repo_read_commit_detached_metadata (stage, commit, &staged, cancellable,
+                                                  &local_error)
+      || (staged == NULL
+          && (!ostree_repo_read_commit_detached_metadata (dest, commit, &there, cancellable,
+                                                          &local_error)
+              || (there != NULL
+                  && !ostree_repo_write_commit_detached_metadata (stage, commit, there,
+                                                                  cancellable, &local_error)))))
+    return util_fail (error, "%s (%s): its signatures: %s", what, commit, local_error->message);
+  if (!ostree_repo_sign_commit (stage, commit, opts->gpg_key_id, opts->gpg_homedir, cancellable,
                                 &local_error)
       && !g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_EXISTS))
     return util_fail (error, "signing %s (%s) with key %s: %s", what, commit, opts->gpg_key_id,
@@ -229,24 +249,47 @@ sign_commit (OstreeRepo *dest, const char *what, const char *commit, const Publi
   return TRUE;
 }
 
-/* Sign what PLAN publishes: the refs copied as built, the new commits. */
+/* Sign, in STAGE, what PLAN publishes: the refs copied as built, the new
+ * commits. */
 static gboolean
-sign (OstreeRepo *dest, const PublishPlan *plan, const PublishOptions *opts,
+sign (OstreeRepo *stage, OstreeRepo *dest, const PublishPlan *plan, const PublishOptions *opts,
       GCancellable *cancellable, GError **error)
 {
   for (guint i = 0; i < plan->as_built->len; i++)
     {
-      g_autofree char *commit = repo_read_ref (dest, plan->as_built->pdata[i]);
+      g_autofree char *commit = repo_read_ref (stage, plan->as_built->pdata[i]);
       if (commit != NULL
-          && !sign_commit (dest, plan->as_built->pdata[i], commit, opts, cancellable, error))
+          && !sign_commit (stage, dest, plan->as_built->pdata[i], commit, opts, cancellable,
+                           error))
         return FALSE;
     }
   for (guint i = 0; i < plan->entries->len; i++)
     {
       PubHistoryEntry *entry = plan->entries->pdata[i];
       if (!entry->unchanged
-          && !sign_commit (dest, entry->ref, entry->published, opts, cancellable, error))
+          && !sign_commit (stage, dest, entry->ref, entry->published, opts, cancellable, error))
         return FALSE;
+    }
+  return TRUE;
+}
+
+/* Can the key of OPTS sign at all?  Asked before anything is written, so
+ * that a key gpg does not have leaves the destination as it was. */
+static gboolean
+check_key (OstreeRepo *dest, const PublishOptions *opts, GCancellable *cancellable,
+           GError **error)
+{
+  static const char probe[] = "apt2ostree publish: can this key sign?";
+  g_autoptr(GBytes) data = g_bytes_new_static (probe, sizeof probe - 1);
+  g_autoptr(GBytes) signature = NULL;
+  const char *key_ids[] = { opts->gpg_key_id, NULL };
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_gpg_sign_data (dest, data, NULL, key_ids, opts->gpg_homedir, &signature,
+                                  cancellable, &local_error))
+    {
+      g_strdelimit (local_error->message, "\n", ' ');
+      return util_fail (error, "signing with key %s: %s (nothing was published)",
+                        opts->gpg_key_id, local_error->message);
     }
   return TRUE;
 }
@@ -300,12 +343,48 @@ write_delta (OstreeRepo *dest, const char *ref, const char *from, const char *to
   return TRUE;
 }
 
-/* A static delta to each new commit of PLAN from the commit its ref held
- * before and from each extra base. */
+/* Every object of COMMIT that STAGE lacks hard-linked into it from DEST,
+ * once per commit (DONE): libostree's delta generator reads some objects
+ * from the repository itself only, not from its parent.  An object DEST
+ * has already stays in the stage when it is moved into DEST. */
 static gboolean
-write_deltas (OstreeRepo *dest, const PublishPlan *plan, GCancellable *cancellable,
-              GError **error)
+link_commit_objects (OstreeRepo *stage, OstreeRepo *dest, const char *commit, GHashTable *done,
+                     GCancellable *cancellable, GError **error)
 {
+  if (!g_hash_table_add (done, g_strdup (commit)))
+    return TRUE;
+  g_autoptr(GHashTable) reachable = NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_traverse_commit (stage, commit, 0, &reachable, cancellable, &local_error))
+    return util_fail (error, "%s: %s", commit, local_error->message);
+  int from = ostree_repo_get_dfd (dest), to = ostree_repo_get_dfd (stage);
+  GHashTableIter it;
+  gpointer key;
+  g_hash_table_iter_init (&it, reachable);
+  while (g_hash_table_iter_next (&it, &key, NULL))
+    {
+      const char *checksum;
+      OstreeObjectType type;
+      ostree_object_name_deserialize (key, &checksum, &type);
+      char path[OBJECTS_REPO_PATH_MAX];
+      objects_repo_path (path, checksum,
+                         type == OSTREE_OBJECT_TYPE_FILE ? "filez"
+                                                         : ostree_object_type_to_string (type));
+      g_autofree char *dir = g_path_get_dirname (path);
+      if ((mkdirat (to, dir, 0755) != 0 && errno != EEXIST)
+          || (linkat (from, path, to, path, 0) != 0 && errno != EEXIST && errno != ENOENT))
+        return util_fail (error, "%s: %s", path, g_strerror (errno));
+    }
+  return TRUE;
+}
+
+/* A static delta to each new commit of PLAN from the commit its ref held
+ * before and from each extra base, made in STAGE. */
+static gboolean
+write_deltas (OstreeRepo *stage, OstreeRepo *dest, const PublishPlan *plan,
+              GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GHashTable) linked = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < plan->entries->len; i++)
     {
       PubHistoryEntry *entry = plan->entries->pdata[i];
@@ -322,23 +401,128 @@ write_deltas (OstreeRepo *dest, const PublishPlan *plan, GCancellable *cancellab
             g_ptr_array_add (bases, base);
         }
       for (guint j = 0; j < bases->len; j++)
-        if (!write_delta (dest, entry->ref, bases->pdata[j], entry->published, cancellable,
-                          error))
+        if (!link_commit_objects (stage, dest, bases->pdata[j], linked, cancellable, error)
+            || !link_commit_objects (stage, dest, entry->published, linked, cancellable, error)
+            || !write_delta (stage, entry->ref, bases->pdata[j], entry->published, cancellable,
+                             error))
           return FALSE;
     }
   return TRUE;
 }
 
-/* Point the refs of PLAN's new commits at them (last: a client sees a
- * ref only once its commit, signature and deltas are in place). */
-static gboolean
-set_history_refs (OstreeRepo *dest, const PublishPlan *plan, GCancellable *cancellable,
-                  GError **error)
+/* An archive repository at PATH whose parent is DEST: what the publish
+ * writes lands in it, what DEST has already is read from DEST. */
+static OstreeRepo *
+open_stage (const char *path, const char *dest, GCancellable *cancellable, GError **error)
 {
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(OstreeRepo) made = ostree_repo_new (file);
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GKeyFile) config = NULL;
+  g_autofree char *parent = g_canonicalize_filename (dest, NULL);
+  if (ostree_repo_create (made, OSTREE_REPO_MODE_ARCHIVE, cancellable, &local_error))
+    {
+      config = ostree_repo_copy_config (made);
+      g_key_file_set_string (config, "core", "parent", parent);
+    }
+  if (config == NULL || !ostree_repo_write_config (made, config, &local_error))
+    return util_fail (error, "%s: %s", path, local_error->message), NULL;
+  g_autoptr(OstreeRepo) stage = ostree_repo_new (file);
+  if (!ostree_repo_open (stage, cancellable, &local_error))
+    return util_fail (error, "%s: %s", path, local_error->message), NULL;
+  return g_steal_pointer (&stage);
+}
+
+/* Each entry of FROM/SUB/XX/ moved to DEST/SUB/XX/: one that DEST has
+ * already stays unless REPLACE says it changes (a commit's signatures, a
+ * static delta made again); then the two are swapped in one step. */
+static gboolean
+move_entries (int from_dfd, int dest_dfd, const char *sub,
+              gboolean (*replace) (const char *name), GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *from_sub = g_strdup_printf ("/proc/self/fd/%d/%s", from_dfd, sub);
+  g_autoptr(GDir) outer = g_dir_open (from_sub, 0, &local_error);
+  if (outer == NULL)
+    return g_error_matches (local_error, G_FILE_ERROR, G_FILE_ERROR_NOENT)
+           || util_fail (error, "%s: %s", sub, local_error->message);
+  const char *xx;
+  while ((xx = g_dir_read_name (outer)) != NULL)
+    {
+      g_autofree char *dir = g_build_filename (sub, xx, NULL);
+      g_autofree char *from_dir = g_build_filename (from_sub, xx, NULL);
+      g_autoptr(GDir) inner = g_dir_open (from_dir, 0, &local_error);
+      if (inner == NULL)
+        return util_fail (error, "%s: %s", dir, local_error->message);
+      if (mkdirat (dest_dfd, sub, 0755) != 0 && errno != EEXIST)
+        return util_fail (error, "%s: %s", sub, g_strerror (errno));
+      if (mkdirat (dest_dfd, dir, 0755) != 0 && errno != EEXIST)
+        return util_fail (error, "%s: %s", dir, g_strerror (errno));
+      const char *name;
+      while ((name = g_dir_read_name (inner)) != NULL)
+        {
+          g_autofree char *path = g_build_filename (dir, name, NULL);
+          struct stat st;
+          gboolean there = fstatat (dest_dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+          if (there && !replace (name))
+            continue;
+          if (renameat2 (from_dfd, path, dest_dfd, path, there ? RENAME_EXCHANGE : RENAME_NOREPLACE)
+              != 0)
+            return util_fail (error, "%s: %s", path, g_strerror (errno));
+        }
+    }
+  return TRUE;
+}
+
+static gboolean
+replaces_object (const char *name)
+{
+  return g_str_has_suffix (name, ".commitmeta");
+}
+
+static gboolean
+replaces_delta (const char *name)
+{
+  (void) name;
+  return TRUE;
+}
+
+/* What STAGE holds moved into DEST: the objects, then the static deltas,
+ * all of it on disk before any ref names it. */
+static gboolean
+move_staged (OstreeRepo *stage, OstreeRepo *dest, const char *dest_path, GError **error)
+{
+  int from = ostree_repo_get_dfd (stage), to = ostree_repo_get_dfd (dest);
+  if (!move_entries (from, to, "objects", replaces_object, error)
+      || !move_entries (from, to, "deltas", replaces_delta, error))
+    return g_prefix_error (error, "%s: ", dest_path), FALSE;
+  if (syncfs (to) != 0)
+    return util_fail (error, "%s: %s", dest_path, g_strerror (errno));
+  return TRUE;
+}
+
+/* Point the refs of PLAN at what STAGE holds for them (last: a client
+ * sees a ref only once its commit, signature and deltas are in place). */
+static gboolean
+set_refs (OstreeRepo *stage, OstreeRepo *dest, const PublishPlan *plan,
+          GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  for (guint i = 0; i < plan->as_built->len; i++)
+    {
+      const char *name = plan->as_built->pdata[i];
+      g_autofree char *commit = repo_read_ref (stage, name);
+      g_autofree char *there = repo_read_ref (dest, name);
+      if (commit == NULL)
+        return util_fail (error, "%s: not copied", name);
+      if (g_strcmp0 (commit, there) != 0
+          && !ostree_repo_set_ref_immediate (dest, NULL, name, commit, cancellable,
+                                             &local_error))
+        return util_fail (error, "%s: %s", name, local_error->message);
+    }
   for (guint i = 0; i < plan->entries->len; i++)
     {
       PubHistoryEntry *entry = plan->entries->pdata[i];
-      g_autoptr(GError) local_error = NULL;
       if (!entry->unchanged
           && !ostree_repo_set_ref_immediate (dest, NULL, entry->ref, entry->published,
                                              cancellable, &local_error))
@@ -347,7 +531,40 @@ set_history_refs (OstreeRepo *dest, const PublishPlan *plan, GCancellable *cance
   return TRUE;
 }
 
-/* Everything the publish writes, under the lock. */
+/* Everything PLAN writes, into STAGE. */
+static gboolean
+stage_plan (OstreeRepo *src, OstreeRepo *stage, OstreeRepo *dest, const PublishPlan *plan,
+            const PublishOptions *opts, GCancellable *cancellable, GError **error)
+{
+  return pull_plan (src, stage, plan, cancellable, error)
+         && write_history (stage, plan, cancellable, error)
+         /* Signed before the deltas are made: a delta carries its commit's
+          * detached metadata, the signature with it. */
+         && (opts->gpg_key_id == NULL || sign (stage, dest, plan, opts, cancellable, error))
+         && (opts->no_deltas || write_deltas (stage, dest, plan, cancellable, error));
+}
+
+/* The summary of DEST, signed with the key of OPTS. */
+static gboolean
+write_summary (OstreeRepo *dest, const char *dest_path, const PublishOptions *opts,
+               GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_regenerate_summary (dest, NULL, cancellable, &local_error))
+    return util_fail (error, "%s: writing the summary: %s", dest_path, local_error->message);
+  const char *key_ids[] = { opts->gpg_key_id, NULL };
+  if (opts->gpg_key_id != NULL
+      && !ostree_repo_add_gpg_signature_summary (dest, key_ids, opts->gpg_homedir, cancellable,
+                                                 &local_error))
+    return util_fail (error, "%s: signing the summary with key %s: %s", dest_path,
+                      opts->gpg_key_id, local_error->message);
+  return TRUE;
+}
+
+/* Everything the publish writes, under the lock.  It is all made in a
+ * staging repository under DEST's tmp/ first; DEST changes only once all
+ * of it is done (a failure before leaves DEST as it was): objects and
+ * deltas moved in, then the refs, then the summary. */
 static gboolean
 publish_locked (OstreeRepo *src, OstreeRepo *repo, const char *dest, GPtrArray *names,
                 const PublishOptions *opts, guint *out_unchanged, GCancellable *cancellable,
@@ -355,27 +572,79 @@ publish_locked (OstreeRepo *src, OstreeRepo *repo, const char *dest, GPtrArray *
 {
   g_auto(PublishPlan) plan = { NULL, };
   if (!plan_publish (src, repo, dest, names, opts, &plan, cancellable, error)
-      || !pull_plan (src, repo, &plan, cancellable, error)
-      || !write_history (repo, &plan, cancellable, error)
-      /* Signed before the deltas are made: a delta carries its commit's
-       * detached metadata, the signature with it. */
-      || (opts->gpg_key_id != NULL && !sign (repo, &plan, opts, cancellable, error))
-      || (!opts->no_deltas && !write_deltas (repo, &plan, cancellable, error))
-      || !set_history_refs (repo, &plan, cancellable, error))
+      || (opts->gpg_key_id != NULL && !check_key (repo, opts, cancellable, error)))
     return FALSE;
+  g_autofree char *tmp = g_build_filename (dest, "tmp", NULL);
+  g_autoptr(Scratch) scratch = scratch_new (tmp, "apt2ostree-publish", error);
+  if (scratch == NULL)
+    return FALSE;
+  g_autofree char *stage_path = g_build_filename (scratch->path, "repo", NULL);
+  g_autoptr(OstreeRepo) stage = open_stage (stage_path, dest, cancellable, error);
   g_autoptr(GError) local_error = NULL;
-  if (!ostree_repo_regenerate_summary (repo, NULL, cancellable, &local_error))
-    return util_fail (error, "%s: writing the summary: %s", dest, local_error->message);
-  const char *key_ids[] = { opts->gpg_key_id, NULL };
-  if (opts->gpg_key_id != NULL
-      && !ostree_repo_add_gpg_signature_summary (repo, key_ids, opts->gpg_homedir, cancellable,
-                                                 &local_error))
-    return util_fail (error, "%s: signing the summary with key %s: %s", dest, opts->gpg_key_id,
-                      local_error->message);
+  if (stage == NULL || !stage_plan (src, stage, repo, &plan, opts, cancellable, &local_error))
+    {
+      (void) scratch_remove (scratch, NULL);
+      if (local_error != NULL)
+        util_fail (error, "%s (nothing was published)", local_error->message);
+      return FALSE;
+    }
+  gboolean ok = move_staged (stage, repo, dest, error)
+                && set_refs (stage, repo, &plan, cancellable, error)
+                && write_summary (repo, dest, opts, cancellable, error);
+  g_clear_object (&stage);
+  if (!scratch_remove (scratch, ok ? error : NULL) && ok)
+    return FALSE;
+  if (!ok)
+    return FALSE;
   *out_unchanged = 0;
   for (guint i = 0; i < plan.entries->len; i++)
     *out_unchanged += ((PubHistoryEntry *) plan.entries->pdata[i])->unchanged ? 1 : 0;
   return TRUE;
+}
+
+/* The publish lock of DEST, made with DEST when missing, held: its file
+ * descriptor.  A lock file removed while we waited for it (a failed first
+ * publish removes the directory it made) is taken again. */
+static int
+take_lock (const char *dest, gboolean *out_made_dir, GError **error)
+{
+  g_autofree char *lock_path = g_build_filename (dest, ".apt2ostree-publish.lock", NULL);
+  for (;;)
+    {
+      *out_made_dir = !g_file_test (dest, G_FILE_TEST_EXISTS);
+      if (g_mkdir_with_parents (dest, 0755) != 0)
+        return util_fail (error, "%s: %s", dest, g_strerror (errno)), -1;
+      int fd = open (lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+      if (fd < 0 || flock (fd, LOCK_EX) != 0)
+        {
+          int saved = errno;
+          if (fd >= 0)
+            close (fd);
+          return util_fail (error, "%s: %s", lock_path, g_strerror (saved)), -1;
+        }
+      struct stat held, named;
+      if (fstat (fd, &held) == 0 && stat (lock_path, &named) == 0 && held.st_dev == named.st_dev
+          && held.st_ino == named.st_ino)
+        return fd;
+      close (fd);
+    }
+}
+
+/* A publish that failed in a repository it made: the repository goes, and
+ * the directory with its lock when the publish made that too. */
+static void
+unmake_destination (const char *dest, gboolean made_dir)
+{
+  for (const char *const *e = repo_entries; *e != NULL; e++)
+    {
+      g_autofree char *path = g_build_filename (dest, *e, NULL);
+      (void) scratch_rm_rf (path, NULL);
+    }
+  if (!made_dir)
+    return;
+  g_autofree char *lock_path = g_build_filename (dest, ".apt2ostree-publish.lock", NULL);
+  (void) unlink (lock_path);
+  (void) rmdir (dest);
 }
 
 gboolean
@@ -388,22 +657,18 @@ publish_refs (OstreeRepo *src, const char *const *refs, const char *dest,
     return FALSE;
   if (names->len == 0)
     return util_fail (error, "the repository has no refs to publish");
-  if (g_mkdir_with_parents (dest, 0755) != 0)
-    return util_fail (error, "%s: %s", dest, g_strerror (errno));
-  g_autofree char *lock_path = g_build_filename (dest, ".apt2ostree-publish.lock", NULL);
-  int lock_fd = open (lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
-  if (lock_fd < 0 || flock (lock_fd, LOCK_EX) != 0)
-    {
-      int saved = errno;
-      if (lock_fd >= 0)
-        close (lock_fd);
-      return util_fail (error, "%s: %s", lock_path, g_strerror (saved));
-    }
+  gboolean made_dir = FALSE, made_repo = FALSE;
+  int lock_fd = take_lock (dest, &made_dir, error);
+  if (lock_fd < 0)
+    return FALSE;
   g_autoptr(OstreeRepo) repo = NULL;
   gboolean ok = check_no_symlinks (dest, error)
-                && (repo = open_destination (dest, cancellable, error)) != NULL
+                && (repo = open_destination (dest, &made_repo, cancellable, error)) != NULL
                 && publish_locked (src, repo, dest, names, opts, out_unchanged, cancellable,
                                    error);
+  g_clear_object (&repo);
+  if (!ok && made_repo)
+    unmake_destination (dest, made_dir);
   close (lock_fd);  /* releases the lock */
   if (ok)
     *out_count = names->len;

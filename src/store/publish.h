@@ -2,9 +2,12 @@
  * repository that any static web server can serve, for other machines to
  * pull with plain "ostree pull" (a shared build cache, an update server).
  *
- * Objects are written before refs (libostree's pull into the destination:
- * a ref is set only once its commit and everything it names are stored),
- * the summary is regenerated, and commits and summary are optionally signed
+ * Nothing is visible in the destination before all of it is done: the
+ * objects, new commits, signatures and static deltas are made in a staging
+ * repository under the destination's tmp/ (its parent is the destination,
+ * so what it has is not copied again), moved in, and only then are the
+ * refs set; a failure before leaves the destination byte-identical.  The
+ * summary is regenerated last, and commits and summary are optionally signed
  * with GPG (with a history, the new commits are what is signed).  Two publishers at once are serialised by a lock file in the
  * destination (.apt2ostree-publish.lock, flock()), so neither sees the
  * other's half-written summary. */
