@@ -65,7 +65,8 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Steps at once (default: ninja's)", "N" },
     { "ninja", 0, 0, G_OPTION_ARG_FILENAME, &ninja, "The ninja to run (default: ninja)", "PATH" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
-      "Say which proxy each source goes through, and why, and the CA file apt.conf names", NULL },
+      "Say which proxy each source goes through, and why, and the CA file apt.conf names; "
+      "with --cache-url, each tree a cache refused for its signature", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "LOCKFILE[=REF]...",
@@ -108,14 +109,31 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
            || !build_images_from_cache (&args, repo, todo, keys, cancellable, error))
     return FALSE;
 
-  if (todo->len > 0 && !ninjarun_run (ninja != NULL ? ninja : "ninja", ninja_file, jobs, todo,
-                                      args.sbom, error))
+  gboolean ran = todo->len == 0 || ninjarun_run (ninja != NULL ? ninja : "ninja", ninja_file,
+                                                 jobs, todo, args.sbom, error);
+  /* A cache refused for its signature: one line for all its trees. */
+  if (args.cache.url != NULL)
+    {
+      if (verbose)
+        buildcache_list_refused (repo, &args.cache);
+      buildcache_say_refused (repo, &args.cache, cancellable);
+    }
+  if (!ran)
     return FALSE;
-  /* An incremental image is never recorded as its key's (from-scratch) answer. */
-  for (guint i = 0; !args.incremental && i < keys->len; i++)
-    if (keys->pdata[i] != NULL
-        && !buildcache_record_result (repo, ((BuildImage *) args.images->pdata[i])->image,
-                                      keys->pdata[i], cancellable, error))
-      return FALSE;
+  /* Each image is recorded under its key, with or without a cache, so
+   * that publishing the repository offers it whole to a machine that has
+   * one; an incremental image never is (the key means from scratch). */
+  if (!args.incremental && repo == NULL
+      && (repo = build_open_repo (&args, cancellable, error)) == NULL)
+    return FALSE;
+  for (guint i = 0; !args.incremental && i < args.images->len; i++)
+    {
+      BuildImage *image = args.images->pdata[i];
+      g_autofree char *key = i < keys->len ? g_strdup (keys->pdata[i])
+                                           : build_image_cache_ref (&args, image, repo);
+      if (key != NULL
+          && !buildcache_record_result (repo, image->image, key, cancellable, error))
+        return FALSE;
+    }
   return print_images (&args, cancellable, error);
 }

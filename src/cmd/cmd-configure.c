@@ -112,6 +112,13 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
                 out_ref, fallback);
   if (commit == NULL && !stage2_configure (repo, &options, &commit, cancellable, error))
     return FALSE;
+  /* The keyed ref is written with or without a cache (never for an
+   * incremental image), so that publishing the repository offers this
+   * stage 2 to a machine that has one. */
+  if (cache_ref == NULL && !incremental
+      && (cache_ref = buildcache_configured_ref (in->commit, (const char *const *) hooks,
+                                                 error)) == NULL)
+    return FALSE;
   if (cache_ref != NULL && !buildcache_record_result (repo, out_ref, cache_ref, cancellable, error))
     return FALSE;
   printf ("%s\n", commit);

@@ -122,6 +122,10 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
              "sockets\n", (const char *) skipped->pdata[i]);
   if (!cmd_edit_finish (inv, &edit, out_ref, g_steal_pointer (&metadata), cancellable, error))
     return FALSE;
+  /* The keyed ref is written with or without a cache, so that publishing
+   * the repository offers this stage 1 to a machine that has one. */
+  if (cache_ref == NULL && out_ref != NULL)
+    cache_ref = buildcache_stage1_ref (arch, (const char *const *) path_filters, revs);
   return cache_ref == NULL
          || buildcache_record_result (edit.repo, out_ref, cache_ref, cancellable, error);
 }

@@ -1,12 +1,14 @@
 /* build.c — LOCKFILE[=REF] operands + sources -> the images' Ninja file. */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "graph/aptsources.h"
 #include "apt/fetchclient.h"
 #include "graph/build.h"
 #include "graph/buildcache.h"
+#include "store/cachefetch.h"
 #include "deb/deb.h"
 #include "graph/imagespec.h"
 #include "base/debpolicy.h"
@@ -405,6 +407,22 @@ build_open_repo (BuildArgs *args, GCancellable *cancellable, GError **error)
   return repo_ensure (args->repo != NULL ? args->repo : default_repo, NULL, cancellable, error);
 }
 
+/* The one line a build says when the cache does not give IMAGE whole
+ * (MISS says why): its steps then ask the cache one by one. */
+static void
+say_image_miss (BuildArgs *args, BuildImage *image, const char *key, const GError *miss)
+{
+  g_autofree char *why = NULL;
+  if (g_error_matches (miss, CACHEFETCH_ERROR, CACHEFETCH_ERROR_NO_REF))
+    why = g_strdup_printf ("it has no %s: no build of this lockfile with these options was "
+                           "published there by apt2ostree " PACKAGE_VERSION, key);
+  else
+    why = g_strdup (miss->message);
+  fprintf (stderr, "apt2ostree: image %s: not from the cache %s (%s); its %u package trees and "
+           "its stages are taken from it one by one, and built here when it lacks them\n",
+           image->image, args->cache.url, why, image->lock->packages->len);
+}
+
 /* --cache-url: each image the cache has whole, by its key (see
  * build_image_cache_ref), is taken from it and ninja does not build it;
  * one this repository took before (its key's ref holds it) is kept.  The
@@ -413,6 +431,7 @@ gboolean
 build_images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPtrArray *keys,
                          GCancellable *cancellable, GError **error)
 {
+  buildcache_forget_refused (repo, &args->cache);
   for (guint i = 0; i < args->images->len; i++)
     {
       BuildImage *image = args->images->pdata[i];
@@ -431,9 +450,13 @@ build_images_from_cache (BuildArgs *args, OstreeRepo *repo, GPtrArray *todo, GPt
             return FALSE;
           continue;
         }
-      g_autofree char *what = g_strconcat ("image ", image->image, NULL);
-      g_autofree char *commit = buildcache_fetch_result (repo, &args->cache, key, image->image,
-                                                         what, cancellable);
+      g_autoptr(GError) miss = NULL;
+      g_autofree char *commit = buildcache_try_fetch (repo, &args->cache, key, image->image,
+                                                      cancellable, &miss);
+      /* (A refusal for the signature is said once, at the end.) */
+      if (commit == NULL && !g_error_matches (miss, CACHEFETCH_ERROR, CACHEFETCH_ERROR_SIGNATURE)
+          && !g_error_matches (miss, BUILDCACHE_ERROR, BUILDCACHE_ERROR_REFUSED_BEFORE))
+        say_image_miss (args, image, key, miss);
       if (commit == NULL)
         g_ptr_array_add (todo, image);
     }

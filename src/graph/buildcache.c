@@ -109,18 +109,145 @@ remember_timed_out (OstreeRepo *repo, const char *url, const GError *error)
     (void) unlinkat (dfd, tmp, 0);
 }
 
+G_DEFINE_QUARK (buildcache-error-quark, buildcache_error)
+
+/* A cache whose commits were refused for their signature (a wrong
+ * --cache-key) would refuse every other one alike: each edge of a build
+ * is a process of its own, and without a memory of it each would say so
+ * in a line of its own.  The memory is a file in the repository's tmp/
+ * directory, named after the cache's URL and key file: its first line
+ * the reason, then the ref of each tree refused, one a line.  It holds
+ * for as long as a timed-out cache is not asked (its mtime says when it
+ * was made); "build" forgets it when it starts. */
+static char *
+refused_name (const BuildCache *cache)
+{
+  g_autofree char *id = g_strconcat (cache->url, "\n", cache->key_path, NULL);
+  g_autofree char *hash = g_compute_checksum_for_string (G_CHECKSUM_SHA256, id, -1);
+  return g_strdup_printf ("tmp/apt2ostree-cache-refused-%.16s", hash);
+}
+
+/* The reason the cache of CACHE was refused, when that is remembered and
+ * recent; else NULL. */
+static char *
+refused_reason (OstreeRepo *repo, const BuildCache *cache)
+{
+  if (cache->key_path == NULL)
+    return NULL;
+  g_autofree char *name = refused_name (cache);
+  int dfd = ostree_repo_get_dfd (repo);
+  struct stat st;
+  if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG (st.st_mode))
+    return NULL;
+  gint64 ago = (gint64) time (NULL) - (gint64) st.st_mtime;
+  if (ago < 0 || ago >= (gint64) cachefetch_timeout ())
+    return NULL;
+  g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d/%s", dfd, name);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return NULL;
+  char *nl = strchr (text, '\n');
+  return g_strndup (text, nl != NULL ? (gsize) (nl - text) : strlen (text));
+}
+
+/* Add REF to the memory of CACHE's refusal, made with REASON when there is
+ * none: TRUE when this call made it.  A file that cannot be written costs
+ * lines, not correctness. */
+static gboolean
+remember_refused (OstreeRepo *repo, const BuildCache *cache, const char *ref, const char *reason)
+{
+  g_autofree char *name = refused_name (cache);
+  int dfd = ostree_repo_get_dfd (repo);
+  gboolean made = TRUE;
+  int fd = openat (dfd, name, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                   0644);
+  if (fd < 0 && errno == EEXIST)
+    {
+      made = FALSE;
+      fd = openat (dfd, name, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+    }
+  if (fd < 0)
+    return made;
+  g_autofree char *text = made ? g_strconcat (reason, "\n", ref, "\n", NULL)
+                               : g_strconcat (ref, "\n", NULL);
+  /* One write(), so that lines of processes at once do not interleave. */
+  (void) !write (fd, text, strlen (text));
+  close (fd);
+  return made;
+}
+
+void
+buildcache_forget_refused (OstreeRepo *repo, const BuildCache *cache)
+{
+  if (cache->url == NULL || cache->key_path == NULL)
+    return;
+  g_autofree char *name = refused_name (cache);
+  (void) unlinkat (ostree_repo_get_dfd (repo), name, 0);
+}
+
+void
+buildcache_say_refused (OstreeRepo *repo, const BuildCache *cache, GCancellable *cancellable)
+{
+  g_autofree char *reason = refused_reason (repo, cache);
+  if (reason == NULL)
+    return;
+  g_autofree char *name = refused_name (cache);
+  g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d/%s", ostree_repo_get_dfd (repo),
+                                           name);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return;
+  guint refused = 0;
+  for (const char *c = strchr (text, '\n'); c != NULL && c[1] != '\0'; c = strchr (c + 1, '\n'))
+    refused++;
+  CachePullSource source = { cache->url, cache->key_path };
+  g_autofree char *fpr = cachepull_key_fingerprint (repo, &source, cancellable);
+  g_autofree char *key = fpr != NULL ? g_strdup_printf ("%s (key %s)", cache->key_path, fpr)
+                                     : g_strdup (cache->key_path);
+  fprintf (stderr, "apt2ostree: the cache %s: %u tree%s refused and built here: the commits are "
+           "not signed by --cache-key %s (%s); give --cache-key the public key the cache is "
+           "published with (publish --gpg-sign), or leave --cache-url out; -v: the refused trees\n",
+           cache->url, refused, refused == 1 ? "" : "s", key, reason);
+}
+
+gboolean
+buildcache_list_refused (OstreeRepo *repo, const BuildCache *cache)
+{
+  g_autofree char *reason = refused_reason (repo, cache);
+  if (reason == NULL)
+    return FALSE;
+  g_autofree char *name = refused_name (cache);
+  g_autofree char *path = g_strdup_printf ("/proc/self/fd/%d/%s", ostree_repo_get_dfd (repo),
+                                           name);
+  g_autofree char *text = NULL;
+  if (!g_file_get_contents (path, &text, NULL, NULL))
+    return FALSE;
+  const char *refs = strchr (text, '\n');
+  if (refs != NULL)
+    fprintf (stderr, "%s", refs + 1);
+  return TRUE;
+}
+
 char *
-buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
-                         const char *out_ref, const char *what, GCancellable *cancellable)
+buildcache_try_fetch (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                      const char *out_ref, GCancellable *cancellable, GError **error)
 {
   gint64 ago = timed_out_ago (repo, cache->url);
   if (ago >= 0)
     {
       g_autofree char *name = timed_out_name (cache->url);
-      fprintf (stderr, "apt2ostree: %s: not from the cache %s (it ran past a deadline %" G_GINT64_FORMAT
-               " s ago and is not asked again for %u s; remove %s in the repository to ask it "
-               "now); building it\n", what, cache->url, ago, cachefetch_timeout (), name);
-      return NULL;
+      return util_fail_code (error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_TIMED_OUT,
+                             "it ran past a deadline %" G_GINT64_FORMAT " s ago and is not "
+                             "asked again for %u s; remove %s in the repository to ask it now",
+                             ago, cachefetch_timeout (), name), NULL;
+    }
+
+  g_autofree char *refused = refused_reason (repo, cache);
+  if (refused != NULL)
+    {
+      remember_refused (repo, cache, out_ref, refused);
+      return util_fail_code (error, BUILDCACHE_ERROR, BUILDCACHE_ERROR_REFUSED_BEFORE, "%s",
+                             refused), NULL;
     }
 
   /* (cache-pull asks for a cache ref by its own name.)  The refs are
@@ -136,9 +263,29 @@ buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *
     remember_timed_out (repo, cache->url, local_error);
   /* (An error of libostree's pull may run over several lines.) */
   g_strdelimit (local_error->message, "\n", ' ');
-  fprintf (stderr, "apt2ostree: %s: not from the cache %s (%s); building it\n", what, cache->url,
-           local_error->message);
+  if (g_error_matches (local_error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_SIGNATURE)
+      && !remember_refused (repo, cache, out_ref, local_error->message))
+    local_error->domain = BUILDCACHE_ERROR, local_error->code = BUILDCACHE_ERROR_REFUSED_BEFORE;
+  g_propagate_error (error, g_steal_pointer (&local_error));
   return NULL;
+}
+
+char *
+buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                         const char *out_ref, const char *what, GCancellable *cancellable)
+{
+  g_autoptr(GError) local_error = NULL;
+  char *commit = buildcache_try_fetch (repo, cache, cache_ref, out_ref, cancellable,
+                                       &local_error);
+  if (commit == NULL && g_error_matches (local_error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_SIGNATURE))
+    fprintf (stderr, "apt2ostree: %s: not from the cache %s (%s); building it, and every other "
+             "tree this cache is asked for (it is not asked again for %u s)\n", what, cache->url,
+             local_error->message, cachefetch_timeout ());
+  else if (commit == NULL
+           && !g_error_matches (local_error, BUILDCACHE_ERROR, BUILDCACHE_ERROR_REFUSED_BEFORE))
+    fprintf (stderr, "apt2ostree: %s: not from the cache %s (%s); building it\n", what,
+             cache->url, local_error->message);
+  return commit;
 }
 
 gboolean
@@ -160,6 +307,10 @@ buildcache_record_result (OstreeRepo *repo, const char *out_ref, const char *cac
   g_autofree char *commit = repo_read_ref (repo, out_ref);
   if (commit == NULL)
     return util_fail (error, "ref \"%s\" vanished", out_ref);
+  /* (A build that changed nothing writes nothing.) */
+  g_autofree char *recorded = repo_read_ref (repo, cache_ref);
+  if (g_strcmp0 (recorded, commit) == 0)
+    return TRUE;
   const char *refs[] = { cache_ref, NULL };
   return buildcache_set_refs (repo, refs, commit, cancellable, error);
 }

@@ -50,12 +50,38 @@ char *buildcache_configured_ref (const char *stage1_commit, const char *const *h
 gboolean buildcache_set_refs (OstreeRepo *repo, const char *const *refs, const char *commit,
                               GCancellable *cancellable, GError **error);
 
+/* BUILDCACHE_ERROR_REFUSED_BEFORE: the cache's commits were refused for
+ * their signature before (within $APT2OSTREE_CACHE_TIMEOUT s): it is not
+ * asked, the tree is counted among the refused ones. */
+#define BUILDCACHE_ERROR (buildcache_error_quark ())
+GQuark buildcache_error_quark (void);
+#define BUILDCACHE_ERROR_REFUSED_BEFORE 1
+
+/* A build starts afresh: the memory of CACHE's refusal goes. */
+void buildcache_forget_refused (OstreeRepo *repo, const BuildCache *cache);
+
+/* One line on standard error when CACHE's commits were refused for their
+ * signature: how many trees, the key file and its fingerprint, why, what
+ * to do. */
+void buildcache_say_refused (OstreeRepo *repo, const BuildCache *cache, GCancellable *cancellable);
+
+/* The refs of the trees refused so, one a line on standard error; FALSE
+ * when none were. */
+gboolean buildcache_list_refused (OstreeRepo *repo, const BuildCache *cache);
+
+/* A step's result from CACHE, as buildcache_fetch_result() takes it, but
+ * saying nothing: on a miss NULL and ERROR says why (CACHEFETCH_ERROR_NO_REF:
+ * the cache has no CACHE_REF). */
+char *buildcache_try_fetch (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
+                            const char *out_ref, GCancellable *cancellable, GError **error);
+
 /* A step's result from CACHE: on a hit OUT_REF and CACHE_REF point at the
  * pulled commit (written in the pull's own transaction), which is
  * returned; on a miss (the cache lacks it, does not answer, sent something
  * that failed verification, or the refs could not be written) NULL, and one
  * line on standard error names WHAT, says the tree is built instead, and
- * why. */
+ * why.  Commits refused for their signature are said once for the whole
+ * cache: the other steps then build without asking it, saying nothing. */
 char *buildcache_fetch_result (OstreeRepo *repo, const BuildCache *cache, const char *cache_ref,
                                const char *out_ref, const char *what, GCancellable *cancellable);
 

@@ -35,6 +35,9 @@ GQuark cachefetch_error_quark (void);
  * ($APT2OSTREE_CACHE_OBJECT_TIMEOUT, $APT2OSTREE_CACHE_TIMEOUT): a cache
  * too slow or too far to be worth asking again soon. */
 #define CACHEFETCH_ERROR_TIMED_OUT 2
+/* The commit is not signed by the key the cache's commits must carry
+ * (cachepull.h): every other commit of that cache will be refused alike. */
+#define CACHEFETCH_ERROR_SIGNATURE 3
 
 /* How many connections at most to one cache: $APT2OSTREE_CACHE_CONNECTIONS
  * (1 to 64), 32 when unset: a distant cache needs many requests in flight. */

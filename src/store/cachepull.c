@@ -93,6 +93,19 @@ typedef struct {
   const char *remote;
 } SignatureCheck;
 
+/* The fingerprint of the key that made RESULT's first signature, or NULL. */
+static char *
+signer_fingerprint (OstreeGpgVerifyResult *result)
+{
+  if (ostree_gpg_verify_result_count_all (result) == 0)
+    return NULL;
+  OstreeGpgSignatureAttr attrs[] = { OSTREE_GPG_SIGNATURE_ATTR_FINGERPRINT };
+  g_autoptr(GVariant) v = ostree_gpg_verify_result_get (result, 0, attrs, G_N_ELEMENTS (attrs));
+  const char *fpr = NULL;
+  g_variant_get_child (v, 0, "&s", &fpr);
+  return fpr != NULL && *fpr != '\0' ? g_strdup (fpr) : NULL;
+}
+
 /* The commit COMMIT (from URL) signed by the cache's key: the GPG
  * signatures of its detached metadata ("ostree.gpgsigs") checked by
  * libostree's public verifier against the keys of the cache's remote, as
@@ -105,7 +118,8 @@ check_signature (GVariant *commit, GVariant *commitmeta, const char *url, gpoint
   g_autoptr(GVariant) sigs = commitmeta == NULL ? NULL
     : g_variant_lookup_value (commitmeta, "ostree.gpgsigs", G_VARIANT_TYPE ("aay"));
   if (sigs == NULL || g_variant_n_children (sigs) == 0)
-    return util_fail (error, "%s: the commit has no GPG signature", url);
+    return util_fail_code (error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_SIGNATURE,
+                           "%s: the commit has no GPG signature", url);
   g_autoptr(GByteArray) all = g_byte_array_new ();
   for (gsize i = 0; i < g_variant_n_children (sigs); i++)
     {
@@ -120,7 +134,12 @@ check_signature (GVariant *commit, GVariant *commitmeta, const char *url, gpoint
   g_autoptr(OstreeGpgVerifyResult) result = ostree_repo_gpg_verify_data (
       check->repo, check->remote, signed_data, signatures, NULL, NULL, NULL, &local_error);
   if (result == NULL || !ostree_gpg_verify_result_require_valid_signature (result, &local_error))
-    return util_fail (error, "%s: GPG signature: %s", url, local_error->message);
+    {
+      g_autofree char *signer = result != NULL ? signer_fingerprint (result) : NULL;
+      return util_fail_code (error, CACHEFETCH_ERROR, CACHEFETCH_ERROR_SIGNATURE,
+                             "%s: GPG signature%s%s: %s", url, signer != NULL ? " by key " : "",
+                             signer != NULL ? signer : "", local_error->message);
+    }
   return TRUE;
 }
 
@@ -177,4 +196,26 @@ cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
   if (txn == NULL || !finish_with_refs (txn, set_refs, commit, cancellable, error))
     return NULL;
   return g_steal_pointer (&commit);
+}
+
+char *
+cachepull_key_fingerprint (OstreeRepo *repo, const CachePullSource *cache,
+                           GCancellable *cancellable)
+{
+  if (cache->key_path == NULL)
+    return NULL;
+  g_autofree char *name = remote_name (cache);
+  g_autoptr(GPtrArray) keys = NULL;
+  if (!ensure_remote (repo, name, cache, cancellable, NULL)
+      || !ostree_repo_remote_get_gpg_keys (repo, name, NULL, &keys, cancellable, NULL)
+      || keys->len == 0)
+    return NULL;
+  g_autoptr(GVariant) subkeys = g_variant_get_child_value (keys->pdata[0], 0);
+  if (g_variant_n_children (subkeys) == 0)
+    return NULL;
+  g_autoptr(GVariant) primary = g_variant_get_child_value (subkeys, 0);
+  const char *fpr = NULL;
+  if (!g_variant_lookup (primary, "fingerprint", "&s", &fpr))
+    return NULL;
+  return g_strdup (fpr);
 }

@@ -36,4 +36,9 @@ typedef struct {
 char *cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
                       const char *const *set_refs, GCancellable *cancellable, GError **error);
 
+/* The fingerprint of the primary key in CACHE's key file, as libostree's
+ * verifier reads it, or NULL (no key file, or none it can read). */
+char *cachepull_key_fingerprint (OstreeRepo *repo, const CachePullSource *cache,
+                                 GCancellable *cancellable);
+
 G_END_DECLS
