@@ -47,8 +47,13 @@ test_expect_success 'two images built with one build directory share one reposit
     base_lock one shared
     base_lock two shared extra solo
     a2o build one.lock.json > build-one.out
+    ostree --repo=build/ostree refs | grep "^cache/" | LC_ALL=C sort > one.cache
     mkdir -p late/etc && echo "late" > late/etc/late
     a2o build two.lock.json --ref boards/two --after-configure late > build-two.out
+    # The keyed refs of its stages (a build writes them for publish).
+    ostree --repo=build/ostree refs | grep "^cache/" | LC_ALL=C sort | comm -13 one.cache - \
+        > two-only.cache
+    assert_streq "$(cut -d/ -f2 two-only.cache | tr "\n" " ")" "configured stage1 "
     for r in one stage1/one boards/two stage1/boards/two configured/boards/two \
              hooks/boards/two/after-configure-1; do
         assert_has_file "$R/refs/heads/$r"
@@ -85,7 +90,7 @@ test_expect_success 'prune --dry-run lists, one line per ref, what only the othe
     du -sk --apparent-size "$R" | cut -f1 > du.before
     a2o prune --builddir build --dry-run one.lock.json > dry.out
     cat dry.out
-    { cat two-only.debs; printf "%s\n" boards/two configured/boards/two hooks/boards/two/after-configure-1 \
+    { cat two-only.debs two-only.cache; printf "%s\n" boards/two configured/boards/two hooks/boards/two/after-configure-1 \
                                          stage1/boards/two; } \
         | LC_ALL=C sort > dry.expected
     diff -u dry.expected dry.out
@@ -130,7 +135,7 @@ test_expect_success 'prune deletes what only the other image used, refs and obje
     cat prune.out
     head -n -1 prune.out > prune.refs
     diff -u dry.expected prune.refs
-    assert_file_has_content prune.out "^deleted 6 refs and [1-9][0-9]* of [0-9]* objects"
+    assert_file_has_content prune.out "^deleted 8 refs and [1-9][0-9]* of [0-9]* objects"
     du -sk --apparent-size "$R" | cut -f1 > du.after
     for r in $(cat dry.expected); do assert_not_has_file "$R/refs/heads/$r"; done
     # No directory is left empty (an image named "boards" could not be built).
