@@ -1,9 +1,10 @@
 /* buildcache.h — a build's trees from a shared cache (--cache-url): the
  * package trees by their refs, which name the .deb's sha256, and the
  * stage-1 and stage-2 results by a key of their inputs, under
- * cache/stage1/KEY and cache/configured/KEY.  A build given --cache-url
- * writes those keyed refs beside its own, so that publishing its
- * repository (publish.h) fills the cache for the next machine. */
+ * cache/stage1/KEY and cache/configured/KEY (the image under
+ * cache/image/KEY).  Every build writes those keyed refs beside its own,
+ * with or without --cache-url, so that publishing its repository
+ * (publish.h) fills the cache for the next machine. */
 #pragma once
 
 #include <ostree.h>
