@@ -9,16 +9,16 @@
 #include "store/repo.h"
 #include "store/staging.h"
 
-/* --- the DebSink over libostree, for the repositories the writer does not
+/* --- the StoreSink over libostree, for the repositories the writer does not
  * serve (archive mode, per-object fsync, fs-verity) --- */
 
 typedef struct {
-  DebSink sink;
+  StoreSink sink;
   OstreeRepo *repo;
 } OstreeSink;
 
 static char *
-ostree_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+ostree_regular (StoreSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
                 GVariant *xattrs, const guint8 *data, gsize size, GError **error)
 {
   return content_write_regular (((OstreeSink *) sink)->repo, headers, uid, gid, mode, xattrs, data,
@@ -26,7 +26,7 @@ ostree_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, gu
 }
 
 static char *
-ostree_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+ostree_regular_stream (StoreSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
                        guint64 size, ObjectWriterRead read, gpointer user_data, GError **error)
 {
   return content_write_regular_read (((OstreeSink *) sink)->repo, uid, gid, mode, xattrs, size,
@@ -34,7 +34,7 @@ ostree_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GV
 }
 
 static char *
-ostree_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
+ostree_symlink (StoreSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
                 GError **error)
 {
   return content_write_symlink (((OstreeSink *) sink)->repo, uid, gid, target, xattrs, NULL,
@@ -42,7 +42,7 @@ ostree_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVa
 }
 
 static char *
-ostree_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error)
+ostree_metadata (StoreSink *sink, ObjectsType type, GVariant *object, GError **error)
 {
   return repo_write_metadata (((OstreeSink *) sink)->repo, (OstreeObjectType) type, object, NULL,
                               error);
@@ -54,7 +54,7 @@ typedef struct {
   UnpackRepo base;
   OstreeRepo *repo;
   RepoTxn *txn;
-  DebSink *sink;
+  StoreSink *sink;
 } OstreeUnpackRepo;
 
 static gboolean
@@ -74,7 +74,7 @@ ostree_load_commit (UnpackRepo *base, const char *checksum)
   return commit;
 }
 
-static DebSink *
+static StoreSink *
 ostree_begin (UnpackRepo *base, GError **error)
 {
   OstreeUnpackRepo *r = (OstreeUnpackRepo *) base;
@@ -83,11 +83,11 @@ ostree_begin (UnpackRepo *base, GError **error)
     return NULL;
   ObjectWriter *writer = staging_writer_get (r->repo);
   if (writer != NULL)
-    r->sink = deb_sink_for_writer (writer);
+    r->sink = store_sink_for_writer (writer);
   else
     {
       OstreeSink *sink = g_new0 (OstreeSink, 1);
-      sink->sink = (DebSink) { ostree_regular, ostree_regular_stream, ostree_symlink,
+      sink->sink = (StoreSink) { ostree_regular, ostree_regular_stream, ostree_symlink,
                                ostree_metadata };
       sink->repo = r->repo;
       r->sink = &sink->sink;

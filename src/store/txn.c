@@ -140,6 +140,7 @@ struct StoreTxn {
   StageDir *stage;            /* the staging directory */
   PartialMarks *marks;        /* the new commits' commitpartial markers */
   ObjectWriter *writer;       /* NULL once its objects are in */
+  StoreSink *sink;            /* over WRITER */
   GPtrArray *refs;            /* ref, commit, ...: written at the end */
 };
 
@@ -150,6 +151,7 @@ store_txn_free (StoreTxn *txn)
     return;
   /* (The writer first: it drops what waits in the staging directory.) */
   object_writer_free (txn->writer);
+  g_free (txn->sink);
   partial_marks_free (txn->marks);
   stage_dir_free (txn->stage);
   util_fd_close (&txn->lock_fd);
@@ -204,9 +206,16 @@ store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *se
   txn->writer = object_writer_new (&config);
   if (txn->writer == NULL)
     return not_here (error, "%s: no object writer for this file system", repo_path), NULL;
+  txn->sink = store_sink_for_writer (txn->writer);
   if (!partial_resolve_leftovers (repo_dfd, repo_path, "file", settings->sync, error))
     return NULL;
   return g_steal_pointer (&txn);
+}
+
+StoreSink *
+store_txn_sink (StoreTxn *txn)
+{
+  return txn->sink;
 }
 
 ObjectWriter *

@@ -10,6 +10,7 @@
 
 #include <glib.h>
 
+#include "store/sink.h"
 #include "store/writer.h"
 
 G_BEGIN_DECLS
@@ -51,7 +52,10 @@ typedef enum {
 StoreTxn *store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *settings,
                            StoreTxnLock lock, GError **error);
 
-/* The writer of its objects (owned by TXN). */
+/* The sink its objects go to (owned by TXN; used until it finishes), and
+ * the writer behind it, for what makes objects on other threads
+ * (cachefetch.c). */
+StoreSink *store_txn_sink (StoreTxn *txn);
 ObjectWriter *store_txn_writer (StoreTxn *txn);
 
 /* Point REF at COMMIT when the transaction finishes.  (The caller leaves
