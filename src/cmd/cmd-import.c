@@ -57,13 +57,13 @@ cmd_import (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_autoptr(GPtrArray) skipped = NULL;
   if (tar != NULL)
     {
-      if (!tarball_read_to_mtree (repo, tar, mtree, &skipped, cancellable, error))
+      if (!tarball_read_to_mtree (repo_txn_sink (txn), tar, mtree, &skipped, cancellable, error))
         return FALSE;
     }
   else
     {
       skipped = g_ptr_array_new_with_free_func (g_free);
-      if (!dirimport_to_mtree (repo, dir, mtree, skipped, cancellable, error))
+      if (!dirimport_to_mtree (repo_txn_sink (txn), dir, mtree, skipped, cancellable, error))
         return FALSE;
     }
 

@@ -451,13 +451,15 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
       upper_options.meta_func = fakeroot_upper_meta;
       upper_options.meta_data = mod->fakeroot;
     }
-  if (!upper_apply (mod->repo, root, mod->upper, &upper_options, cancellable, error))
+  if (!upper_apply (mod->repo, repo_txn_sink (txn), root, mod->upper, &upper_options, cancellable,
+                    error))
     {
       g_prefix_error (error, "committing what \"%s\" changed: ", options->argv[0]);
       return FALSE;
     }
   if (mod->fakeroot != NULL
-      && !fakeroot_apply_unchanged (mod->fakeroot, mod->repo, root, cancellable, error))
+      && !fakeroot_apply_unchanged (mod->fakeroot, mod->repo, repo_txn_sink (txn), root,
+                                    cancellable, error))
     return FALSE;
 
   g_autoptr(OstreeMutableTree) out_tree = NULL;

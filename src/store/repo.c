@@ -14,7 +14,6 @@
 #include "store/objects.h"
 #include "store/refs.h"
 #include "store/repo.h"
-#include "store/staging.h"
 #include "store/txn.h"
 #include "base/util.h"
 
@@ -205,12 +204,12 @@ repo_check_ref_name (const char *ref, GError **error)
 
 /* A transaction.  In a bare or bare-user repository whose config it
  * serves, the store's own (txn.c), and no libostree transaction at all:
- * every object goes through its writer (content.c, repo_write_metadata(),
- * repo_txn_write_commit()), which the OstreeRepo carries for them
- * (staging.h); libostree only takes the repository's shared lock, which
+ * every object goes through its sink (repo_txn_sink(): the store's
+ * writer); libostree only takes the repository's shared lock, which
  * waits as OSTree's own transactions do.  Anywhere else (archive,
  * core.per-object-fsync, fs-verity, a file system the writer does not
- * know) libostree's transaction, committed in the same order with the
+ * know) libostree's transaction, behind the same sink (content.c),
+ * committed in the same order with the
  * same guarantees (unless core.per-object-fsync asks for OSTree's own
  * fsyncs): a syncfs, libostree's commit with its fsync turned off for
  * that only, each new commit marked partial meanwhile, the refs' new
@@ -228,11 +227,8 @@ struct RepoTxn {
   gboolean sync;              /* core.fsync */
   GPtrArray *refs;            /* ref, commit, ...: those OSTree writes, at the end */
   PartialMarks *marks;        /* libostree's: the new commits' commitpartial markers */
+  StoreSink *sink;            /* where the objects go: OWN's, else over libostree (owned) */
 };
-
-/* The commitpartial markers of libostree's transaction ride on the
- * OstreeRepo, as the store's writer does (staging.h). */
-#define MARKS_KEY "apt2ostree-partial-marks"
 
 /* Does the repository ask for durability the way OWN_COMMIT gives it (or for
  * none, core.fsync=false)?  Not with core.per-object-fsync=true (whoever
@@ -253,15 +249,6 @@ ostree_writes_refs (OstreeRepo *repo)
                                  NULL);
 }
 
-/* Mark the commit CHECKSUM, just written through libostree, partial
- * until the transaction is on disk. */
-static gboolean
-mark_commit (OstreeRepo *repo, const char *checksum, GError **error)
-{
-  PartialMarks *marks = g_object_get_data (G_OBJECT (repo), MARKS_KEY);
-  return marks == NULL || partial_marks_add (marks, checksum, error);
-}
-
 /* Begin the store's transaction when the repository is one it serves
  * (TXN->own stays NULL when not). */
 static gboolean
@@ -279,7 +266,7 @@ begin_own (RepoTxn *txn, const char *path, GCancellable *cancellable, GError **e
                               STORE_TXN_LOCK_HELD, &local_error);
   if (txn->own != NULL)
     {
-      staging_writer_set (txn->repo, store_txn_writer (txn->own));
+      txn->sink = store_txn_sink (txn->own);
       return TRUE;
     }
   g_clear_pointer (&txn->lock, ostree_repo_auto_lock_cleanup);
@@ -304,7 +291,7 @@ begin_ostree (RepoTxn *txn, const char *path, GCancellable *cancellable, GError 
     return FALSE;
   txn->own_commit = wants_own_commit (repo);
   txn->marks = partial_marks_new (ostree_repo_get_dfd (repo), path, txn->sync);
-  g_object_set_data (G_OBJECT (repo), MARKS_KEY, txn->marks);
+  txn->sink = content_ostree_sink_new (repo, txn->marks);
   return TRUE;
 }
 
@@ -312,8 +299,6 @@ RepoTxn *
 repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
 {
   g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-  if (staging_writer_get (repo) != NULL)
-    return util_fail (error, "%s: another transaction is in progress", path), NULL;
   g_autoptr(RepoTxn) txn = g_new0 (RepoTxn, 1);
   txn->repo = g_object_ref (repo);
   txn->refs = g_ptr_array_new_with_free_func (g_free);
@@ -328,12 +313,10 @@ repo_txn_free (RepoTxn *txn)
 {
   if (txn == NULL)
     return;
-  if (txn->own != NULL)
-    staging_writer_set (txn->repo, NULL);
+  if (txn->own == NULL)
+    g_free (txn->sink);
   store_txn_free (txn->own);
   g_clear_pointer (&txn->lock, ostree_repo_auto_lock_cleanup);
-  if (txn->marks != NULL)
-    g_object_set_data (G_OBJECT (txn->repo), MARKS_KEY, NULL);
   if (txn->open)
     (void) ostree_repo_abort_transaction (txn->repo, NULL, NULL);
   partial_marks_free (txn->marks);
@@ -352,6 +335,53 @@ sync_repo (OstreeRepo *repo, GError **error)
       g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
       return util_fail (error, "%s: syncing the file system: %s", path, g_strerror (errsv));
     }
+  return TRUE;
+}
+
+StoreSink *
+repo_txn_sink (RepoTxn *txn)
+{
+  return txn->sink;
+}
+
+ObjectWriter *
+repo_txn_writer (RepoTxn *txn)
+{
+  return txn->own != NULL ? store_txn_writer (txn->own) : NULL;
+}
+
+/* Write the dirtree objects of MTREE and of every directory under it that
+ * has none yet (the same objects ostree_repo_write_mtree() writes), and set
+ * their contents checksums. */
+static gboolean
+write_mtree (StoreSink *sink, OstreeMutableTree *mtree, GError **error)
+{
+  if (ostree_mutable_tree_get_contents_checksum (mtree) != NULL)
+    return TRUE;
+  if (ostree_mutable_tree_get_metadata_checksum (mtree) == NULL)
+    return util_fail (error, "a directory without metadata cannot be committed");
+
+  GHashTable *subdirs = ostree_mutable_tree_get_subdirs (mtree);
+  g_autoptr(GHashTable) contents = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) meta = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer name, child;
+  g_hash_table_iter_init (&iter, subdirs);
+  while (g_hash_table_iter_next (&iter, &name, &child))
+    {
+      if (!write_mtree (sink, child, error))
+        return FALSE;
+      g_hash_table_insert (contents, name,
+                           (gpointer) ostree_mutable_tree_get_contents_checksum (child));
+      g_hash_table_insert (meta, name,
+                           (gpointer) ostree_mutable_tree_get_metadata_checksum (child));
+    }
+  g_autofree char *checksum = sink->metadata (
+      sink, OBJECTS_DIR_TREE,
+      objects_dirtree_new (ostree_mutable_tree_get_files (mtree), contents, meta), error);
+  if (checksum == NULL)
+    return FALSE;
+  ostree_mutable_tree_set_contents_checksum (mtree, checksum);
   return TRUE;
 }
 
@@ -375,38 +405,22 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
                        const char *subject, GVariant *metadata, char **out_commit,
                        GCancellable *cancellable, GError **error)
 {
-  OstreeRepo *repo = txn->repo;
   g_autoptr(GVariant) owned_metadata = metadata ? g_variant_ref_sink (metadata) : NULL;
 
   guint64 epoch;
   if (!util_source_date_epoch (&epoch, error))
     return FALSE;
 
-  g_autofree char *commit = NULL;
-  if (txn->own != NULL)
-    {
-      /* The dirtrees and the commit as ostree_repo_write_mtree() and
-       * ostree_repo_write_commit_with_time() write them. */
-      ObjectWriter *writer = store_txn_writer (txn->own);
-      if (!staging_write_mtree (writer, mtree, error))
-        return FALSE;
-      GVariant *object = objects_commit_new (owned_metadata, subject, epoch,
-                                             ostree_mutable_tree_get_contents_checksum (mtree),
-                                             ostree_mutable_tree_get_metadata_checksum (mtree));
-      commit = object_writer_metadata (writer, OBJECTS_COMMIT, object, error);
-      if (commit == NULL)
-        return FALSE;
-    }
-  else
-    {
-      g_autoptr(GFile) root = NULL;
-      if (!ostree_repo_write_mtree (repo, mtree, &root, cancellable, error)
-          || !ostree_repo_write_commit_with_time (repo, NULL, subject, NULL, owned_metadata,
-                                                  OSTREE_REPO_FILE (root), epoch, &commit,
-                                                  cancellable, error)
-          || !mark_commit (repo, commit, error))
-        return FALSE;
-    }
+  /* The dirtrees and the commit as ostree_repo_write_mtree() and
+   * ostree_repo_write_commit_with_time() write them, through the sink. */
+  if (!write_mtree (txn->sink, mtree, error))
+    return FALSE;
+  GVariant *object = objects_commit_new (owned_metadata, subject, epoch,
+                                         ostree_mutable_tree_get_contents_checksum (mtree),
+                                         ostree_mutable_tree_get_metadata_checksum (mtree));
+  g_autofree char *commit = txn->sink->metadata (txn->sink, OBJECTS_COMMIT, object, error);
+  if (commit == NULL)
+    return FALSE;
 
   repo_txn_set_ref (txn, ref, commit);
   if (out_commit != NULL)
@@ -472,7 +486,6 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
 {
   if (txn->own != NULL)
     {
-      staging_writer_set (txn->repo, NULL);  /* (the writer is done with) */
       if (!store_txn_finish (txn->own, txn->refs, error))
         return FALSE;
     }
@@ -497,59 +510,6 @@ repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const 
   if (out_commit != NULL)
     *out_commit = g_steal_pointer (&commit);
   return TRUE;
-}
-
-char *
-repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
-                     GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GVariant) owned = g_variant_ref_sink (object);
-  ObjectWriter *writer = staging_writer_get (repo);
-  if (writer != NULL)
-    return object_writer_metadata (writer, (ObjectsType) type, owned, error);
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_metadata (repo, type, NULL, owned, &csum, cancellable, error))
-    return NULL;
-  g_autofree char *checksum = ostree_checksum_from_bytes (csum);
-  if (type == OSTREE_OBJECT_TYPE_COMMIT && !mark_commit (repo, checksum, error))
-    return NULL;
-  return g_steal_pointer (&checksum);
-}
-
-gboolean
-repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode, char **out_checksum,
-                    GCancellable *cancellable, GError **error)
-{
-  GVariant *dirmeta = objects_dirmeta_new (uid, gid, mode, NULL);
-  *out_checksum = repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta, cancellable,
-                                       error);
-  return *out_checksum != NULL;
-}
-
-char *
-repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
-                    GCancellable *cancellable, GError **error)
-{
-  return content_write_stream (repo, info, xattrs, data, cancellable, error);
-}
-
-gboolean
-repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
-                    char **out_checksum, GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GFileInfo) info = content_symlink_info (uid, gid, target);
-  *out_checksum = repo_write_content (repo, info, NULL, NULL, cancellable, error);
-  return *out_checksum != NULL;
-}
-
-gboolean
-repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gid, guint32 mode,
-                         char **out_checksum, GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GFileInfo) info = content_regular_info (uid, gid, mode, g_bytes_get_size (data));
-  g_autoptr(GInputStream) content = g_memory_input_stream_new_from_bytes (data);
-  *out_checksum = repo_write_content (repo, info, NULL, content, cancellable, error);
-  return *out_checksum != NULL;
 }
 
 GBytes *

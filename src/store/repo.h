@@ -4,6 +4,7 @@
 
 #include <ostree.h>
 
+#include "store/sink.h"
 
 G_BEGIN_DECLS
 
@@ -44,6 +45,14 @@ RepoTxn *repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **e
 void repo_txn_free (RepoTxn *txn);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoTxn, repo_txn_free)
 
+/* The sink every object of the transaction goes to (owned by TXN, used
+ * until it finishes): the store's own writer, or libostree's. */
+StoreSink *repo_txn_sink (RepoTxn *txn);
+
+/* The store's own writer behind the sink, or NULL under libostree's
+ * transaction (for what makes objects on other threads: cachefetch.c). */
+ObjectWriter *repo_txn_writer (RepoTxn *txn);
+
 /* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH, point REF
  * at it and finish the transaction.  When REF already holds that commit the
  * ref file is left alone, so its mtime stays and Ninja's restat prunes what
@@ -67,34 +76,6 @@ void repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit);
 /* The commit the ref NAME (exactly that ref, not a checksum prefix) points
  * at, or NULL. */
 char *repo_read_ref (OstreeRepo *repo, const char *name);
-
-/* Store a content object and return its checksum: a regular file (INFO,
- * and DATA to read SIZE bytes from) or a symlink (INFO, DATA NULL), with
- * XATTRS (or NULL); through the transaction's own writer when it has one
- * (the same bytes), else through libostree. */
-char *repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
-                          GCancellable *cancellable, GError **error);
-
-/* Store the metadata object OBJECT (a dirmeta or dirtree variant; a
- * floating reference is taken) and return its checksum: through the
- * transaction's own writer when it has one, else through libostree (the
- * same bytes either way). */
-char *repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
-                           GCancellable *cancellable, GError **error);
-
-/* The dirmeta object for a directory with this owner and mode (permission
- * bits only; S_IFDIR is added). */
-gboolean repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
-                             char **out_checksum, GCancellable *cancellable, GError **error);
-
-/* A symlink content object. */
-gboolean repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
-                             char **out_checksum, GCancellable *cancellable, GError **error);
-
-/* A regular file content object holding DATA. */
-gboolean repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gid,
-                                  guint32 mode, char **out_checksum, GCancellable *cancellable,
-                                  GError **error);
 
 /* The content of the regular file object CHECKSUM (small files: metadata
  * such as dpkg status stanzas). */
