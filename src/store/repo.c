@@ -1,5 +1,4 @@
 /* repo.c — opening the repository and committing trees to refs. */
-#define _GNU_SOURCE  /* syncfs */
 #include "config.h"
 
 #include <errno.h>
@@ -209,12 +208,11 @@ repo_check_ref_name (const char *ref, GError **error)
  * waits as OSTree's own transactions do.  Anywhere else (archive,
  * core.per-object-fsync, fs-verity, a file system the writer does not
  * know) libostree's transaction, behind the same sink (content.c),
- * committed in the same order with the
- * same guarantees (unless core.per-object-fsync asks for OSTree's own
- * fsyncs): a syncfs, libostree's commit with its fsync turned off for
- * that only, each new commit marked partial meanwhile, the refs' new
- * files, a second syncfs, the markers removed, the refs renamed into
- * place.  Either way a ref whose place holds anything but a file (an
+ * finished by the same sequence (txn.c's store_txn_finish_run(), unless
+ * core.per-object-fsync asks for OSTree's own fsyncs): a syncfs,
+ * libostree's commit with its fsync turned off for that only, each new
+ * commit marked partial meanwhile, the refs' new files, a second syncfs,
+ * the markers removed, the refs renamed into place.  Either way a ref whose place holds anything but a file (an
  * alias, a directory), or every ref with core.auto-update-summary, is
  * left to OSTree, with its fsync, after the rest. */
 
@@ -325,19 +323,6 @@ repo_txn_free (RepoTxn *txn)
   g_free (txn);
 }
 
-/* syncfs() on the repository's file system. */
-static gboolean
-sync_repo (OstreeRepo *repo, GError **error)
-{
-  if (syncfs (ostree_repo_get_dfd (repo)) < 0)
-    {
-      int errsv = errno;
-      g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-      return util_fail (error, "%s: syncing the file system: %s", path, g_strerror (errsv));
-    }
-  return TRUE;
-}
-
 StoreSink *
 repo_txn_sink (RepoTxn *txn)
 {
@@ -428,57 +413,49 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
   return TRUE;
 }
 
-/* Stage the new files of TXN->refs that refs.c writes (with core.fsync,
- * unless OSTree writes them all); those left to OSTree stay in TXN->refs. */
-static RefsBatch *
-stage_refs (RepoTxn *txn)
+/* libostree's commit, its fsync turned off for that only (the finish
+ * sequence syncs the file system around it). */
+static gboolean
+commit_ostree (gpointer user_data, GError **error)
 {
-  if (!txn->sync || ostree_writes_refs (txn->repo))
-    return NULL;
-  g_autofree char *path = g_file_get_path (ostree_repo_get_path (txn->repo));
-  RefsBatch *batch = refs_batch_new (ostree_repo_get_dfd (txn->repo), path);
-  g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i + 1 < txn->refs->len; i += 2)
-    if (!refs_batch_stage (batch, txn->refs->pdata[i], txn->refs->pdata[i + 1]))
-      {
-        g_ptr_array_add (left, g_strdup (txn->refs->pdata[i]));
-        g_ptr_array_add (left, g_strdup (txn->refs->pdata[i + 1]));
-      }
-  g_ptr_array_unref (txn->refs);
-  txn->refs = g_steal_pointer (&left);
-  return batch;
+  RepoTxn *txn = user_data;
+  ostree_repo_set_disable_fsync (txn->repo, TRUE);
+  gboolean ok = ostree_repo_commit_transaction (txn->repo, NULL, NULL, error);
+  ostree_repo_set_disable_fsync (txn->repo, !txn->sync);
+  if (ok)
+    txn->open = FALSE;  /* (else libostree's abort clears what it can) */
+  return ok;
 }
 
-/* Commit libostree's transaction: with OWN_COMMIT between two syncfs(),
- * the refs' new files staged before the second. */
+/* Commit libostree's transaction: with OWN_COMMIT in the store's finish
+ * sequence (txn.c), the refs that refs.c writes staged with the objects
+ * (with core.fsync, unless OSTree writes them all); those left to OSTree
+ * stay in TXN->refs. */
 static gboolean
 finish_ostree (RepoTxn *txn, GCancellable *cancellable, GError **error)
 {
   OstreeRepo *repo = txn->repo;
-  txn->open = FALSE;
   if (!txn->own_commit)
-    return ostree_repo_commit_transaction (repo, NULL, cancellable, error)
-           && partial_marks_remove (txn->marks, error);
-  /* Everything libostree wrote waits in its staging directory. */
-  if (txn->sync && !sync_repo (repo, error))
     {
-      txn->open = TRUE;
-      return FALSE;
+      txn->open = FALSE;
+      return ostree_repo_commit_transaction (repo, NULL, cancellable, error)
+             && partial_marks_remove (txn->marks, error);
     }
-  ostree_repo_set_disable_fsync (repo, TRUE);
-  gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
-  ostree_repo_set_disable_fsync (repo, !txn->sync);
-  if (!ok)
-    {
-      txn->open = TRUE;  /* (libostree's abort then clears what it can) */
-      return FALSE;
-    }
-  g_autoptr(RefsBatch) batch = stage_refs (txn);
-  if (txn->sync && !sync_repo (repo, error))
+  gboolean stage = txn->sync && !ostree_writes_refs (repo);
+  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
+  StoreTxnFinish finish = {
+    ostree_repo_get_dfd (repo), path, txn->sync, commit_ostree, txn, txn->marks,
+    stage ? txn->refs : NULL,
+  };
+  g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func (g_free);
+  if (!store_txn_finish_run (&finish, left, error))
     return FALSE;
-  /* Every object is on disk: the commits are complete.  The refs last. */
-  return partial_marks_remove (txn->marks, error)
-         && (batch == NULL || refs_batch_publish (batch, error));
+  if (stage)
+    {
+      g_ptr_array_unref (txn->refs);
+      txn->refs = g_steal_pointer (&left);
+    }
+  return TRUE;
 }
 
 gboolean

@@ -70,7 +70,7 @@ gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const ch
 gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
 
 /* Point REF at COMMIT when the transaction finishes (unless it already
- * does, then its file is left alone). */
+ * does, then its file is left alone); COMMIT NULL deletes REF. */
 void repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit);
 
 /* The commit the ref NAME (exactly that ref, not a checksum prefix) points

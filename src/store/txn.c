@@ -231,25 +231,25 @@ store_txn_set_ref (StoreTxn *txn, const char *ref, const char *commit)
   g_ptr_array_add (txn->refs, g_strdup (commit));
 }
 
-/* syncfs() on the repository's file system, with core.fsync. */
+/* syncfs() on the repository's file system, with SYNC. */
 static gboolean
-sync_repo (StoreTxn *txn, GError **error)
+sync_dfd (int repo_dfd, const char *repo_path, gboolean sync, GError **error)
 {
-  if (txn->sync && syncfs (txn->repo_dfd) < 0)
-    return util_fail (error, "%s: syncing the file system: %s", txn->repo_path, g_strerror (errno));
+  if (sync && syncfs (repo_dfd) < 0)
+    return util_fail (error, "%s: syncing the file system: %s", repo_path, g_strerror (errno));
   return TRUE;
 }
 
 gboolean
-store_txn_finish (StoreTxn *txn, GPtrArray *unstaged, GError **error)
+store_txn_finish_run (const StoreTxnFinish *finish, GPtrArray *unstaged, GError **error)
 {
-  if (!sync_repo (txn, error) || !object_writer_publish (txn->writer, error))
+  if (!sync_dfd (finish->repo_dfd, finish->repo_path, finish->sync, error)
+      || !finish->publish (finish->user_data, error))
     return FALSE;
-  g_clear_pointer (&txn->writer, object_writer_free);
-  g_autoptr(RefsBatch) batch = refs_batch_new (txn->repo_dfd, txn->repo_path);
-  for (guint i = 0; i + 1 < txn->refs->len; i += 2)
+  g_autoptr(RefsBatch) batch = refs_batch_new (finish->repo_dfd, finish->repo_path);
+  for (guint i = 0; finish->refs != NULL && i + 1 < finish->refs->len; i += 2)
     {
-      const char *ref = txn->refs->pdata[i], *commit = txn->refs->pdata[i + 1];
+      const char *ref = finish->refs->pdata[i], *commit = finish->refs->pdata[i + 1];
       if (refs_batch_stage (batch, ref, commit))
         continue;
       if (unstaged == NULL)
@@ -258,6 +258,26 @@ store_txn_finish (StoreTxn *txn, GPtrArray *unstaged, GError **error)
       g_ptr_array_add (unstaged, g_strdup (commit));
     }
   /* Every object is on disk: the commits are complete.  The refs last. */
-  return sync_repo (txn, error) && partial_marks_remove (txn->marks, error)
-         && refs_batch_publish (batch, error);
+  return sync_dfd (finish->repo_dfd, finish->repo_path, finish->sync, error)
+         && partial_marks_remove (finish->marks, error) && refs_batch_publish (batch, error);
+}
+
+/* The writer's objects into objects/; the writer is done with. */
+static gboolean
+publish_writer (gpointer user_data, GError **error)
+{
+  StoreTxn *txn = user_data;
+  if (!object_writer_publish (txn->writer, error))
+    return FALSE;
+  g_clear_pointer (&txn->writer, object_writer_free);
+  return TRUE;
+}
+
+gboolean
+store_txn_finish (StoreTxn *txn, GPtrArray *unstaged, GError **error)
+{
+  StoreTxnFinish finish = {
+    txn->repo_dfd, txn->repo_path, txn->sync, publish_writer, txn, txn->marks, txn->refs,
+  };
+  return store_txn_finish_run (&finish, unstaged, error);
 }

@@ -72,6 +72,23 @@ void store_txn_set_ref (StoreTxn *txn, const char *ref, const char *commit);
  * is a NOT_HERE error, after the objects are in. */
 gboolean store_txn_finish (StoreTxn *txn, GPtrArray *unstaged, GError **error);
 
+/* The finish sequence itself, for store_txn_finish() and for libostree's
+ * transaction behind the same seam (repo.c): the file system synced
+ * (with SYNC), PUBLISH puts the objects into objects/, the new files of
+ * REFS (ref, commit, ...; NULL for none) written, synced again, the
+ * commits of MARKS unmarked, the refs renamed into place.  UNSTAGED as
+ * for store_txn_finish(). */
+typedef struct {
+  int repo_dfd;
+  const char *repo_path;
+  gboolean sync;
+  gboolean (*publish) (gpointer user_data, GError **error);
+  gpointer user_data;
+  PartialMarks *marks;
+  GPtrArray *refs;
+} StoreTxnFinish;
+gboolean store_txn_finish_run (const StoreTxnFinish *finish, GPtrArray *unstaged, GError **error);
+
 /* Release the transaction; unfinished, what it wrote is dropped. */
 void store_txn_free (StoreTxn *txn);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (StoreTxn, store_txn_free)
