@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "store/sink.h"
+#include "store/writer.h"
 
 typedef struct {
   StoreSink sink;

@@ -7,9 +7,15 @@
 #include <glib.h>
 
 #include "store/objects.h"
-#include "store/writer.h"
 
 G_BEGIN_DECLS
+
+/* Gives a file's content a piece at a time: how many bytes it put in BUF
+ * (at most LEN), 0 at the end, -1 with ERROR set. */
+typedef gssize (*ObjectWriterRead) (gpointer user_data, guint8 *buf, gsize len, GError **error);
+
+/* The store's own object writer (writer.h, private to store/). */
+typedef struct ObjectWriter ObjectWriter;
 
 typedef struct StoreSink StoreSink;
 struct StoreSink {

@@ -35,6 +35,7 @@
 #include "store/refs.h"
 #include "store/stagedir.h"
 #include "store/txn.h"
+#include "store/writer.h"
 
 G_DEFINE_QUARK (apt2ostree-store-txn-error-quark, store_txn_error)
 
