@@ -167,3 +167,13 @@ lean_repo_unpack_repo (LeanRepo *repo)
 {
   return &repo->base;
 }
+
+gboolean
+lean_repo_run (const UnpackArgs *args, UnpackFetch fetch, GError **error)
+{
+  /* (Refs beyond what the file limit spares are libostree's to write.) */
+  if (args->jobs->len > refs_max_staged ())
+    return defer (error, "%u refs", args->jobs->len);
+  g_autoptr(LeanRepo) repo = lean_repo_open (args->repo, error);
+  return repo != NULL && unpack_run (&repo->base, args, fetch, error);
+}

@@ -4,6 +4,7 @@
 
 #include "apt/fetch.h"
 #include "base/util.h"
+#include "deb/leanrepo.h"
 #include "deb/ostreeunpack.h"
 #include "store/repo.h"
 
@@ -64,6 +65,17 @@ fetch (const char *url, const char *cache_dir, const char *sha256, gint64 size, 
 gboolean
 ostreeunpack_run (OstreeRepo *repo, const UnpackArgs *args, GError **error)
 {
+  /* A bare or bare-user repository the store's own transaction serves:
+   * the lean front's path (leanrepo.c), whichever process runs it. */
+  g_autoptr(GError) local_error = NULL;
+  if (lean_repo_run (args, fetch, &local_error))
+    return TRUE;
+  if (!g_error_matches (local_error, UNPACK_ERROR, UNPACK_ERROR_DEFER))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
   OstreeUnpackRepo r = {
     { ostree_read_ref, ostree_load_commit, ostree_begin, ostree_set_ref, ostree_finish },
     repo, NULL,

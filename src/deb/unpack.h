@@ -2,8 +2,9 @@
  * can give a StoreSink: its options, its jobs (one package, or a --batch
  * list), and the run (a ref already holding the package is kept; a .deb is
  * verified before anything is written; the refs are written last, all
- * together).  GLib alone: the commands module runs it over libostree
- * (ostreeunpack.c), the lean front over leanrepo.c (cmd/main.c). */
+ * together).  GLib alone: run over leanrepo.c for a bare or bare-user
+ * repository (by the lean front, cmd/main.c, and the commands module
+ * alike), over libostree for what that defers (ostreeunpack.c). */
 #pragma once
 
 #include <glib.h>
