@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "store/content.h"
-#include "store/objects.h"
+#include "barestore/objects.h"
 #include "deb/deb.h"
 #include "apt/fetch.h"
 #include "base/util.h"

@@ -7,7 +7,7 @@
 #include "cmd/cmd.h"
 #include "deb/stage1.h"
 #include "base/pathfilter.h"
-#include "store/refs.h"
+#include "barestore/refs.h"
 #include "base/util.h"
 
 /* Stage 1 of the package trees NAMES (N of them) from CACHE: *OUT_HIT

@@ -8,7 +8,7 @@
  * then does (bench/unpack.sh; the numbers are in the commit that made this
  * one program).  So this program links GLib, libarchive and Nettle only,
  * and runs unpack-deb itself (unpack.c over leanrepo.c and the store's
- * own transaction, store/txn.c, which the commands module runs too) when
+ * own transaction, barestore/txn.c, which the commands module runs too) when
  * the repository is a bare or bare-user one whose config it knows and
  * every .deb is a local file, in the download cache, or downloaded by the
  * cache's fetch service (apt/fetchclient.h).  Everything else (every other

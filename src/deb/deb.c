@@ -17,9 +17,9 @@
 #include "deb/deb.h"
 #include "deb/debfile.h"
 #include "deb/debmeta.h"
-#include "store/linkgroups.h"
-#include "store/objects.h"
-#include "store/tarentry.h"
+#include "barestore/linkgroups.h"
+#include "barestore/objects.h"
+#include "barestore/tarentry.h"
 #include "base/util.h"
 
 /* ------------------------------------------------------------------------ */

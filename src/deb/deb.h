@@ -7,9 +7,9 @@
 #include <glib.h>
 
 #include "deb/debmeta.h"
-#include "store/linkgroups.h"
-#include "store/objects.h"
-#include "store/sink.h"
+#include "barestore/linkgroups.h"
+#include "barestore/objects.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 
@@ -23,7 +23,7 @@ G_BEGIN_DECLS
 #define DEB_META_SIZE "apt2ostree.deb-size"
 #define DEB_META_MERGED_USR "apt2ostree.merged-usr"
 #define DEB_META_SKIPPED "apt2ostree.skipped"
-/* The paths data.tar links together (store/linkgroups.h), only in the
+/* The paths data.tar links together (barestore/linkgroups.h), only in the
  * commit of a package that has hard links. */
 #define DEB_META_HARDLINKS LINKGROUPS_META_KEY
 /* The version of the rules deb_unpack() follows (a uint32): it

@@ -14,7 +14,7 @@
 
 #include <ostree.h>
 
-#include "store/sink.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 

@@ -1,6 +1,6 @@
 /* leanrepo.c — a bare or bare-user repository without libostree: what
  * the lean path must check itself (libostree's open does it for the
- * commands module), over the store's own transaction (store/txn.c). */
+ * commands module), over the store's own transaction (barestore/txn.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "deb/leanrepo.h"
-#include "store/objects.h"
-#include "store/refs.h"
-#include "store/txn.h"
+#include "barestore/objects.h"
+#include "barestore/refs.h"
+#include "barestore/txn.h"
 #include "base/util.h"
 
 struct LeanRepo {

@@ -2,7 +2,7 @@
  * libostree, for the one bare/bare-user unpack-deb path, run by the lean
  * front (cmd/main.c) and the commands module (ostreeunpack.c): its config checked
  * for keys this path does not know, its refs and commits read, and the
- * store's own transaction (store/txn.h) run over it.  Whatever this code
+ * store's own transaction (barestore/txn.h) run over it.  Whatever this code
  * does not know (another mode, a config key it has not been taught, a ref
  * that is an alias, the lock taken, ...) is an UNPACK_ERROR_DEFER error:
  * the commands module does it then over libostree. */

@@ -7,7 +7,7 @@
 #include "deb/deb.h"
 #include "deb/dpkgdb.h"
 #include "deb/stage1.h"
-#include "store/linkgroups.h"
+#include "barestore/linkgroups.h"
 #include "store/tree.h"
 
 /* Whether the package trees were unpacked with --merged-usr (they must all

@@ -10,7 +10,7 @@
 #include "apt/cache.h"
 #include "apt/fetchclient.h"
 #include "base/debpolicy.h"
-#include "store/refs.h"
+#include "barestore/refs.h"
 #include "deb/unpack.h"
 #include "base/util.h"
 

@@ -11,7 +11,7 @@
 
 #include <ostree.h>
 
-#include "store/sink.h"
+#include "barestore/sink.h"
 
 #include "sandbox/sandbox.h"
 

@@ -13,7 +13,7 @@
 
 #include "store/checkout.h"
 #include "store/keptcheckout.h"
-#include "store/linkgroups.h"
+#include "barestore/linkgroups.h"
 #include "sandbox/fakeroot.h"
 #include "sandbox/mod.h"
 #include "store/repo.h"
@@ -386,7 +386,7 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
 
 /* --- commit --- */
 
-/* The input's hard-link groups (store/linkgroups.h) go on to OUT: paths
+/* The input's hard-link groups (barestore/linkgroups.h) go on to OUT: paths
  * the command changed are checked when the tree is exported.  Not with
  * --capture-subdir, where the paths would name other files. */
 static gboolean

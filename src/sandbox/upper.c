@@ -15,7 +15,7 @@
 
 #include "store/content.h"
 #include "store/repo.h"
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 #include "sandbox/upper.h"
 #include "base/util.h"
 

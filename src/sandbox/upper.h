@@ -11,7 +11,7 @@
 #include <ostree.h>
 #include <sys/stat.h>
 
-#include "store/sink.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 

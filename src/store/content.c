@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 
 #include "store/content.h"
-#include "store/objects.h"
+#include "barestore/objects.h"
 #include "base/util.h"
 
 GFileInfo *

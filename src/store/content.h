@@ -6,8 +6,8 @@
 
 #include <ostree.h>
 
-#include "store/partial.h"
-#include "store/sink.h"
+#include "barestore/partial.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 

@@ -13,7 +13,7 @@
 #include "store/content.h"
 #include "store/dirimport.h"
 #include "store/repo.h"
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 
 /* The extended attributes of PATH (not followed), sorted by name as
  * libostree sorts them, so the same files give the same checksums. */

@@ -10,10 +10,10 @@
 #include <unistd.h>
 
 #include "store/content.h"
-#include "store/objects.h"
-#include "store/refs.h"
+#include "barestore/objects.h"
+#include "barestore/refs.h"
 #include "store/repo.h"
-#include "store/txn.h"
+#include "barestore/txn.h"
 #include "base/util.h"
 
 OstreeRepo *

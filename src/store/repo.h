@@ -4,7 +4,7 @@
 
 #include <ostree.h>
 
-#include "store/sink.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 
@@ -37,7 +37,7 @@ GPtrArray *repo_resolve_all (OstreeRepo *repo, const char *const *names, int n, 
 gboolean repo_check_ref_name (const char *ref, GError **error);
 
 /* A write transaction that is aborted unless repo_txn_commit() ran: the
- * store's own in a bare or bare-user repository (store/txn.h), with no
+ * store's own in a bare or bare-user repository (barestore/txn.h), with no
  * libostree transaction open; libostree's in any other.  One at a time on
  * an OstreeRepo. */
 typedef struct RepoTxn RepoTxn;

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "store/content.h"
-#include "store/linkgroups.h"
+#include "barestore/linkgroups.h"
 #include "store/tarball.h"
 #include "store/repo.h"
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 #include "base/util.h"
 
 typedef struct archive Archive;

@@ -8,7 +8,7 @@
 
 #include <ostree.h>
 
-#include "store/sink.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 
@@ -34,7 +34,7 @@ gboolean tarball_read_to_mtree (StoreSink *sink, const char *file, OstreeMutable
  * extended attributes (pax SCHILY.xattr), the commit's timestamp as mtime and
  * no user or group names.  Files with the same content are written as
  * separate files (OSTree keeps no link identity), but for the paths the
- * commit's metadata says are linked (store/linkgroups.h): each of those
+ * commit's metadata says are linked (barestore/linkgroups.h): each of those
  * that still has its group's content and owner is a hard link to the first
  * one written.  A file is written under a temporary
  * name and renamed into place, so a failure leaves no partial FILE. */

@@ -13,7 +13,7 @@
 
 #include "deb/deb.h"
 #include "fuzz-util.h"
-#include "store/objects.h"
+#include "barestore/objects.h"
 #include "base/util.h"
 
 static char *

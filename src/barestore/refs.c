@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/refs.h"
+#include "barestore/refs.h"
 #include "base/util.h"
 
 typedef struct {

@@ -10,8 +10,8 @@
 
 #include <glib.h>
 
-#include "store/partial.h"
-#include "store/sink.h"
+#include "barestore/partial.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 

@@ -31,11 +31,11 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "store/partial.h"
-#include "store/refs.h"
-#include "store/stagedir.h"
-#include "store/txn.h"
-#include "store/writer.h"
+#include "barestore/partial.h"
+#include "barestore/refs.h"
+#include "barestore/stagedir.h"
+#include "barestore/txn.h"
+#include "barestore/writer.h"
 
 G_DEFINE_QUARK (apt2ostree-store-txn-error-quark, store_txn_error)
 

@@ -6,9 +6,9 @@
 
 #include <glib.h>
 
-#include "store/objects.h"
-#include "store/partial.h"
-#include "store/sink.h"
+#include "barestore/objects.h"
+#include "barestore/partial.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 

@@ -1,8 +1,8 @@
 /* sink.c — the object sink over the store's own writer; see sink.h. */
 #include "config.h"
 
-#include "store/sink.h"
-#include "store/writer.h"
+#include "barestore/sink.h"
+#include "barestore/writer.h"
 
 typedef struct {
   StoreSink sink;

@@ -31,8 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/objects.h"
-#include "store/partial.h"
+#include "barestore/objects.h"
+#include "barestore/partial.h"
 #include "base/util.h"
 
 #define MARKER_CONTENT "apt2ostree\n"

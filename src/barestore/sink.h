@@ -1,12 +1,12 @@
 /* sink.h — where a transaction's objects go: the one object sink every
- * writer of the program is handed by its transaction (store/txn.h, or
+ * writer of the program is handed by its transaction (barestore/txn.h, or
  * store/repo.h's RepoTxn over libostree).  Each function returns the
  * object's checksum.  GLib alone. */
 #pragma once
 
 #include <glib.h>
 
-#include "store/objects.h"
+#include "barestore/objects.h"
 
 G_BEGIN_DECLS
 
