@@ -68,7 +68,8 @@ cmd_import (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     }
 
   g_autofree char *commit = NULL;
-  if (!repo_txn_commit (txn, mtree, ref, inv->name, NULL, &commit, cancellable, error))
+  if (!repo_txn_write_commit (txn, mtree, ref, inv->name, NULL, &commit, cancellable, error)
+      || !repo_txn_finish (txn, cancellable, error))
     return FALSE;
   for (guint i = 0; i < skipped->len; i++)
     fprintf (stderr, "apt2ostree import: warning: %s: left out %s: OSTree cannot store "

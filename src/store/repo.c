@@ -476,19 +476,6 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
   return TRUE;
 }
 
-gboolean
-repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const char *subject,
-                 GVariant *metadata, char **out_commit, GCancellable *cancellable, GError **error)
-{
-  g_autofree char *commit = NULL;
-  if (!repo_txn_write_commit (txn, mtree, ref, subject, metadata, &commit, cancellable, error)
-      || !repo_txn_finish (txn, cancellable, error))
-    return FALSE;
-  if (out_commit != NULL)
-    *out_commit = g_steal_pointer (&commit);
-  return TRUE;
-}
-
 GBytes *
 repo_read_file (OstreeRepo *repo, const char *checksum, GCancellable *cancellable, GError **error)
 {

@@ -36,7 +36,7 @@ GPtrArray *repo_resolve_all (OstreeRepo *repo, const char *const *names, int n, 
 /* The ref name must be valid before any work starts. */
 gboolean repo_check_ref_name (const char *ref, GError **error);
 
-/* A write transaction that is aborted unless repo_txn_commit() ran: the
+/* A write transaction that is aborted unless repo_txn_finish() ran: the
  * store's own in a bare or bare-user repository (barestore/txn.h), with no
  * libostree transaction open; libostree's in any other.  One at a time on
  * an OstreeRepo. */
@@ -53,20 +53,17 @@ StoreSink *repo_txn_sink (RepoTxn *txn);
  * transaction (for what makes objects on other threads: cachefetch.c). */
 ObjectWriter *repo_txn_writer (RepoTxn *txn);
 
-/* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH, point REF
- * at it and finish the transaction.  When REF already holds that commit the
- * ref file is left alone, so its mtime stays and Ninja's restat prunes what
- * depends on it.  METADATA may be NULL (floating references are sunk). */
-gboolean repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
-                          const char *subject, GVariant *metadata, char **out_commit,
-                          GCancellable *cancellable, GError **error);
-
-/* The two halves of repo_txn_commit(), for several commits in one
- * transaction: write MTREE's commit and stage REF (left alone when it
- * already holds that commit); then write the staged refs and finish. */
+/* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH and
+ * point REF at it when the transaction finishes.  When REF already holds
+ * that commit the ref file is left alone, so its mtime stays and Ninja's
+ * restat prunes what depends on it.  METADATA may be NULL (floating
+ * references are sunk).  Several commits may share one transaction. */
 gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
                                 const char *subject, GVariant *metadata, char **out_commit,
                                 GCancellable *cancellable, GError **error);
+
+/* Finish: the one sequence (barestore/txn.h's store_txn_finish_run()),
+ * the objects on disk before the refs that name them. */
 gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
 
 /* Point REF at COMMIT when the transaction finishes (unless it already
