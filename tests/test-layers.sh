@@ -32,6 +32,8 @@ done <<'CASES'
 an include of an upper layer|sed -i '1a #include "cmd/cmd.h"' copy/store/repo.c|copy/store/repo.c:2: store/ includes "cmd/cmd.h"
 an include that names no folder|sed -i '1a #include "repo.h"' copy/base/util.c|"repo.h" names no folder
 a source file outside every folder|touch copy/loose.c|copy/loose.c: a source file outside every layer folder
+a header private to another folder|sed -i '1a #include "barestore/writer.h"' copy/deb/deb.c|copy/deb/deb.c:2: deb/ includes "barestore/writer.h" (private to barestore/)
+libostree in the GLib-only store|sed -i '1a #include <ostree.h>' copy/barestore/refs.c|copy/barestore/refs.c:2: barestore/ includes libostree (its README says: No libostree.)
 a folder without a README|mkdir copy/extra && touch copy/extra/x.c && : > copy/extra/README.md|copy/extra/: no README.md
 CASES
 

@@ -4,7 +4,7 @@
  * index maps each path to its group. */
 #include "config.h"
 
-#include "store/linkgroups.h"
+#include "barestore/linkgroups.h"
 
 static char *
 groups_text (LinkGroups *groups)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The store's own transaction (src/store/txn.c).  In a bare or bare-user
+# The store's own transaction (src/barestore/txn.c).  In a bare or bare-user
 # repository the commands module writes every object through the
 # project's writer and opens no libostree transaction (libostree makes a
 # staging directory tmp/staging-* for each of its own), whatever the

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 
 static void
 entry_free (struct archive_entry *entry)

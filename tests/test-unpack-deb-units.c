@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "store/content.h"
-#include "store/objects.h"
+#include "barestore/objects.h"
 #include "deb/deb.h"
 #include "apt/fetch.h"
 #include "base/util.h"
@@ -239,7 +239,7 @@ test_content_checksum_matches_ostree (void)
         }
 }
 
-/* content_write_regular() stores the object under the checksum libostree
+/* The libostree sink's regular() stores the object under the checksum libostree
  * would give it, writes nothing for an object already there, and the
  * object reads back with its data and metadata. */
 static void
@@ -254,19 +254,18 @@ test_content_write_regular (void)
   g_assert_true (ostree_repo_create (repo, mode, NULL, &error));
   g_assert_no_error (error);
   g_assert_true (ostree_repo_prepare_transaction (repo, NULL, NULL, &error));
+  g_autofree StoreSink *sink = content_ostree_sink_new (repo, NULL);
 
   static const char text[] = "hello, content\n";
   g_autofree char *expected = content_checksum (0, 0, 04755, NULL, (const guint8 *) text,
                                                 sizeof text - 1, &error);
-  g_autofree char *written = content_write_regular (repo, NULL, 0, 0, 04755, NULL,
-                                                    (const guint8 *) text, sizeof text - 1, NULL,
-                                                    &error);
+  g_autofree char *written = sink->regular (sink, NULL, 0, 0, 04755, NULL, (const guint8 *) text,
+                                            sizeof text - 1, &error);
   g_assert_no_error (error);
   g_assert_cmpstr (written, ==, expected);
   g_autoptr(GHashTable) headers = objects_headers_new ();
-  g_autofree char *again = content_write_regular (repo, headers, 0, 0, 04755, NULL,
-                                                  (const guint8 *) text, sizeof text - 1, NULL,
-                                                  &error);
+  g_autofree char *again = sink->regular (sink, headers, 0, 0, 04755, NULL, (const guint8 *) text,
+                                          sizeof text - 1, &error);
   g_assert_cmpstr (again, ==, expected);
   g_assert_true (ostree_repo_commit_transaction (repo, NULL, NULL, &error));
   g_assert_no_error (error);

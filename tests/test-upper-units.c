@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sandbox/upper.h"
+#include "store/content.h"
 
 static char *
 run (const char *dir, const char *command)
@@ -75,7 +76,8 @@ test_redirected_directories (void)
 
   g_assert_true (ostree_repo_prepare_transaction (repo, NULL, NULL, &error));
   UpperOptions options = { 0, };
-  g_assert_true (upper_apply (repo, root, upper, &options, NULL, &error));
+  g_autofree StoreSink *sink = content_ostree_sink_new (repo, NULL);
+  g_assert_true (upper_apply (repo, sink, root, upper, &options, NULL, &error));
   g_assert_no_error (error);
   g_autoptr(GFile) out_root = NULL;
   g_assert_true (ostree_repo_write_mtree (repo, root, &out_root, NULL, &error));

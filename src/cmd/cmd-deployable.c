@@ -29,7 +29,8 @@ cmd_deployable (int argc, char **argv, CmdInvocation *inv, GCancellable *cancell
   g_auto(CmdEdit) edit = { NULL };
   if (!cmd_edit_begin (inv, out_ref, argv[1], &edit, cancellable, error))
     return FALSE;
-  if (!deployable_apply (edit.repo, edit.tree, edit.in->name, cancellable, error))
+  if (!deployable_apply (edit.repo, repo_txn_sink (edit.txn), edit.tree, edit.in->name,
+                         cancellable, error))
     return FALSE;
   return cmd_edit_finish (inv, &edit, out_ref, NULL, cancellable, error);
 }

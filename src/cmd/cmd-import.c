@@ -57,18 +57,19 @@ cmd_import (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_autoptr(GPtrArray) skipped = NULL;
   if (tar != NULL)
     {
-      if (!tarball_read_to_mtree (repo, tar, mtree, &skipped, cancellable, error))
+      if (!tarball_read_to_mtree (repo_txn_sink (txn), tar, mtree, &skipped, cancellable, error))
         return FALSE;
     }
   else
     {
       skipped = g_ptr_array_new_with_free_func (g_free);
-      if (!dirimport_to_mtree (repo, dir, mtree, skipped, cancellable, error))
+      if (!dirimport_to_mtree (repo_txn_sink (txn), dir, mtree, skipped, cancellable, error))
         return FALSE;
     }
 
   g_autofree char *commit = NULL;
-  if (!repo_txn_commit (txn, mtree, ref, inv->name, NULL, &commit, cancellable, error))
+  if (!repo_txn_write_commit (txn, mtree, ref, inv->name, NULL, &commit, cancellable, error)
+      || !repo_txn_finish (txn, cancellable, error))
     return FALSE;
   for (guint i = 0; i < skipped->len; i++)
     fprintf (stderr, "apt2ostree import: warning: %s: left out %s: OSTree cannot store "

@@ -23,7 +23,7 @@ cmd_ln (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   g_auto(CmdEdit) edit = { NULL };
   if (!cmd_edit_begin (inv, out_ref, argv[1], &edit, cancellable, error))
     return FALSE;
-  if (!tree_symlink (edit.repo, edit.tree, argv[2], argv[3], cancellable, error))
+  if (!tree_symlink (repo_txn_sink (edit.txn), edit.tree, argv[2], argv[3], cancellable, error))
     {
       g_prefix_error (error, "%s: ", edit.in->name);
       return FALSE;

@@ -55,7 +55,7 @@ cmd_mkdir (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (!cmd_edit_begin (inv, out_ref, argv[1], &edit, cancellable, error))
     return FALSE;
   for (int i = 2; i < argc; i++)
-    if (!tree_mkdir (edit.repo, edit.tree, argv[i], &options, cancellable, error))
+    if (!tree_mkdir (repo_txn_sink (edit.txn), edit.tree, argv[i], &options, cancellable, error))
       {
         g_prefix_error (error, "%s: ", edit.in->name);
         return FALSE;

@@ -7,7 +7,7 @@
 #include "cmd/cmd.h"
 #include "deb/stage1.h"
 #include "base/pathfilter.h"
-#include "store/refs.h"
+#include "barestore/refs.h"
 #include "base/util.h"
 
 /* Stage 1 of the package trees NAMES (N of them) from CACHE: *OUT_HIT
@@ -113,7 +113,8 @@ cmd_stage1 (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
 
   g_autoptr(GPtrArray) skipped = g_ptr_array_new_with_free_func (g_free);
   g_autoptr(GVariant) metadata = NULL;
-  edit.tree = stage1_combine (edit.repo, revs, arch, (const char *const *) path_filters, skipped,
+  edit.tree = stage1_combine (edit.repo, repo_txn_sink (edit.txn), revs, arch,
+                              (const char *const *) path_filters, skipped,
                               &metadata, cancellable, error);
   if (edit.tree == NULL)
     return FALSE;

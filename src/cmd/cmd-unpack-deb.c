@@ -1,7 +1,8 @@
 /* apt2ostree unpack-deb — one .deb (a file or a URL) into one ref, or with
  * --batch many, each into its own ref, in one transaction: unpack.c's run
- * over a libostree repository (deb/ostreeunpack.h).  (The lean front,
- * main.c, runs it without libostree when it can.) */
+ * (deb/ostreeunpack.h: the lean front's path first, libostree for what it
+ * defers).  (The lean front, main.c, runs that path without loading this
+ * module when it can.) */
 #include "config.h"
 
 #include "cmd/cmd.h"

@@ -55,8 +55,9 @@ cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref, GVarian
                  GCancellable *cancellable, GError **error)
 {
   g_autofree char *commit = NULL;
-  if (!repo_txn_commit (edit->txn, edit->tree, out_ref, inv->name, metadata, &commit, cancellable,
-                        error))
+  if (!repo_txn_write_commit (edit->txn, edit->tree, out_ref, inv->name, metadata, &commit,
+                              cancellable, error)
+      || !repo_txn_finish (edit->txn, cancellable, error))
     return FALSE;
   printf ("%s\n", commit);
   return TRUE;

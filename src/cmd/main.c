@@ -8,7 +8,7 @@
  * then does (bench/unpack.sh; the numbers are in the commit that made this
  * one program).  So this program links GLib, libarchive and Nettle only,
  * and runs unpack-deb itself (unpack.c over leanrepo.c and the store's
- * own transaction, store/txn.c, which the commands module runs too) when
+ * own transaction, barestore/txn.c, which the commands module runs too) when
  * the repository is a bare or bare-user one whose config it knows and
  * every .deb is a local file, in the download cache, or downloaded by the
  * cache's fetch service (apt/fetchclient.h).  Everything else (every other
@@ -29,7 +29,6 @@
 #include "base/cmdline.h"
 #include "cmd/commands.h"
 #include "deb/leanrepo.h"
-#include "store/refs.h"
 #include "deb/unpack.h"
 
 /* The commands module: beside this program (a build tree), else where it
@@ -113,13 +112,7 @@ lean_unpack_deb (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   if (!unpack_args_parse (&inv, copy_argc, copy, &args, &error))
     return -1;
-  /* (Refs beyond what the file limit spares are libostree's to write.) */
-  if (args.jobs->len > refs_max_staged ())
-    return -1;
-  g_autoptr(LeanRepo) repo = lean_repo_open (cmd_repo_path (&inv), &error);
-  if (repo == NULL)
-    return -1;
-  if (unpack_run (lean_repo_unpack_repo (repo), &args, fetch_from_cache, &error))
+  if (lean_repo_run (&args, fetch_from_cache, &error))
     return 0;
   if (g_error_matches (error, UNPACK_ERROR, UNPACK_ERROR_DEFER))
     return -1;

@@ -3,7 +3,7 @@
  * decompression are debfile.c's, the dpkg metadata debmeta.c's, what a tar
  * entry is store/tarentry's.  File content goes straight from the
  * decompressor into content objects, the tree is built in memory and
- * written as dirtree objects: all through a DebSink, so this module needs
+ * written as dirtree objects: all through a StoreSink, so this module needs
  * GLib and libarchive only. */
 #include "config.h"
 
@@ -17,9 +17,9 @@
 #include "deb/deb.h"
 #include "deb/debfile.h"
 #include "deb/debmeta.h"
-#include "store/linkgroups.h"
-#include "store/objects.h"
-#include "store/tarentry.h"
+#include "barestore/linkgroups.h"
+#include "barestore/objects.h"
+#include "barestore/tarentry.h"
 #include "base/util.h"
 
 /* ------------------------------------------------------------------------ */
@@ -57,7 +57,7 @@ deb_dir_new (const char *meta)
 
 /* Write the dirtree objects of DIR and everything under it; returns DIR's. */
 static char *
-deb_dir_write (DebSink *sink, DebDir *dir, GError **error)
+deb_dir_write (StoreSink *sink, DebDir *dir, GError **error)
 {
   g_autoptr(GHashTable) contents = g_hash_table_new_full (g_str_hash, g_str_equal, NULL, g_free);
   g_autoptr(GHashTable) meta = g_hash_table_new (g_str_hash, g_str_equal);
@@ -83,7 +83,7 @@ deb_dir_write (DebSink *sink, DebDir *dir, GError **error)
 #define DEB_MAX_INLINE (64 * 1024 * 1024)
 
 typedef struct {
-  DebSink *sink;
+  StoreSink *sink;
   const char *name;                 /* the .deb, for messages */
   const DebUnpackOptions *opts;
   DebDir *root;
@@ -626,7 +626,7 @@ unpack (DebUnpack *u, const char *path, guint64 size, GError **error)
 }
 
 DebInfo *
-deb_unpack (DebSink *sink, const char *path, const DebUnpackOptions *opts, guint64 timestamp,
+deb_unpack (StoreSink *sink, const char *path, const DebUnpackOptions *opts, guint64 timestamp,
             char **out_commit, GError **error)
 {
   struct stat st;
@@ -744,50 +744,4 @@ deb_ref_name (const char *name, const char *version, const char *arch, const cha
   g_autofree char *lower = g_ascii_strdown (sha256, -1);
   append_escaped (ref, lower);
   return g_string_free (ref, FALSE);
-}
-
-/* ------------------------------------------------------------------------ */
-/* The sink over an ObjectWriter. */
-
-typedef struct {
-  DebSink sink;
-  ObjectWriter *writer;
-} WriterSink;
-
-static char *
-writer_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
-                GVariant *xattrs, const guint8 *data, gsize size, GError **error)
-{
-  return object_writer_regular (((WriterSink *) sink)->writer, headers, uid, gid, mode, xattrs,
-                                data, size, error);
-}
-
-static char *
-writer_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
-                       guint64 size, ObjectWriterRead read, gpointer user_data, GError **error)
-{
-  return object_writer_regular_stream (((WriterSink *) sink)->writer, uid, gid, mode, xattrs,
-                                       size, read, user_data, error);
-}
-
-static char *
-writer_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
-                GError **error)
-{
-  return object_writer_symlink (((WriterSink *) sink)->writer, uid, gid, target, xattrs, error);
-}
-
-static char *
-writer_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error)
-{
-  return object_writer_metadata (((WriterSink *) sink)->writer, type, object, error);
-}
-
-DebSink *
-deb_sink_for_writer (ObjectWriter *w)
-{
-  WriterSink *ws = g_new0 (WriterSink, 1);
-  ws->sink = (DebSink) { writer_regular, writer_regular_stream, writer_symlink, writer_metadata };
-  ws->writer = w;
-  return &ws->sink;
 }

@@ -7,9 +7,9 @@
 #include <glib.h>
 
 #include "deb/debmeta.h"
-#include "store/linkgroups.h"
-#include "store/objects.h"
-#include "store/writer.h"
+#include "barestore/linkgroups.h"
+#include "barestore/objects.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 
@@ -23,7 +23,7 @@ G_BEGIN_DECLS
 #define DEB_META_SIZE "apt2ostree.deb-size"
 #define DEB_META_MERGED_USR "apt2ostree.merged-usr"
 #define DEB_META_SKIPPED "apt2ostree.skipped"
-/* The paths data.tar links together (store/linkgroups.h), only in the
+/* The paths data.tar links together (barestore/linkgroups.h), only in the
  * commit of a package that has hard links. */
 #define DEB_META_HARDLINKS LINKGROUPS_META_KEY
 /* The version of the rules deb_unpack() follows (a uint32): it
@@ -62,35 +62,12 @@ typedef struct {
 void deb_info_free (DebInfo *info);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (DebInfo, deb_info_free)
 
-/* Where deb_unpack() stores objects; each function returns the object's
- * checksum.  deb_sink_for_writer() is the one for an ObjectWriter;
- * ostreeunpack.c has one over libostree for the repositories the writer
- * does not serve. */
-typedef struct DebSink DebSink;
-struct DebSink {
-  /* A regular file (MODE: permission bits) of SIZE bytes at DATA; HEADERS
-   * is an objects_headers_new() cache. */
-  char *(*regular) (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
-                    GVariant *xattrs, const guint8 *data, gsize size, GError **error);
-  /* The same, too large to hold in memory: READ gives it. */
-  char *(*regular_stream) (DebSink *sink, guint32 uid, guint32 gid, guint32 mode,
-                           GVariant *xattrs, guint64 size, ObjectWriterRead read,
-                           gpointer user_data, GError **error);
-  char *(*symlink) (DebSink *sink, guint32 uid, guint32 gid, const char *target,
-                    GVariant *xattrs, GError **error);
-  /* A dirmeta, dirtree or commit (floating references are taken). */
-  char *(*metadata) (DebSink *sink, ObjectsType type, GVariant *object, GError **error);
-};
-
-/* A DebSink writing through W, to free with g_free(). */
-DebSink *deb_sink_for_writer (ObjectWriter *w);
-
 /* Read the .deb at PATH into a tree and commit it (parentless, dated
  * TIMESTAMP, with deb_commit_metadata() and the subject "NAME VERSION
  * ARCH"): every object through SINK.  Nothing is checked out on disk.
  * Every directory gets its metadata (from its tar entry, else 0755
  * root:root), the root included.  Sets *OUT_COMMIT. */
-DebInfo *deb_unpack (DebSink *sink, const char *path, const DebUnpackOptions *opts,
+DebInfo *deb_unpack (StoreSink *sink, const char *path, const DebUnpackOptions *opts,
                      guint64 timestamp, char **out_commit, GError **error);
 
 /* The commit metadata (a{sv}, floating) recording what was unpacked. */

@@ -10,7 +10,7 @@
 
 #include "deb/debmeta.h"
 #include "base/debpolicy.h"
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 #include "base/util.h"
 
 /* ------------------------------------------------------------------------ */

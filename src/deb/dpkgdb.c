@@ -96,7 +96,8 @@ remove_if_empty (OstreeMutableTree *root, const char *path, GError **error)
 }
 
 static gboolean
-put_file (OstreeRepo *repo, OstreeMutableTree *root, const char *path, const char *text,
+put_file (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *path,
+          const char *text,
           gboolean keep_existing, GCancellable *cancellable, GError **error)
 {
   g_autofree char *existing = NULL;
@@ -105,16 +106,16 @@ put_file (OstreeRepo *repo, OstreeMutableTree *root, const char *path, const cha
   if (existing != NULL)
     return TRUE;
 
-  g_autoptr(GBytes) data = g_bytes_new (text, strlen (text));
-  g_autofree char *checksum = NULL;
-  if (!repo_write_regular_file (repo, data, 0, 0, 0644, &checksum, cancellable, error))
+  g_autofree char *checksum = sink->regular (sink, NULL, 0, 0, 0644, NULL, (const guint8 *) text,
+                                             strlen (text), error);
+  if (checksum == NULL)
     return FALSE;
   return tree_replace_file (root, path, checksum, error);
 }
 
 static gboolean
-link_merged_usr (OstreeRepo *repo, OstreeMutableTree *root, GCancellable *cancellable,
-                 GError **error)
+link_merged_usr (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                 GCancellable *cancellable, GError **error)
 {
   TreeMkdirOptions usr_dir = { 0, 0, 0755, TRUE };
   g_autoptr(GPtrArray) dirs = g_ptr_array_new ();
@@ -141,16 +142,16 @@ link_merged_usr (OstreeRepo *repo, OstreeMutableTree *root, GCancellable *cancel
       if (top != NULL)
         return util_fail (error, "merged /usr: \"/%s\" is a real directory; a package was "
                                  "unpacked without --merged-usr", name);
-      if (!tree_mkdir (repo, root, usr_path, &usr_dir, cancellable, error))
+      if (!tree_mkdir (sink, root, usr_path, &usr_dir, cancellable, error))
         return FALSE;
-      if (link == NULL && !tree_symlink (repo, root, usr_path, name, cancellable, error))
+      if (link == NULL && !tree_symlink (sink, root, usr_path, name, cancellable, error))
         return FALSE;
     }
   return TRUE;
 }
 
 gboolean
-dpkgdb_set_aside (OstreeRepo *repo, OstreeMutableTree *root, GPtrArray *conflicts,
+dpkgdb_set_aside (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, GPtrArray *conflicts,
                   GPtrArray *dpkg_names, GCancellable *cancellable, GError **error)
 {
   if (conflicts->len == 0)
@@ -165,16 +166,17 @@ dpkgdb_set_aside (OstreeRepo *repo, OstreeMutableTree *root, GPtrArray *conflict
       const char *later = dpkg_names->pdata[conflict->later];
       g_autofree char *aside = g_strconcat (DPKGDB_SET_ASIDE_DIR "/", later, conflict->path, NULL);
       g_autofree char *aside_dir = g_path_get_dirname (aside);
-      if (!tree_mkdir (repo, root, aside_dir, &dir_options, cancellable, error)
+      if (!tree_mkdir (sink, root, aside_dir, &dir_options, cancellable, error)
           || !tree_replace_file (root, aside, conflict->checksum, error))
         return FALSE;
       g_string_append_printf (list, "%s %s %s\n", conflict->path, earlier, later);
     }
-  return put_file (repo, root, DPKGDB_SET_ASIDE_LIST, list->str, FALSE, cancellable, error);
+  return put_file (repo, sink, root, DPKGDB_SET_ASIDE_LIST, list->str, FALSE, cancellable, error);
 }
 
 gboolean
-dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const DpkgdbOptions *options,
+dpkgdb_assemble (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                 const DpkgdbOptions *options,
                  GCancellable *cancellable, GError **error)
 {
   g_autoptr(GBytes) status = collect_status (repo, root, cancellable, error);
@@ -187,27 +189,29 @@ dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const DpkgdbOptions 
   for (const char *const *d = dpkg_dirs; *d != NULL; d++)
     {
       g_autofree char *path = g_build_filename (DPKG_DIR, *d, NULL);
-      if (!tree_mkdir (repo, root, path, &dir_options, cancellable, error))
+      if (!tree_mkdir (sink, root, path, &dir_options, cancellable, error))
         return FALSE;
     }
 
-  g_autofree char *status_checksum = NULL;
-  if (!repo_write_regular_file (repo, status, 0, 0, 0644, &status_checksum, cancellable, error)
+  g_autofree char *status_checksum = sink->regular (
+      sink, NULL, 0, 0, 0644, NULL, g_bytes_get_data (status, NULL), g_bytes_get_size (status),
+      error);
+  if (status_checksum == NULL
       || !tree_replace_file (root, DPKG_DIR "/status", status_checksum, error))
     return FALSE;
 
   for (const char *const *f = dpkg_empty_files; *f != NULL; f++)
     {
       g_autofree char *path = g_build_filename (DPKG_DIR, *f, NULL);
-      if (!put_file (repo, root, path, "", TRUE, cancellable, error))
+      if (!put_file (repo, sink, root, path, "", TRUE, cancellable, error))
         return FALSE;
     }
   g_autofree char *arch_line = g_strconcat (options->arch, "\n", NULL);
-  if (!put_file (repo, root, DPKG_DIR "/arch", arch_line, FALSE, cancellable, error)
-      || !put_file (repo, root, DPKG_DIR "/info/format", "1\n", FALSE, cancellable, error))
+  if (!put_file (repo, sink, root, DPKG_DIR "/arch", arch_line, FALSE, cancellable, error)
+      || !put_file (repo, sink, root, DPKG_DIR "/info/format", "1\n", FALSE, cancellable, error))
     return FALSE;
 
-  if (options->merged_usr && !link_merged_usr (repo, root, cancellable, error))
+  if (options->merged_usr && !link_merged_usr (repo, sink, root, cancellable, error))
     return FALSE;
   return TRUE;
 }
@@ -342,7 +346,8 @@ filter_remove (OstreeMutableTree *root, const char *path, GHashTable *kept, GErr
 }
 
 gboolean
-dpkgdb_filter_paths (OstreeRepo *repo, OstreeMutableTree *root, const char *const *rules,
+dpkgdb_filter_paths (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                     const char *const *rules,
                      gboolean merged_usr, GCancellable *cancellable, GError **error)
 {
   if (rules == NULL || rules[0] == NULL)
@@ -369,8 +374,8 @@ dpkgdb_filter_paths (OstreeRepo *repo, OstreeMutableTree *root, const char *cons
   TreeMkdirOptions dir_options = { 0, 0, 0755, TRUE };
   g_autofree char *cfg = pathfilter_dpkg_cfg (rules);
   g_autofree char *cfg_dir = g_path_get_dirname (DPKGDB_PATH_FILTERS_CFG);
-  return tree_mkdir (repo, root, cfg_dir, &dir_options, cancellable, error)
-         && put_file (repo, root, DPKGDB_PATH_FILTERS_CFG, cfg, FALSE, cancellable, error);
+  return tree_mkdir (sink, root, cfg_dir, &dir_options, cancellable, error)
+         && put_file (repo, sink, root, DPKGDB_PATH_FILTERS_CFG, cfg, FALSE, cancellable, error);
 }
 
 gboolean

@@ -14,6 +14,8 @@
 
 #include <ostree.h>
 
+#include "barestore/sink.h"
+
 G_BEGIN_DECLS
 
 typedef struct {
@@ -30,10 +32,12 @@ typedef struct {
 #define DPKGDB_SET_ASIDE_LIST "var/lib/apt2ostree/set-aside.list"
 
 /* CONFLICTS: TreeConflict*; DPKG_NAMES: the dpkg name of each tree. */
-gboolean dpkgdb_set_aside (OstreeRepo *repo, OstreeMutableTree *root, GPtrArray *conflicts,
+gboolean dpkgdb_set_aside (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                           GPtrArray *conflicts,
                            GPtrArray *dpkg_names, GCancellable *cancellable, GError **error);
 
-gboolean dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const DpkgdbOptions *options,
+gboolean dpkgdb_assemble (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                          const DpkgdbOptions *options,
                           GCancellable *cancellable, GError **error);
 
 /* dpkg's path filters (pathfilter.h's RULES; nothing when NULL or empty)
@@ -46,7 +50,8 @@ gboolean dpkgdb_assemble (OstreeRepo *repo, OstreeMutableTree *root, const Dpkgd
  * something dpkg would unpack is an error (dpkg fails there too).
  * MERGED_USR: paths were rewritten into usr/ (deb.h). */
 #define DPKGDB_PATH_FILTERS_CFG "etc/dpkg/dpkg.cfg.d/apt2ostree-path-filters"
-gboolean dpkgdb_filter_paths (OstreeRepo *repo, OstreeMutableTree *root, const char *const *rules,
+gboolean dpkgdb_filter_paths (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                              const char *const *rules,
                               gboolean merged_usr, GCancellable *cancellable, GError **error);
 
 /* Drop from CONFLICTS (TreeConflict*, before dpkgdb_set_aside()) the files

@@ -1,6 +1,6 @@
 /* leanrepo.c — a bare or bare-user repository without libostree: what
  * the lean path must check itself (libostree's open does it for the
- * commands module), over the store's own transaction (store/txn.c). */
+ * commands module), over the store's own transaction (barestore/txn.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "deb/leanrepo.h"
-#include "store/objects.h"
-#include "store/refs.h"
-#include "store/txn.h"
+#include "barestore/objects.h"
+#include "barestore/refs.h"
+#include "barestore/txn.h"
 #include "base/util.h"
 
 struct LeanRepo {
@@ -20,7 +20,6 @@ struct LeanRepo {
   int dfd;
   StoreTxnSettings settings;
   StoreTxn *txn;
-  DebSink *sink;
 };
 
 #define defer(error, ...) util_fail_code ((error), UNPACK_ERROR, UNPACK_ERROR_DEFER, __VA_ARGS__)
@@ -40,7 +39,6 @@ lean_repo_free (LeanRepo *repo)
 {
   if (repo == NULL)
     return;
-  g_free (repo->sink);
   store_txn_free (repo->txn);
   util_fd_close (&repo->dfd);
   g_free (repo->path);
@@ -112,7 +110,7 @@ lean_load_commit (UnpackRepo *base, const char *checksum)
 
 /* The transaction, its lock taken without waiting: a prune holding it
  * exclusively is the commands module's to wait for. */
-static DebSink *
+static StoreSink *
 lean_begin (UnpackRepo *base, GError **error)
 {
   LeanRepo *repo = (LeanRepo *) base;
@@ -121,8 +119,7 @@ lean_begin (UnpackRepo *base, GError **error)
                                &local_error);
   if (repo->txn == NULL)
     return defer_not_here (error, local_error), NULL;
-  repo->sink = deb_sink_for_writer (store_txn_writer (repo->txn));
-  return repo->sink;
+  return store_txn_sink (repo->txn);
 }
 
 static gboolean
@@ -169,4 +166,14 @@ UnpackRepo *
 lean_repo_unpack_repo (LeanRepo *repo)
 {
   return &repo->base;
+}
+
+gboolean
+lean_repo_run (const UnpackArgs *args, UnpackFetch fetch, GError **error)
+{
+  /* (Refs beyond what the file limit spares are libostree's to write.) */
+  if (args->jobs->len > refs_max_staged ())
+    return defer (error, "%u refs", args->jobs->len);
+  g_autoptr(LeanRepo) repo = lean_repo_open (args->repo, error);
+  return repo != NULL && unpack_run (&repo->base, args, fetch, error);
 }

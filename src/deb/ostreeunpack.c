@@ -4,49 +4,9 @@
 
 #include "apt/fetch.h"
 #include "base/util.h"
+#include "deb/leanrepo.h"
 #include "deb/ostreeunpack.h"
-#include "store/content.h"
 #include "store/repo.h"
-#include "store/staging.h"
-
-/* --- the DebSink over libostree, for the repositories the writer does not
- * serve (archive mode, per-object fsync, fs-verity) --- */
-
-typedef struct {
-  DebSink sink;
-  OstreeRepo *repo;
-} OstreeSink;
-
-static char *
-ostree_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
-                GVariant *xattrs, const guint8 *data, gsize size, GError **error)
-{
-  return content_write_regular (((OstreeSink *) sink)->repo, headers, uid, gid, mode, xattrs, data,
-                                size, NULL, error);
-}
-
-static char *
-ostree_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
-                       guint64 size, ObjectWriterRead read, gpointer user_data, GError **error)
-{
-  return content_write_regular_read (((OstreeSink *) sink)->repo, uid, gid, mode, xattrs, size,
-                                     read, user_data, error);
-}
-
-static char *
-ostree_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
-                GError **error)
-{
-  return content_write_symlink (((OstreeSink *) sink)->repo, uid, gid, target, xattrs, NULL,
-                                error);
-}
-
-static char *
-ostree_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error)
-{
-  return repo_write_metadata (((OstreeSink *) sink)->repo, (OstreeObjectType) type, object, NULL,
-                              error);
-}
 
 /* --- the UnpackRepo over libostree --- */
 
@@ -54,7 +14,6 @@ typedef struct {
   UnpackRepo base;
   OstreeRepo *repo;
   RepoTxn *txn;
-  DebSink *sink;
 } OstreeUnpackRepo;
 
 static gboolean
@@ -74,25 +33,14 @@ ostree_load_commit (UnpackRepo *base, const char *checksum)
   return commit;
 }
 
-static DebSink *
+static StoreSink *
 ostree_begin (UnpackRepo *base, GError **error)
 {
   OstreeUnpackRepo *r = (OstreeUnpackRepo *) base;
   r->txn = repo_txn_begin (r->repo, NULL, error);
   if (r->txn == NULL)
     return NULL;
-  ObjectWriter *writer = staging_writer_get (r->repo);
-  if (writer != NULL)
-    r->sink = deb_sink_for_writer (writer);
-  else
-    {
-      OstreeSink *sink = g_new0 (OstreeSink, 1);
-      sink->sink = (DebSink) { ostree_regular, ostree_regular_stream, ostree_symlink,
-                               ostree_metadata };
-      sink->repo = r->repo;
-      r->sink = &sink->sink;
-    }
-  return r->sink;
+  return repo_txn_sink (r->txn);
 }
 
 static gboolean
@@ -117,12 +65,22 @@ fetch (const char *url, const char *cache_dir, const char *sha256, gint64 size, 
 gboolean
 ostreeunpack_run (OstreeRepo *repo, const UnpackArgs *args, GError **error)
 {
+  /* A bare or bare-user repository the store's own transaction serves:
+   * the lean front's path (leanrepo.c), whichever process runs it. */
+  g_autoptr(GError) local_error = NULL;
+  if (lean_repo_run (args, fetch, &local_error))
+    return TRUE;
+  if (!g_error_matches (local_error, UNPACK_ERROR, UNPACK_ERROR_DEFER))
+    {
+      g_propagate_error (error, g_steal_pointer (&local_error));
+      return FALSE;
+    }
+
   OstreeUnpackRepo r = {
     { ostree_read_ref, ostree_load_commit, ostree_begin, ostree_set_ref, ostree_finish },
-    repo, NULL, NULL,
+    repo, NULL,
   };
   gboolean ok = unpack_run (&r.base, args, fetch, error);
-  g_free (r.sink);
   g_clear_pointer (&r.txn, repo_txn_free);
   return ok;
 }

@@ -1,8 +1,9 @@
-/* ostreeunpack.h — the unpack-deb job (unpack.h) over a repository opened
- * with libostree: the commands module's path.  Its objects go through the
- * store's writer where the transaction has one (bare, bare-user), else
- * through libostree (archive mode, per-object fsync, fs-verity).  The lean
- * program's path, without libostree, is leanrepo.h. */
+/* ostreeunpack.h — the unpack-deb job (unpack.h) in the commands module:
+ * a bare or bare-user repository the store's own transaction serves goes
+ * the lean front's one path (leanrepo.h); what that path defers (another
+ * repository mode, a config key it does not know, an alias ref, the lock
+ * held, ...) runs over the repository opened with libostree, its objects
+ * through the sink of a RepoTxn (store/repo.h). */
 #pragma once
 
 #include <ostree.h>

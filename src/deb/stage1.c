@@ -7,7 +7,7 @@
 #include "deb/deb.h"
 #include "deb/dpkgdb.h"
 #include "deb/stage1.h"
-#include "store/linkgroups.h"
+#include "barestore/linkgroups.h"
 #include "store/tree.h"
 
 /* Whether the package trees were unpacked with --merged-usr (they must all
@@ -77,7 +77,8 @@ inspect_packages (OstreeRepo *repo, GPtrArray *revs, gboolean *out_merged_usr,
 }
 
 OstreeMutableTree *
-stage1_combine (OstreeRepo *repo, GPtrArray *revs, const char *arch, const char *const *rules,
+stage1_combine (OstreeRepo *repo, StoreSink *sink, GPtrArray *revs, const char *arch,
+                const char *const *rules,
                 GPtrArray *skipped, GVariant **out_metadata, GCancellable *cancellable,
                 GError **error)
 {
@@ -96,10 +97,10 @@ stage1_combine (OstreeRepo *repo, GPtrArray *revs, const char *arch, const char 
   if (tree == NULL)
     return NULL;
   if (!dpkgdb_filter_conflicts (repo, conflicts, rules, cancellable, error)
-      || !dpkgdb_set_aside (repo, tree, conflicts, dpkg_names, cancellable, error))
+      || !dpkgdb_set_aside (repo, sink, tree, conflicts, dpkg_names, cancellable, error))
     return NULL;
-  if (!dpkgdb_assemble (repo, tree, &options, cancellable, error)
-      || !dpkgdb_filter_paths (repo, tree, rules, options.merged_usr, cancellable, error))
+  if (!dpkgdb_assemble (repo, sink, tree, &options, cancellable, error)
+      || !dpkgdb_filter_paths (repo, sink, tree, rules, options.merged_usr, cancellable, error))
     return NULL;
   /* Stage 2 runs the preinst scripts in this order. */
   GVariantBuilder metadata;

@@ -6,6 +6,8 @@
 
 #include <ostree.h>
 
+#include "barestore/sink.h"
+
 G_BEGIN_DECLS
 
 /* Commit metadata of a stage-1 commit: the packages' dpkg names
@@ -19,7 +21,8 @@ G_BEGIN_DECLS
  * entry OSTree cannot store (a device node, fifo or socket a package
  * ships) adds a line to SKIPPED ("PACKAGE: PATH (KIND) is not in the
  * image"). */
-OstreeMutableTree *stage1_combine (OstreeRepo *repo, GPtrArray *revs, const char *arch,
+OstreeMutableTree *stage1_combine (OstreeRepo *repo, StoreSink *sink, GPtrArray *revs,
+                                   const char *arch,
                                    const char *const *rules, GPtrArray *skipped,
                                    GVariant **out_metadata, GCancellable *cancellable,
                                    GError **error);

@@ -10,7 +10,7 @@
 #include "apt/cache.h"
 #include "apt/fetchclient.h"
 #include "base/debpolicy.h"
-#include "store/refs.h"
+#include "barestore/refs.h"
 #include "deb/unpack.h"
 #include "base/util.h"
 
@@ -197,7 +197,7 @@ prepare_job (UnpackRepo *repo, UnpackJob *job, const UnpackArgs *args, UnpackFet
 /* Unpack the prepared JOB into REPO's transaction (begun here when *SINK
  * is still NULL).  Sets job->commit. */
 static gboolean
-unpack_job (UnpackRepo *repo, DebSink **sink, UnpackJob *job, const UnpackArgs *args,
+unpack_job (UnpackRepo *repo, StoreSink **sink, UnpackJob *job, const UnpackArgs *args,
             GError **error)
 {
   guint64 epoch;
@@ -420,7 +420,7 @@ unpack_run (UnpackRepo *repo, const UnpackArgs *args, UnpackFetch fetch, GError 
       if (!prepare_job (repo, job, args, fetch, error))
         return job_fail (job, error);
     }
-  DebSink *sink = NULL;
+  StoreSink *sink = NULL;
   for (guint i = 0; i < args->jobs->len; i++)
     {
       UnpackJob *job = args->jobs->pdata[i];

@@ -1,9 +1,10 @@
 /* unpack.h — what `apt2ostree unpack-deb` does, over any repository that
- * can give a DebSink: its options, its jobs (one package, or a --batch
+ * can give a StoreSink: its options, its jobs (one package, or a --batch
  * list), and the run (a ref already holding the package is kept; a .deb is
  * verified before anything is written; the refs are written last, all
- * together).  GLib alone: the commands module runs it over libostree
- * (ostreeunpack.c), the lean front over leanrepo.c (cmd/main.c). */
+ * together).  GLib alone: run over leanrepo.c for a bare or bare-user
+ * repository (by the lean front, cmd/main.c, and the commands module
+ * alike), over libostree for what that defers (ostreeunpack.c). */
 #pragma once
 
 #include <glib.h>
@@ -23,7 +24,7 @@ struct UnpackRepo {
   GVariant *(*load_commit) (UnpackRepo *repo, const char *checksum);
   /* Begin the write transaction (called once, when the first package is
    * to be unpacked) and give the sink its objects go to. */
-  DebSink *(*begin) (UnpackRepo *repo, GError **error);
+  StoreSink *(*begin) (UnpackRepo *repo, GError **error);
   /* Point REF at COMMIT when the transaction finishes (its file is left
    * alone when it does already). */
   gboolean (*set_ref) (UnpackRepo *repo, const char *ref, const char *commit, GError **error);

@@ -12,6 +12,7 @@
 #include "deb/deb.h"
 #include "base/util.h"
 #include "store/keptcheckout.h"
+#include "store/repo.h"
 
 /* The refs the images SPECS need that are not named by an image: their
  * package trees.  The images themselves go into IMAGES. */
@@ -127,15 +128,13 @@ prune_delete (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats, GCancellable
               GError **error)
 {
   g_autoptr(GError) local_error = NULL;
-  if (!ostree_repo_prepare_transaction (repo, NULL, cancellable, &local_error))
+  g_autoptr(RepoTxn) txn = repo_txn_begin (repo, cancellable, &local_error);
+  if (txn == NULL)
     return util_fail (error, "cannot begin a transaction: %s", local_error->message);
   for (guint i = 0; i < refs->len; i++)
-    ostree_repo_transaction_set_ref (repo, NULL, refs->pdata[i], NULL);
-  if (!ostree_repo_commit_transaction (repo, NULL, cancellable, &local_error))
-    {
-      (void) ostree_repo_abort_transaction (repo, cancellable, NULL);
-      return util_fail (error, "cannot delete the refs: %s", local_error->message);
-    }
+    repo_txn_set_ref (txn, refs->pdata[i], NULL);
+  if (!repo_txn_finish (txn, cancellable, &local_error))
+    return util_fail (error, "cannot delete the refs: %s", local_error->message);
   for (guint i = 0; i < refs->len; i++)
     remove_empty_parents (ostree_repo_get_dfd (repo), refs->pdata[i]);
   /* A checkout kept for a ref that is gone, or that holds another commit

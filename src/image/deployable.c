@@ -144,11 +144,11 @@ move (OstreeRepo *repo, OstreeMutableTree *root, const char *src, const char *ds
 }
 
 static gboolean
-mkdirs (OstreeRepo *repo, OstreeMutableTree *root, const char *path, guint32 mode,
+mkdirs (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *path, guint32 mode,
         GCancellable *cancellable, GError **error)
 {
   TreeMkdirOptions opts = { .uid = 0, .gid = 0, .mode = mode, .parents = TRUE };
-  return tree_mkdir (repo, root, path, &opts, cancellable, error);
+  return tree_mkdir (sink, root, path, &opts, cancellable, error);
 }
 
 /* The owner and mode of directory PATH. */
@@ -273,7 +273,7 @@ tmpfiles_line (Tmpfiles *tmpfiles, const char *type, const char *path, const cha
  * directory: OSTree looks in /usr/lib/modules, so they move there and
  * /lib/modules becomes a link to them (for modprobe). */
 static gboolean
-modules_into_usr (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
+modules_into_usr (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *name,
                   GCancellable *cancellable, GError **error)
 {
   g_autoptr(OstreeMutableTree) lib = NULL;
@@ -289,9 +289,9 @@ modules_into_usr (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
   if (exists (root, "usr/lib/modules"))
     return util_fail (error, "\"%s\" has both /lib/modules and /usr/lib/modules as directories; "
                       "a deployment keeps one", name);
-  return mkdirs (repo, root, "usr/lib", 0755, cancellable, error)
+  return mkdirs (repo, sink, root, "usr/lib", 0755, cancellable, error)
          && move (repo, root, "lib/modules", "usr/lib/modules", cancellable, error)
-         && tree_symlink (repo, root, "../usr/lib/modules", "lib/modules", cancellable, error);
+         && tree_symlink (sink, root, "../usr/lib/modules", "lib/modules", cancellable, error);
 }
 
 /* Add to DIVERTED ("/SRC", "/DST" pairs) every file below SRC (a file
@@ -328,10 +328,11 @@ record_moved (OstreeMutableTree *root, const char *src, const char *dst, GPtrArr
 /* Kernel, initramfs, config, System.map and device trees into
  * usr/lib/modules/KVER/. */
 static gboolean
-move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name, GPtrArray *diverted,
+move_kernel (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *name,
+             GPtrArray *diverted,
              GCancellable *cancellable, GError **error)
 {
-  if (!modules_into_usr (repo, root, name, cancellable, error))
+  if (!modules_into_usr (repo, sink, root, name, cancellable, error))
     return FALSE;
   g_autofree char *kver = find_kernel (root, name, error);
   if (kver == NULL)
@@ -376,7 +377,7 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name, GPtrAr
     {
       g_autofree char *link = g_strconcat ("modules/", kver, "/dtb", NULL);
       return move (repo, root, debian_dtbs, dtb, cancellable, error)
-             && tree_symlink (repo, root, link, debian_dtbs, cancellable, error);
+             && tree_symlink (sink, root, link, debian_dtbs, cancellable, error);
     }
   if (exists (root, boot_dtbs))
     return record_moved (root, boot_dtbs, dtb, diverted, error)
@@ -391,7 +392,7 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name, GPtrAr
         continue;
       g_autofree char *src = g_strconcat ("boot/", file, NULL);
       g_autofree char *dst = g_strconcat (dtb, "/", file, NULL);
-      if (!mkdirs (repo, root, dtb, 0755, cancellable, error)
+      if (!mkdirs (repo, sink, root, dtb, 0755, cancellable, error)
           || !record_moved (root, src, dst, diverted, error)
           || !move (repo, root, src, dst, cancellable, error))
         return FALSE;
@@ -405,7 +406,8 @@ move_kernel (OstreeRepo *repo, OstreeMutableTree *root, const char *name, GPtrAr
  * and dpkg -S would look for them where they are not.  Refused when the
  * image diverts one of them already. */
 static gboolean
-write_diversions (OstreeRepo *repo, OstreeMutableTree *root, const char *name, GPtrArray *diverted,
+write_diversions (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *name,
+                  GPtrArray *diverted,
                   GCancellable *cancellable, GError **error)
 {
   if (diverted->len == 0)
@@ -435,10 +437,9 @@ write_diversions (OstreeRepo *repo, OstreeMutableTree *root, const char *name, G
       g_string_append_printf (text, "%s\n%s\n:\n", (char *) diverted->pdata[i],
                               (char *) diverted->pdata[i + 1]);
     }
-  g_autoptr(GBytes) bytes = g_bytes_new (text->str, text->len);
-  g_autofree char *written = NULL;
-  return repo_write_regular_file (repo, bytes, 0, 0, 0644, &written, cancellable, error)
-         && tree_replace_file (root, path, written, error);
+  g_autofree char *written = sink->regular (sink, NULL, 0, 0, 0644, NULL,
+                                            (const guint8 *) text->str, text->len, error);
+  return written != NULL && tree_replace_file (root, path, written, error);
 }
 
 /* The lines that make /var/DST at boot from PATH, entry by entry: "d" for
@@ -487,7 +488,8 @@ entry_lines (OstreeRepo *repo, OstreeMutableTree *root, const char *path, const 
  * only and a link its "L" line (/var/run -> /run): neither needs a copy.
  * SRC itself is removed. */
 static gboolean
-to_factory (OstreeRepo *repo, OstreeMutableTree *root, const char *src, const char *dst,
+to_factory (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *src,
+            const char *dst,
             Tmpfiles *tmpfiles, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GError) local_error = NULL;
@@ -505,7 +507,7 @@ to_factory (OstreeRepo *repo, OstreeMutableTree *root, const char *src, const ch
     return entry_lines (repo, root, src, dst, tmpfiles, cancellable, error)
            && tree_remove (root, src, TRUE, FALSE, error);
   g_autofree char *to = g_strconcat (FACTORY, "/", dst, NULL);
-  return mkdirs (repo, root, FACTORY, 0755, cancellable, error)
+  return mkdirs (repo, sink, root, FACTORY, 0755, cancellable, error)
          && move (repo, root, src, to, cancellable, error)
          && entry_lines (repo, root, to, dst, tmpfiles, cancellable, error);
 }
@@ -524,7 +526,8 @@ static const char *const image_databases[][3] = {
 };
 
 static gboolean
-databases_into_usr (OstreeRepo *repo, OstreeMutableTree *root, const char *name, Tmpfiles *tmpfiles,
+databases_into_usr (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *name,
+                    Tmpfiles *tmpfiles,
                     GCancellable *cancellable, GError **error)
 {
   for (guint i = 0; i < G_N_ELEMENTS (image_databases); i++)
@@ -539,7 +542,7 @@ databases_into_usr (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
       if (exists (root, dst))
         return util_fail (error, "\"%s\" has both /%s and /%s: a deployable image keeps one",
                           name, src, dst);
-      if (!mkdirs (repo, root, SYSIMAGE, 0755, cancellable, error)
+      if (!mkdirs (repo, sink, root, SYSIMAGE, 0755, cancellable, error)
           || !move (repo, root, src, dst, cancellable, error)
           || !tmpfiles_line (tmpfiles, "L+", image_databases[i][0], "- - - -",
                              image_databases[i][2], error))
@@ -550,7 +553,7 @@ databases_into_usr (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
 
 /* /var's contents to the factory copy; /var stays, empty. */
 static gboolean
-factory_var (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
+factory_var (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, Tmpfiles *tmpfiles,
              GCancellable *cancellable, GError **error)
 {
   g_autoptr(GPtrArray) names = dir_names (root, "var", TRUE, error);
@@ -561,15 +564,15 @@ factory_var (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
   for (guint i = 0; i < names->len; i++)
     {
       g_autofree char *src = g_strconcat ("var/", (char *) names->pdata[i], NULL);
-      if (!to_factory (repo, root, src, names->pdata[i], tmpfiles, cancellable, error))
+      if (!to_factory (repo, sink, root, src, names->pdata[i], tmpfiles, cancellable, error))
         return FALSE;
     }
-  return mkdirs (repo, root, "var", 0755, cancellable, error);
+  return mkdirs (repo, sink, root, "var", 0755, cancellable, error);
 }
 
 /* The state directories as links into /var, OSTree's layout. */
 static gboolean
-state_links (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
+state_links (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, Tmpfiles *tmpfiles,
              GCancellable *cancellable, GError **error)
 {
   static const char *const links[][3] = {
@@ -586,20 +589,20 @@ state_links (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
         return FALSE;
       if (file != NULL)
         continue;  /* already a link (or a file): left as the image has it */
-      if (!to_factory (repo, root, links[i][0], links[i][2], tmpfiles, cancellable, error)
-          || !tree_symlink (repo, root, links[i][1], links[i][0], cancellable, error))
+      if (!to_factory (repo, sink, root, links[i][0], links[i][2], tmpfiles, cancellable, error)
+          || !tree_symlink (sink, root, links[i][1], links[i][0], cancellable, error))
         return FALSE;
     }
   if (exists (root, "media") && !tree_remove (root, "media", TRUE, FALSE, error))
     return FALSE;
-  return tree_symlink (repo, root, "run/media", "media", cancellable, error)
-         && (exists (root, "ostree") || tree_symlink (repo, root, "sysroot/ostree", "ostree",
+  return tree_symlink (sink, root, "run/media", "media", cancellable, error)
+         && (exists (root, "ostree") || tree_symlink (sink, root, "sysroot/ostree", "ostree",
                                                       cancellable, error))
-         && mkdirs (repo, root, "sysroot", 0755, cancellable, error);
+         && mkdirs (repo, sink, root, "sysroot", 0755, cancellable, error);
 }
 
 static gboolean
-write_tmpfiles (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
+write_tmpfiles (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, Tmpfiles *tmpfiles,
                 GCancellable *cancellable, GError **error)
 {
   g_string_prepend (tmpfiles->text,
@@ -607,29 +610,30 @@ write_tmpfiles (OstreeRepo *repo, OstreeMutableTree *root, Tmpfiles *tmpfiles,
                     "# dpkg and debconf databases are in /" SYSIMAGE ", reached by links;\n"
                     "# what the packages put elsewhere in /var is made entry by entry when\n"
                     "# missing, files copied from /" FACTORY ".\n");
-  g_autoptr(GBytes) bytes = g_bytes_new (tmpfiles->text->str, tmpfiles->text->len);
-  g_autofree char *checksum = NULL;
-  return mkdirs (repo, root, "usr/lib/tmpfiles.d", 0755, cancellable, error)
-         && repo_write_regular_file (repo, bytes, 0, 0, 0644, &checksum, cancellable, error)
-         && tree_replace_file (root, TMPFILES, checksum, error);
+  if (!mkdirs (repo, sink, root, "usr/lib/tmpfiles.d", 0755, cancellable, error))
+    return FALSE;
+  g_autofree char *checksum = sink->regular (sink, NULL, 0, 0, 0644, NULL,
+                                             (const guint8 *) tmpfiles->text->str,
+                                             tmpfiles->text->len, error);
+  return checksum != NULL && tree_replace_file (root, TMPFILES, checksum, error);
 }
 
 gboolean
-deployable_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
+deployable_apply (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *name,
                   GCancellable *cancellable, GError **error)
 {
   if (exists (root, "usr/etc"))
     return util_fail (error, "\"%s\" already has /usr/etc: it is deployable already", name);
   g_autoptr(GPtrArray) diverted = g_ptr_array_new_with_free_func (g_free);
   if (!require_boot_packages (repo, root, name, cancellable, error)
-      || !move_kernel (repo, root, name, diverted, cancellable, error)
-      || !write_diversions (repo, root, name, diverted, cancellable, error)
+      || !move_kernel (repo, sink, root, name, diverted, cancellable, error)
+      || !write_diversions (repo, sink, root, name, diverted, cancellable, error)
       || !move (repo, root, "etc", "usr/etc", cancellable, error))
     return FALSE;
   g_auto(Tmpfiles) tmpfiles = { g_string_new (""), g_hash_table_new_full (g_str_hash, g_str_equal,
                                                                          g_free, NULL) };
-  return databases_into_usr (repo, root, name, &tmpfiles, cancellable, error)
-         && factory_var (repo, root, &tmpfiles, cancellable, error)
-         && state_links (repo, root, &tmpfiles, cancellable, error)
-         && write_tmpfiles (repo, root, &tmpfiles, cancellable, error);
+  return databases_into_usr (repo, sink, root, name, &tmpfiles, cancellable, error)
+         && factory_var (repo, sink, root, &tmpfiles, cancellable, error)
+         && state_links (repo, sink, root, &tmpfiles, cancellable, error)
+         && write_tmpfiles (repo, sink, root, &tmpfiles, cancellable, error);
 }

@@ -42,11 +42,14 @@
 
 #include <ostree.h>
 
+#include "barestore/sink.h"
+
 G_BEGIN_DECLS
 
 /* Rewrite ROOT (the tree of the image NAME, for errors) in place inside an
  * open transaction. */
-gboolean deployable_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
+gboolean deployable_apply (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                           const char *name,
                            GCancellable *cancellable, GError **error);
 
 G_END_DECLS

@@ -507,7 +507,7 @@ fakeroot_upper_meta (const char *path, const char *upper_path, struct stat *st,
 }
 
 gboolean
-fakeroot_apply_unchanged (Fakeroot *fr, OstreeRepo *repo, OstreeMutableTree *root,
+fakeroot_apply_unchanged (Fakeroot *fr, OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
                           GCancellable *cancellable, GError **error)
 {
   GHashTableIter iter;
@@ -528,7 +528,7 @@ fakeroot_apply_unchanged (Fakeroot *fr, OstreeRepo *repo, OstreeMutableTree *roo
           if (g_hash_table_contains (fr->upper_paths, path))
             continue;
           g_autoptr(GError) local_error = NULL;
-          if (!upper_set_file_owner (repo, root, path, faked->uid, faked->gid, faked->mode,
+          if (!upper_set_file_owner (repo, sink, root, path, faked->uid, faked->gid, faked->mode,
                                      cancellable, &local_error))
             {
               if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND))

@@ -11,6 +11,8 @@
 
 #include <ostree.h>
 
+#include "barestore/sink.h"
+
 #include "sandbox/sandbox.h"
 
 G_BEGIN_DECLS
@@ -40,7 +42,8 @@ gboolean fakeroot_upper_meta (const char *path, const char *upper_path, struct s
 
 /* Owners and modes the command changed on files it did not otherwise
  * touch (no copy-up happened): apply them to ROOT. */
-gboolean fakeroot_apply_unchanged (Fakeroot *fakeroot, OstreeRepo *repo, OstreeMutableTree *root,
+gboolean fakeroot_apply_unchanged (Fakeroot *fakeroot, OstreeRepo *repo, StoreSink *sink,
+                                   OstreeMutableTree *root,
                                    GCancellable *cancellable, GError **error);
 
 G_END_DECLS

@@ -13,7 +13,7 @@
 
 #include "store/checkout.h"
 #include "store/keptcheckout.h"
-#include "store/linkgroups.h"
+#include "barestore/linkgroups.h"
 #include "sandbox/fakeroot.h"
 #include "sandbox/mod.h"
 #include "store/repo.h"
@@ -386,7 +386,7 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
 
 /* --- commit --- */
 
-/* The input's hard-link groups (store/linkgroups.h) go on to OUT: paths
+/* The input's hard-link groups (barestore/linkgroups.h) go on to OUT: paths
  * the command changed are checked when the tree is exported.  Not with
  * --capture-subdir, where the paths would name other files. */
 static gboolean
@@ -451,13 +451,15 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
       upper_options.meta_func = fakeroot_upper_meta;
       upper_options.meta_data = mod->fakeroot;
     }
-  if (!upper_apply (mod->repo, root, mod->upper, &upper_options, cancellable, error))
+  if (!upper_apply (mod->repo, repo_txn_sink (txn), root, mod->upper, &upper_options, cancellable,
+                    error))
     {
       g_prefix_error (error, "committing what \"%s\" changed: ", options->argv[0]);
       return FALSE;
     }
   if (mod->fakeroot != NULL
-      && !fakeroot_apply_unchanged (mod->fakeroot, mod->repo, root, cancellable, error))
+      && !fakeroot_apply_unchanged (mod->fakeroot, mod->repo, repo_txn_sink (txn), root,
+                                    cancellable, error))
     return FALSE;
 
   g_autoptr(OstreeMutableTree) out_tree = NULL;
@@ -497,8 +499,9 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
     }
   if (!carry_link_groups (mod, rev, meta, error))
     return FALSE;
-  return repo_txn_commit (txn, out_tree, options->out_ref, subject,
-                          g_variant_builder_end (meta), out_commit, cancellable, error);
+  return repo_txn_write_commit (txn, out_tree, options->out_ref, subject,
+                                g_variant_builder_end (meta), out_commit, cancellable, error)
+         && repo_txn_finish (txn, cancellable, error);
 }
 
 /* The checkout of IN, brought to OUT, kept for the next run.  OUT is

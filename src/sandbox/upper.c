@@ -13,13 +13,15 @@
 #include <unistd.h>
 #include <gio/gunixinputstream.h>
 
+#include "store/content.h"
 #include "store/repo.h"
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 #include "sandbox/upper.h"
 #include "base/util.h"
 
 typedef struct {
   OstreeRepo *repo;
+  StoreSink *sink;
   const UpperOptions *options;
   GHashTable *skip;         /* tree paths */
   const char *opaque_xattr;
@@ -154,16 +156,16 @@ fail_at (GError **error, const char *path, const char *problem)
 static gboolean
 write_dirmeta (Apply *apply, GVariant *dirmeta, char **out_checksum, GError **error)
 {
-  *out_checksum = repo_write_metadata (apply->repo, OSTREE_OBJECT_TYPE_DIR_META,
-                                       dirmeta, apply->cancellable, error);
+  *out_checksum = apply->sink->metadata (apply->sink, OBJECTS_DIR_META, dirmeta,
+                                         error);
   return *out_checksum != NULL;
 }
 
 static gboolean
-write_content (OstreeRepo *repo, GFileInfo *info, GInputStream *input, GVariant *xattrs,
+write_content (StoreSink *sink, GFileInfo *info, GInputStream *input, GVariant *xattrs,
                char **out_checksum, GCancellable *cancellable, GError **error)
 {
-  *out_checksum = repo_write_content (repo, info, xattrs, input, cancellable, error);
+  *out_checksum = content_write_file (sink, info, xattrs, input, cancellable, error);
   return *out_checksum != NULL;
 }
 
@@ -199,7 +201,7 @@ write_leaf (Apply *apply, const char *path, const char *host_path, const struct 
       g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
       g_file_info_set_size (info, st->st_size);
     }
-  return write_content (apply->repo, info, input, xattrs, out_checksum, apply->cancellable,
+  return write_content (apply->sink, info, input, xattrs, out_checksum, apply->cancellable,
                         error);
 }
 
@@ -460,7 +462,7 @@ apply_dir (Apply *apply, OstreeMutableTree *dir, GString *path, GString *host_pa
 }
 
 gboolean
-upper_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *upper_path,
+upper_apply (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *upper_path,
              const UpperOptions *options, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GHashTable) skip = g_hash_table_new (g_str_hash, g_str_equal);
@@ -474,6 +476,7 @@ upper_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *upper_path,
   g_autoptr(GString) lower_path = g_string_new ("");
   Apply apply = {
     .repo = repo,
+    .sink = sink,
     .pristine = pristine,
     .lower_path = lower_path,
     .options = options,
@@ -505,7 +508,7 @@ upper_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *upper_path,
 }
 
 gboolean
-upper_set_file_owner (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
+upper_set_file_owner (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *path,
                       guint32 uid, guint32 gid, guint32 mode, GCancellable *cancellable,
                       GError **error)
 {
@@ -541,8 +544,8 @@ upper_set_file_owner (OstreeRepo *repo, OstreeMutableTree *root, const char *pat
       g_autoptr(GVariant) xattrs = g_variant_get_child_value (old, 3);
       struct stat st = { .st_uid = uid, .st_gid = gid, .st_mode = mode };
       g_autoptr(GVariant) dirmeta = dirmeta_new (&st, xattrs);
-      g_autofree char *meta_csum = repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta,
-                                                        cancellable, error);
+      g_autofree char *meta_csum = sink->metadata (sink, OBJECTS_DIR_META, dirmeta,
+                                                   error);
       if (meta_csum == NULL)
         return FALSE;
       ostree_mutable_tree_set_metadata_checksum (sub, meta_csum);
@@ -559,7 +562,7 @@ upper_set_file_owner (OstreeRepo *repo, OstreeMutableTree *root, const char *pat
   guint32 old_mode = g_file_info_get_attribute_uint32 (info, "unix::mode");
   g_file_info_set_attribute_uint32 (info, "unix::mode", (old_mode & S_IFMT) | (mode & 07777));
   g_autofree char *new_csum = NULL;
-  if (!write_content (repo, info, input, xattrs, &new_csum, cancellable, error))
+  if (!write_content (sink, info, input, xattrs, &new_csum, cancellable, error))
     return FALSE;
   return ostree_mutable_tree_replace_file (dir, name, new_csum, error);
 }

@@ -11,6 +11,8 @@
 #include <ostree.h>
 #include <sys/stat.h>
 
+#include "barestore/sink.h"
+
 G_BEGIN_DECLS
 
 /* What an entry of the upper directory says about itself, which the caller
@@ -31,7 +33,8 @@ typedef struct {
 
 /* Apply the upper directory UPPER_PATH onto ROOT (the lower tree) inside an
  * open transaction. */
-gboolean upper_apply (OstreeRepo *repo, OstreeMutableTree *root, const char *upper_path,
+gboolean upper_apply (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                      const char *upper_path,
                       const UpperOptions *options, GCancellable *cancellable, GError **error);
 
 /* The extended attributes of a host path as OSTree stores them (a(ayay),
@@ -40,7 +43,8 @@ GVariant *upper_read_xattrs (const char *path, GError **error);
 
 /* Give the file at PATH in ROOT another owner and mode, keeping its content
  * and xattrs (for ownership that changed without a copy-up). */
-gboolean upper_set_file_owner (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
+gboolean upper_set_file_owner (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root,
+                               const char *path,
                                guint32 uid, guint32 gid, guint32 mode,
                                GCancellable *cancellable, GError **error);
 

@@ -23,8 +23,8 @@
 #include "base/sha256.h"
 #include "base/util.h"
 #include "store/cachefetch.h"
-#include "store/objects.h"
-#include "store/partial.h"
+#include "barestore/objects.h"
+#include "barestore/partial.h"
 
 G_DEFINE_QUARK (apt2ostree-cachefetch-error-quark, cachefetch_error)
 

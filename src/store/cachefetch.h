@@ -23,7 +23,7 @@
 
 #include <glib.h>
 
-#include "store/writer.h"
+#include "barestore/writer.h"
 
 G_BEGIN_DECLS
 

@@ -5,7 +5,6 @@
 #include "store/cachefetch.h"
 #include "store/cachepull.h"
 #include "store/repo.h"
-#include "store/staging.h"
 
 /* The remote the repository knows CACHE by: one per URL and key file, so
  * two caches (or one cache checked against two keys) never share one. */
@@ -184,7 +183,7 @@ cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
       txn = repo_txn_begin (repo, cancellable, error);
       if (txn == NULL)
         return NULL;
-      ObjectWriter *w = staging_writer_get (repo);
+      ObjectWriter *w = repo_txn_writer (txn);
       if (w != NULL)
         return pull_own (repo, txn, w, cache, remote, ref, set_refs, cancellable, error);
       g_clear_pointer (&txn, repo_txn_free);

@@ -12,7 +12,7 @@
 #include <gio/gunixoutputstream.h>
 
 #include "store/checkout.h"
-#include "store/objects.h"
+#include "barestore/objects.h"
 #include "base/scratch.h"
 #include "base/util.h"
 

@@ -8,19 +8,17 @@
  * hashed twice and not written at all when the repository already has it.
  * (Without a checksum libostree writes the object first and deletes it again
  * when the repository has it: on ext4 without a journal every later inode
- * allocation then steps over the deleted inode for a minute.)  Within a
- * transaction that has an ObjectWriter (writer.c: the store's own
- * transaction, txn.c), every content object is written by it instead of
- * by libostree, whose transaction is not open then. */
+ * allocation then steps over the deleted inode for a minute.)  That is
+ * the libostree sink (content_ostree_sink_new()), which a RepoTxn hands
+ * out where the store's own transaction (txn.c) does not serve the
+ * repository; content_write_file() writes a file through either sink. */
 #include "config.h"
 
 #include <string.h>
 #include <sys/stat.h>
 
 #include "store/content.h"
-#include "store/objects.h"
-#include "store/repo.h"
-#include "store/staging.h"
+#include "barestore/objects.h"
 #include "base/util.h"
 
 GFileInfo *
@@ -65,15 +63,30 @@ write_trusted (OstreeRepo *repo, GBytes *header, const guint8 *data, gsize size,
   return g_steal_pointer (&checksum);
 }
 
-/* The same, for an archive repository: libostree computes the checksum
- * (what unpack-deb always did there). */
+/* Store the content object INFO, XATTRS and DATA make through libostree,
+ * which computes the checksum (what unpack-deb always did in an archive
+ * repository). */
+static char *
+write_untrusted_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+                        GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GInputStream) stream = NULL;
+  guint64 length = 0;
+  if (!ostree_raw_file_to_content_stream (data, info, xattrs, &stream, &length, cancellable, error))
+    return NULL;
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
+    return NULL;
+  return ostree_checksum_from_bytes (csum);
+}
+
 static char *
 write_untrusted (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, const guint8 *data,
                  gsize size, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GInputStream) input =
       data != NULL ? g_memory_input_stream_new_from_data (data, size, NULL) : NULL;
-  return content_write_stream (repo, info, xattrs, input, cancellable, error);
+  return write_untrusted_stream (repo, info, xattrs, input, cancellable, error);
 }
 
 /* What a regular file's data the writer takes from memory: up to this
@@ -93,10 +106,10 @@ read_stream (gpointer user_data, guint8 *buf, gsize len, GError **error)
 }
 
 /* The content object INFO, XATTRS and DATA make (what
- * ostree_raw_file_to_content_stream() takes), through the transaction's
- * writer W.  (A symlink's mode is S_IFLNK | 0777: Linux has no other.) */
+ * ostree_raw_file_to_content_stream() takes), through SINK.  (A symlink's
+ * mode is S_IFLNK | 0777: Linux has no other.) */
 static char *
-write_through (ObjectWriter *w, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+write_through (StoreSink *sink, GFileInfo *info, GVariant *xattrs, GInputStream *data,
                GCancellable *cancellable, GError **error)
 {
   guint32 uid = g_file_info_get_attribute_uint32 (info, "unix::uid");
@@ -104,8 +117,7 @@ write_through (ObjectWriter *w, GFileInfo *info, GVariant *xattrs, GInputStream 
   guint32 mode = g_file_info_get_attribute_uint32 (info, "unix::mode");
   GFileType type = g_file_info_get_file_type (info);
   if (type == G_FILE_TYPE_SYMBOLIC_LINK)
-    return object_writer_symlink (w, uid, gid, g_file_info_get_symlink_target (info), xattrs,
-                                  error);
+    return sink->symlink (sink, uid, gid, g_file_info_get_symlink_target (info), xattrs, error);
   if (type != G_FILE_TYPE_REGULAR)
     return util_fail (error, "a content object is a regular file or a symlink"), NULL;
   guint64 size = g_file_info_get_size (info);
@@ -115,8 +127,8 @@ write_through (ObjectWriter *w, GFileInfo *info, GVariant *xattrs, GInputStream 
   if (size > IN_MEMORY_MAX)
     {
       StreamReader reader = { data, cancellable };
-      return object_writer_regular_stream (w, uid, gid, mode, xattrs, size, read_stream, &reader,
-                                           error);
+      return sink->regular_stream (sink, uid, gid, mode, xattrs, size, read_stream, &reader,
+                                   error);
     }
   g_autofree guint8 *buf = g_malloc (size + 1);
   gsize got = 0;
@@ -125,12 +137,12 @@ write_through (ObjectWriter *w, GFileInfo *info, GVariant *xattrs, GInputStream 
   if (got != size)
     return util_fail (error, "truncated (%" G_GSIZE_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
                       got, size), NULL;
-  return object_writer_regular (w, NULL, uid, gid, mode, xattrs, buf, size, error);
+  return sink->regular (sink, NULL, uid, gid, mode, xattrs, buf, size, error);
 }
 
 char *
-content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
-                      GCancellable *cancellable, GError **error)
+content_write_file (StoreSink *sink, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+                    GCancellable *cancellable, GError **error)
 {
   /* The object's header holds the target as a GVariant string: a target
    * that is not UTF-8 would be a GLib-CRITICAL and a damaged object.  (The
@@ -142,38 +154,32 @@ content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInpu
       return util_fail (error, "a symlink target that is not valid UTF-8 (%s), which OSTree "
                         "cannot store", shown), NULL;
     }
-  ObjectWriter *writer = staging_writer_get (repo);
-  if (writer != NULL)
-    return write_through (writer, info, xattrs, data, cancellable, error);
-  g_autoptr(GInputStream) stream = NULL;
-  guint64 length = 0;
-  if (!ostree_raw_file_to_content_stream (data, info, xattrs, &stream, &length, cancellable, error))
-    return NULL;
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_content (repo, NULL, stream, length, &csum, cancellable, error))
-    return NULL;
-  return ostree_checksum_from_bytes (csum);
+  return write_through (sink, info, xattrs, data, cancellable, error);
 }
 
-char *
-content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint32 gid,
-                       guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
-                       GCancellable *cancellable, GError **error)
+/* --- the sink over libostree --- */
+
+typedef struct {
+  StoreSink sink;
+  OstreeRepo *repo;
+  PartialMarks *marks;
+} OstreeSink;
+
+static char *
+ostree_regular (StoreSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+                GVariant *xattrs, const guint8 *data, gsize size, GError **error)
 {
-  ObjectWriter *writer = staging_writer_get (repo);
-  if (writer != NULL)
-    return object_writer_regular (writer, headers, uid, gid, mode, xattrs, data, size, error);
+  OstreeRepo *repo = ((OstreeSink *) sink)->repo;
   if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
     {
       g_autoptr(GFileInfo) info = content_regular_info (uid, gid, mode, size);
-      return write_untrusted (repo, info, xattrs, data, size, cancellable, error);
+      return write_untrusted (repo, info, xattrs, data, size, NULL, error);
     }
   g_autoptr(GBytes) header = objects_regular_header (headers, uid, gid, mode, xattrs, error);
   if (header == NULL)
     return NULL;
-  return write_trusted (repo, header, data, size, cancellable, error);
+  return write_trusted (repo, header, data, size, NULL, error);
 }
-
 GFileInfo *
 content_symlink_info (guint32 uid, guint32 gid, const char *target)
 {
@@ -187,22 +193,38 @@ content_symlink_info (guint32 uid, guint32 gid, const char *target)
   return info;
 }
 
-char *
-content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
-                       GVariant *xattrs, GCancellable *cancellable, GError **error)
+static char *
+ostree_symlink (StoreSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
+                GError **error)
 {
-  ObjectWriter *writer = staging_writer_get (repo);
-  if (writer != NULL)
-    return object_writer_symlink (writer, uid, gid, target, xattrs, error);
+  OstreeRepo *repo = ((OstreeSink *) sink)->repo;
   if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
     {
       g_autoptr(GFileInfo) info = content_symlink_info (uid, gid, target);
-      return write_untrusted (repo, info, xattrs, NULL, 0, cancellable, error);
+      return write_untrusted (repo, info, xattrs, NULL, 0, NULL, error);
     }
   g_autoptr(GBytes) header = objects_file_header (uid, gid, S_IFLNK | 0777, target, xattrs, error);
   if (header == NULL)
     return NULL;
-  return write_trusted (repo, header, NULL, 0, cancellable, error);
+  return write_trusted (repo, header, NULL, 0, NULL, error);
+}
+
+/* A dirmeta, dirtree or commit; a commit is marked partial until the
+ * transaction is on disk (as the store's writer marks its own). */
+static char *
+ostree_metadata (StoreSink *sink, ObjectsType type, GVariant *object, GError **error)
+{
+  OstreeSink *os = (OstreeSink *) sink;
+  g_autoptr(GVariant) owned = g_variant_ref_sink (object);
+  g_autofree guchar *csum = NULL;
+  if (!ostree_repo_write_metadata (os->repo, (OstreeObjectType) type, NULL, owned, &csum, NULL,
+                                   error))
+    return NULL;
+  g_autofree char *checksum = ostree_checksum_from_bytes (csum);
+  if (type == OBJECTS_COMMIT && os->marks != NULL && !partial_marks_add (os->marks, checksum,
+                                                                         error))
+    return NULL;
+  return g_steal_pointer (&checksum);
 }
 
 /* --- a GInputStream over an ObjectWriterRead --- */
@@ -254,16 +276,18 @@ content_read_stream_new (ObjectWriterRead read, gpointer user_data)
   return G_INPUT_STREAM (self);
 }
 
-char *
-content_write_regular_read (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
-                            GVariant *xattrs, guint64 size, ObjectWriterRead read,
-                            gpointer user_data, GError **error)
+/* A regular file of SIZE bytes read with READ; fewer bytes than SIZE is
+ * an error. */
+static char *
+ostree_regular_stream (StoreSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+                       guint64 size, ObjectWriterRead read, gpointer user_data, GError **error)
 {
+  OstreeRepo *repo = ((OstreeSink *) sink)->repo;
   if (ostree_repo_get_mode (repo) == OSTREE_REPO_MODE_ARCHIVE)
     {
       g_autoptr(GFileInfo) info = content_regular_info (uid, gid, mode, size);
       g_autoptr(GInputStream) input = content_read_stream_new (read, user_data);
-      return repo_write_content (repo, info, xattrs, input, NULL, error);
+      return write_untrusted_stream (repo, info, xattrs, input, NULL, error);
     }
 
   g_autoptr(OstreeContentWriter) writer = ostree_repo_write_regfile (repo, NULL, uid, gid,
@@ -288,4 +312,15 @@ content_write_regular_read (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 
     return util_fail (error, "truncated (%" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT " bytes)",
                       done, size), NULL;
   return ostree_content_writer_finish (writer, NULL, error);
+}
+
+StoreSink *
+content_ostree_sink_new (OstreeRepo *repo, PartialMarks *marks)
+{
+  OstreeSink *os = g_new0 (OstreeSink, 1);
+  os->sink = (StoreSink) { ostree_regular, ostree_regular_stream, ostree_symlink,
+                           ostree_metadata };
+  os->repo = repo;
+  os->marks = marks;
+  return &os->sink;
 }

@@ -1,11 +1,13 @@
-/* content.h — content objects written from memory (regular files and
- * symlinks), with the object checksum computed here (objects.c) instead
- * of by libostree. */
+/* content.h — content objects (regular files and symlinks): their
+ * checksum computed here (objects.c) instead of by libostree, a file
+ * written through a transaction's sink, and the sink over libostree that
+ * a RepoTxn hands out where the store's own transaction does not serve. */
 #pragma once
 
 #include <ostree.h>
 
-#include "store/writer.h"
+#include "barestore/partial.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 
@@ -14,16 +16,6 @@ G_BEGIN_DECLS
 char *content_checksum (guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
                         const guint8 *data, gsize size, GError **error);
 
-/* Store a regular file as a content object of REPO and return its
- * checksum.  In a bare or bare-user repository the checksum is computed
- * here; the object is written only when REPO does not hold it yet, and
- * libostree does not hash the data a second time (an archive repository
- * leaves both to libostree).  HEADERS (from objects_headers_new(), or
- * NULL) keeps the file headers of files without xattrs for the next call. */
-char *content_write_regular (OstreeRepo *repo, GHashTable *headers, guint32 uid, guint32 gid,
-                             guint32 mode, GVariant *xattrs, const guint8 *data, gsize size,
-                             GCancellable *cancellable, GError **error);
-
 /* The file info OSTree stores for a regular file of SIZE bytes (MODE: its
  * permission bits). */
 GFileInfo *content_regular_info (guint32 uid, guint32 gid, guint32 mode, gsize size);
@@ -31,26 +23,22 @@ GFileInfo *content_regular_info (guint32 uid, guint32 gid, guint32 mode, gsize s
 /* The file info OSTree stores for a symlink to TARGET. */
 GFileInfo *content_symlink_info (guint32 uid, guint32 gid, const char *target);
 
-/* Store a content object and return its checksum: a regular file (INFO,
- * and DATA to read its size from) or a symlink (INFO, DATA NULL), with
- * XATTRS (or NULL); through the transaction's writer when it has one,
- * else through libostree, which computes the checksum. */
-char *content_write_stream (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs,
-                            GInputStream *data, GCancellable *cancellable, GError **error);
-
-/* The same for a symlink to TARGET. */
-char *content_write_symlink (OstreeRepo *repo, guint32 uid, guint32 gid, const char *target,
-                             GVariant *xattrs, GCancellable *cancellable, GError **error);
+/* Store a content object through SINK and return its checksum: a regular
+ * file (INFO, and DATA to read its size from) or a symlink (INFO, DATA
+ * NULL), with XATTRS (or NULL). */
+char *content_write_file (StoreSink *sink, GFileInfo *info, GVariant *xattrs, GInputStream *data,
+                          GCancellable *cancellable, GError **error);
 
 /* A GInputStream that reads with READ (USER_DATA passed on): data taken as
  * it comes, so a large file never sits in memory. */
 GInputStream *content_read_stream_new (ObjectWriterRead read, gpointer user_data);
 
-/* Store a regular file of SIZE bytes read with READ through libostree (the
- * repositories the writer does not serve: archive mode, per-object fsync,
- * fs-verity) and return its checksum; fewer bytes than SIZE is an error. */
-char *content_write_regular_read (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
-                                  GVariant *xattrs, guint64 size, ObjectWriterRead read,
-                                  gpointer user_data, GError **error);
+/* The sink over libostree's transaction on REPO (the repositories the
+ * store's writer does not serve: archive mode, per-object fsync,
+ * fs-verity), to free with g_free().  In a bare or bare-user repository
+ * the checksum is computed here and libostree does not hash the data a
+ * second time; an archive repository leaves both to libostree.  Each new
+ * commit is added to MARKS (or NULL). */
+StoreSink *content_ostree_sink_new (OstreeRepo *repo, PartialMarks *marks);
 
 G_END_DECLS

@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "store/content.h"
 #include "store/dirimport.h"
 #include "store/repo.h"
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 
 /* The extended attributes of PATH (not followed), sorted by name as
  * libostree sorts them, so the same files give the same checksums. */
@@ -76,7 +77,7 @@ file_info_from_stat (const struct stat *st)
 }
 
 typedef struct {
-  OstreeRepo *repo;
+  StoreSink *sink;         /* where the objects go */
   GString *path;           /* on disk */
   gsize root_len;          /* where the path inside the tree starts */
   GPtrArray *skipped;      /* "PATH (fifo)" */
@@ -113,7 +114,7 @@ import_file (DirImport *im, const struct stat *st, OstreeMutableTree *parent, co
   if (xattrs == NULL)
     return FALSE;
 
-  g_autofree char *checksum = repo_write_content (im->repo, info, xattrs, data, cancellable, error);
+  g_autofree char *checksum = content_write_file (im->sink, info, xattrs, data, cancellable, error);
   if (checksum == NULL)
     {
       g_prefix_error (error, "%s: ", path);
@@ -135,8 +136,7 @@ import_dir (DirImport *im, const struct stat *st, OstreeMutableTree *mtree,
     return FALSE;
   /* ostree_create_directory_metadata() gives a full (not floating) reference. */
   g_autoptr(GVariant) dirmeta = ostree_create_directory_metadata (info, xattrs);
-  g_autofree char *checksum = repo_write_metadata (im->repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta,
-                                                   cancellable, error);
+  g_autofree char *checksum = im->sink->metadata (im->sink, OBJECTS_DIR_META, dirmeta, error);
   if (checksum == NULL)
     return FALSE;
   ostree_mutable_tree_set_metadata_checksum (mtree, checksum);
@@ -182,13 +182,13 @@ import_dir (DirImport *im, const struct stat *st, OstreeMutableTree *mtree,
 }
 
 gboolean
-dirimport_to_mtree (OstreeRepo *repo, const char *dir, OstreeMutableTree *mtree,
+dirimport_to_mtree (StoreSink *sink, const char *dir, OstreeMutableTree *mtree,
                     GPtrArray *skipped, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GString) path = g_string_new (dir);
   while (path->len > 1 && path->str[path->len - 1] == '/')
     g_string_truncate (path, path->len - 1);
-  DirImport im = { repo, path, path->len, skipped };
+  DirImport im = { sink, path, path->len, skipped };
   struct stat st;
   if (stat (dir, &st) < 0)
     return util_fail (error, "%s: %s", dir, g_strerror (errno));

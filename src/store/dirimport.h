@@ -7,12 +7,14 @@
 
 #include <ostree.h>
 
+#include "barestore/sink.h"
+
 G_BEGIN_DECLS
 
-/* Write the files of DIR into MTREE inside an open transaction of REPO;
+/* Write the files of DIR into MTREE through SINK (an open transaction's);
  * what OSTree cannot store (device nodes, fifos, sockets) is left out and
  * named in SKIPPED ("PATH (fifo)"). */
-gboolean dirimport_to_mtree (OstreeRepo *repo, const char *dir, OstreeMutableTree *mtree,
+gboolean dirimport_to_mtree (StoreSink *sink, const char *dir, OstreeMutableTree *mtree,
                              GPtrArray *skipped, GCancellable *cancellable, GError **error);
 
 G_END_DECLS

@@ -1,5 +1,4 @@
 /* repo.c — opening the repository and committing trees to refs. */
-#define _GNU_SOURCE  /* syncfs */
 #include "config.h"
 
 #include <errno.h>
@@ -11,11 +10,10 @@
 #include <unistd.h>
 
 #include "store/content.h"
-#include "store/objects.h"
-#include "store/refs.h"
+#include "barestore/objects.h"
+#include "barestore/refs.h"
 #include "store/repo.h"
-#include "store/staging.h"
-#include "store/txn.h"
+#include "barestore/txn.h"
 #include "base/util.h"
 
 OstreeRepo *
@@ -205,17 +203,16 @@ repo_check_ref_name (const char *ref, GError **error)
 
 /* A transaction.  In a bare or bare-user repository whose config it
  * serves, the store's own (txn.c), and no libostree transaction at all:
- * every object goes through its writer (content.c, repo_write_metadata(),
- * repo_txn_write_commit()), which the OstreeRepo carries for them
- * (staging.h); libostree only takes the repository's shared lock, which
+ * every object goes through its sink (repo_txn_sink(): the store's
+ * writer); libostree only takes the repository's shared lock, which
  * waits as OSTree's own transactions do.  Anywhere else (archive,
  * core.per-object-fsync, fs-verity, a file system the writer does not
- * know) libostree's transaction, committed in the same order with the
- * same guarantees (unless core.per-object-fsync asks for OSTree's own
- * fsyncs): a syncfs, libostree's commit with its fsync turned off for
- * that only, each new commit marked partial meanwhile, the refs' new
- * files, a second syncfs, the markers removed, the refs renamed into
- * place.  Either way a ref whose place holds anything but a file (an
+ * know) libostree's transaction, behind the same sink (content.c),
+ * finished by the same sequence (txn.c's store_txn_finish_run(), unless
+ * core.per-object-fsync asks for OSTree's own fsyncs): a syncfs,
+ * libostree's commit with its fsync turned off for that only, each new
+ * commit marked partial meanwhile, the refs' new files, a second syncfs,
+ * the markers removed, the refs renamed into place.  Either way a ref whose place holds anything but a file (an
  * alias, a directory), or every ref with core.auto-update-summary, is
  * left to OSTree, with its fsync, after the rest. */
 
@@ -228,11 +225,8 @@ struct RepoTxn {
   gboolean sync;              /* core.fsync */
   GPtrArray *refs;            /* ref, commit, ...: those OSTree writes, at the end */
   PartialMarks *marks;        /* libostree's: the new commits' commitpartial markers */
+  StoreSink *sink;            /* where the objects go: OWN's, else over libostree (owned) */
 };
-
-/* The commitpartial markers of libostree's transaction ride on the
- * OstreeRepo, as the store's writer does (staging.h). */
-#define MARKS_KEY "apt2ostree-partial-marks"
 
 /* Does the repository ask for durability the way OWN_COMMIT gives it (or for
  * none, core.fsync=false)?  Not with core.per-object-fsync=true (whoever
@@ -253,15 +247,6 @@ ostree_writes_refs (OstreeRepo *repo)
                                  NULL);
 }
 
-/* Mark the commit CHECKSUM, just written through libostree, partial
- * until the transaction is on disk. */
-static gboolean
-mark_commit (OstreeRepo *repo, const char *checksum, GError **error)
-{
-  PartialMarks *marks = g_object_get_data (G_OBJECT (repo), MARKS_KEY);
-  return marks == NULL || partial_marks_add (marks, checksum, error);
-}
-
 /* Begin the store's transaction when the repository is one it serves
  * (TXN->own stays NULL when not). */
 static gboolean
@@ -279,7 +264,7 @@ begin_own (RepoTxn *txn, const char *path, GCancellable *cancellable, GError **e
                               STORE_TXN_LOCK_HELD, &local_error);
   if (txn->own != NULL)
     {
-      staging_writer_set (txn->repo, store_txn_writer (txn->own));
+      txn->sink = store_txn_sink (txn->own);
       return TRUE;
     }
   g_clear_pointer (&txn->lock, ostree_repo_auto_lock_cleanup);
@@ -304,7 +289,7 @@ begin_ostree (RepoTxn *txn, const char *path, GCancellable *cancellable, GError 
     return FALSE;
   txn->own_commit = wants_own_commit (repo);
   txn->marks = partial_marks_new (ostree_repo_get_dfd (repo), path, txn->sync);
-  g_object_set_data (G_OBJECT (repo), MARKS_KEY, txn->marks);
+  txn->sink = content_ostree_sink_new (repo, txn->marks);
   return TRUE;
 }
 
@@ -312,8 +297,6 @@ RepoTxn *
 repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **error)
 {
   g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-  if (staging_writer_get (repo) != NULL)
-    return util_fail (error, "%s: another transaction is in progress", path), NULL;
   g_autoptr(RepoTxn) txn = g_new0 (RepoTxn, 1);
   txn->repo = g_object_ref (repo);
   txn->refs = g_ptr_array_new_with_free_func (g_free);
@@ -328,12 +311,10 @@ repo_txn_free (RepoTxn *txn)
 {
   if (txn == NULL)
     return;
-  if (txn->own != NULL)
-    staging_writer_set (txn->repo, NULL);
+  if (txn->own == NULL)
+    g_free (txn->sink);
   store_txn_free (txn->own);
   g_clear_pointer (&txn->lock, ostree_repo_auto_lock_cleanup);
-  if (txn->marks != NULL)
-    g_object_set_data (G_OBJECT (txn->repo), MARKS_KEY, NULL);
   if (txn->open)
     (void) ostree_repo_abort_transaction (txn->repo, NULL, NULL);
   partial_marks_free (txn->marks);
@@ -342,16 +323,50 @@ repo_txn_free (RepoTxn *txn)
   g_free (txn);
 }
 
-/* syncfs() on the repository's file system. */
-static gboolean
-sync_repo (OstreeRepo *repo, GError **error)
+StoreSink *
+repo_txn_sink (RepoTxn *txn)
 {
-  if (syncfs (ostree_repo_get_dfd (repo)) < 0)
+  return txn->sink;
+}
+
+ObjectWriter *
+repo_txn_writer (RepoTxn *txn)
+{
+  return txn->own != NULL ? store_txn_writer (txn->own) : NULL;
+}
+
+/* Write the dirtree objects of MTREE and of every directory under it that
+ * has none yet (the same objects ostree_repo_write_mtree() writes), and set
+ * their contents checksums. */
+static gboolean
+write_mtree (StoreSink *sink, OstreeMutableTree *mtree, GError **error)
+{
+  if (ostree_mutable_tree_get_contents_checksum (mtree) != NULL)
+    return TRUE;
+  if (ostree_mutable_tree_get_metadata_checksum (mtree) == NULL)
+    return util_fail (error, "a directory without metadata cannot be committed");
+
+  GHashTable *subdirs = ostree_mutable_tree_get_subdirs (mtree);
+  g_autoptr(GHashTable) contents = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) meta = g_hash_table_new (g_str_hash, g_str_equal);
+  GHashTableIter iter;
+  gpointer name, child;
+  g_hash_table_iter_init (&iter, subdirs);
+  while (g_hash_table_iter_next (&iter, &name, &child))
     {
-      int errsv = errno;
-      g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
-      return util_fail (error, "%s: syncing the file system: %s", path, g_strerror (errsv));
+      if (!write_mtree (sink, child, error))
+        return FALSE;
+      g_hash_table_insert (contents, name,
+                           (gpointer) ostree_mutable_tree_get_contents_checksum (child));
+      g_hash_table_insert (meta, name,
+                           (gpointer) ostree_mutable_tree_get_metadata_checksum (child));
     }
+  g_autofree char *checksum = sink->metadata (
+      sink, OBJECTS_DIR_TREE,
+      objects_dirtree_new (ostree_mutable_tree_get_files (mtree), contents, meta), error);
+  if (checksum == NULL)
+    return FALSE;
+  ostree_mutable_tree_set_contents_checksum (mtree, checksum);
   return TRUE;
 }
 
@@ -375,38 +390,22 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
                        const char *subject, GVariant *metadata, char **out_commit,
                        GCancellable *cancellable, GError **error)
 {
-  OstreeRepo *repo = txn->repo;
   g_autoptr(GVariant) owned_metadata = metadata ? g_variant_ref_sink (metadata) : NULL;
 
   guint64 epoch;
   if (!util_source_date_epoch (&epoch, error))
     return FALSE;
 
-  g_autofree char *commit = NULL;
-  if (txn->own != NULL)
-    {
-      /* The dirtrees and the commit as ostree_repo_write_mtree() and
-       * ostree_repo_write_commit_with_time() write them. */
-      ObjectWriter *writer = store_txn_writer (txn->own);
-      if (!staging_write_mtree (writer, mtree, error))
-        return FALSE;
-      GVariant *object = objects_commit_new (owned_metadata, subject, epoch,
-                                             ostree_mutable_tree_get_contents_checksum (mtree),
-                                             ostree_mutable_tree_get_metadata_checksum (mtree));
-      commit = object_writer_metadata (writer, OBJECTS_COMMIT, object, error);
-      if (commit == NULL)
-        return FALSE;
-    }
-  else
-    {
-      g_autoptr(GFile) root = NULL;
-      if (!ostree_repo_write_mtree (repo, mtree, &root, cancellable, error)
-          || !ostree_repo_write_commit_with_time (repo, NULL, subject, NULL, owned_metadata,
-                                                  OSTREE_REPO_FILE (root), epoch, &commit,
-                                                  cancellable, error)
-          || !mark_commit (repo, commit, error))
-        return FALSE;
-    }
+  /* The dirtrees and the commit as ostree_repo_write_mtree() and
+   * ostree_repo_write_commit_with_time() write them, through the sink. */
+  if (!write_mtree (txn->sink, mtree, error))
+    return FALSE;
+  GVariant *object = objects_commit_new (owned_metadata, subject, epoch,
+                                         ostree_mutable_tree_get_contents_checksum (mtree),
+                                         ostree_mutable_tree_get_metadata_checksum (mtree));
+  g_autofree char *commit = txn->sink->metadata (txn->sink, OBJECTS_COMMIT, object, error);
+  if (commit == NULL)
+    return FALSE;
 
   repo_txn_set_ref (txn, ref, commit);
   if (out_commit != NULL)
@@ -414,57 +413,49 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
   return TRUE;
 }
 
-/* Stage the new files of TXN->refs that refs.c writes (with core.fsync,
- * unless OSTree writes them all); those left to OSTree stay in TXN->refs. */
-static RefsBatch *
-stage_refs (RepoTxn *txn)
+/* libostree's commit, its fsync turned off for that only (the finish
+ * sequence syncs the file system around it). */
+static gboolean
+commit_ostree (gpointer user_data, GError **error)
 {
-  if (!txn->sync || ostree_writes_refs (txn->repo))
-    return NULL;
-  g_autofree char *path = g_file_get_path (ostree_repo_get_path (txn->repo));
-  RefsBatch *batch = refs_batch_new (ostree_repo_get_dfd (txn->repo), path);
-  g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func (g_free);
-  for (guint i = 0; i + 1 < txn->refs->len; i += 2)
-    if (!refs_batch_stage (batch, txn->refs->pdata[i], txn->refs->pdata[i + 1]))
-      {
-        g_ptr_array_add (left, g_strdup (txn->refs->pdata[i]));
-        g_ptr_array_add (left, g_strdup (txn->refs->pdata[i + 1]));
-      }
-  g_ptr_array_unref (txn->refs);
-  txn->refs = g_steal_pointer (&left);
-  return batch;
+  RepoTxn *txn = user_data;
+  ostree_repo_set_disable_fsync (txn->repo, TRUE);
+  gboolean ok = ostree_repo_commit_transaction (txn->repo, NULL, NULL, error);
+  ostree_repo_set_disable_fsync (txn->repo, !txn->sync);
+  if (ok)
+    txn->open = FALSE;  /* (else libostree's abort clears what it can) */
+  return ok;
 }
 
-/* Commit libostree's transaction: with OWN_COMMIT between two syncfs(),
- * the refs' new files staged before the second. */
+/* Commit libostree's transaction: with OWN_COMMIT in the store's finish
+ * sequence (txn.c), the refs that refs.c writes staged with the objects
+ * (with core.fsync, unless OSTree writes them all); those left to OSTree
+ * stay in TXN->refs. */
 static gboolean
 finish_ostree (RepoTxn *txn, GCancellable *cancellable, GError **error)
 {
   OstreeRepo *repo = txn->repo;
-  txn->open = FALSE;
   if (!txn->own_commit)
-    return ostree_repo_commit_transaction (repo, NULL, cancellable, error)
-           && partial_marks_remove (txn->marks, error);
-  /* Everything libostree wrote waits in its staging directory. */
-  if (txn->sync && !sync_repo (repo, error))
     {
-      txn->open = TRUE;
-      return FALSE;
+      txn->open = FALSE;
+      return ostree_repo_commit_transaction (repo, NULL, cancellable, error)
+             && partial_marks_remove (txn->marks, error);
     }
-  ostree_repo_set_disable_fsync (repo, TRUE);
-  gboolean ok = ostree_repo_commit_transaction (repo, NULL, cancellable, error);
-  ostree_repo_set_disable_fsync (repo, !txn->sync);
-  if (!ok)
-    {
-      txn->open = TRUE;  /* (libostree's abort then clears what it can) */
-      return FALSE;
-    }
-  g_autoptr(RefsBatch) batch = stage_refs (txn);
-  if (txn->sync && !sync_repo (repo, error))
+  gboolean stage = txn->sync && !ostree_writes_refs (repo);
+  g_autofree char *path = g_file_get_path (ostree_repo_get_path (repo));
+  StoreTxnFinish finish = {
+    ostree_repo_get_dfd (repo), path, txn->sync, commit_ostree, txn, txn->marks,
+    stage ? txn->refs : NULL,
+  };
+  g_autoptr(GPtrArray) left = g_ptr_array_new_with_free_func (g_free);
+  if (!store_txn_finish_run (&finish, left, error))
     return FALSE;
-  /* Every object is on disk: the commits are complete.  The refs last. */
-  return partial_marks_remove (txn->marks, error)
-         && (batch == NULL || refs_batch_publish (batch, error));
+  if (stage)
+    {
+      g_ptr_array_unref (txn->refs);
+      txn->refs = g_steal_pointer (&left);
+    }
+  return TRUE;
 }
 
 gboolean
@@ -472,7 +463,6 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
 {
   if (txn->own != NULL)
     {
-      staging_writer_set (txn->repo, NULL);  /* (the writer is done with) */
       if (!store_txn_finish (txn->own, txn->refs, error))
         return FALSE;
     }
@@ -484,72 +474,6 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
                                         txn->refs->pdata[i + 1], cancellable, error))
       return FALSE;
   return TRUE;
-}
-
-gboolean
-repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref, const char *subject,
-                 GVariant *metadata, char **out_commit, GCancellable *cancellable, GError **error)
-{
-  g_autofree char *commit = NULL;
-  if (!repo_txn_write_commit (txn, mtree, ref, subject, metadata, &commit, cancellable, error)
-      || !repo_txn_finish (txn, cancellable, error))
-    return FALSE;
-  if (out_commit != NULL)
-    *out_commit = g_steal_pointer (&commit);
-  return TRUE;
-}
-
-char *
-repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
-                     GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GVariant) owned = g_variant_ref_sink (object);
-  ObjectWriter *writer = staging_writer_get (repo);
-  if (writer != NULL)
-    return object_writer_metadata (writer, (ObjectsType) type, owned, error);
-  g_autofree guchar *csum = NULL;
-  if (!ostree_repo_write_metadata (repo, type, NULL, owned, &csum, cancellable, error))
-    return NULL;
-  g_autofree char *checksum = ostree_checksum_from_bytes (csum);
-  if (type == OSTREE_OBJECT_TYPE_COMMIT && !mark_commit (repo, checksum, error))
-    return NULL;
-  return g_steal_pointer (&checksum);
-}
-
-gboolean
-repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode, char **out_checksum,
-                    GCancellable *cancellable, GError **error)
-{
-  GVariant *dirmeta = objects_dirmeta_new (uid, gid, mode, NULL);
-  *out_checksum = repo_write_metadata (repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta, cancellable,
-                                       error);
-  return *out_checksum != NULL;
-}
-
-char *
-repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
-                    GCancellable *cancellable, GError **error)
-{
-  return content_write_stream (repo, info, xattrs, data, cancellable, error);
-}
-
-gboolean
-repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
-                    char **out_checksum, GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GFileInfo) info = content_symlink_info (uid, gid, target);
-  *out_checksum = repo_write_content (repo, info, NULL, NULL, cancellable, error);
-  return *out_checksum != NULL;
-}
-
-gboolean
-repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gid, guint32 mode,
-                         char **out_checksum, GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GFileInfo) info = content_regular_info (uid, gid, mode, g_bytes_get_size (data));
-  g_autoptr(GInputStream) content = g_memory_input_stream_new_from_bytes (data);
-  *out_checksum = repo_write_content (repo, info, NULL, content, cancellable, error);
-  return *out_checksum != NULL;
 }
 
 GBytes *

@@ -4,6 +4,7 @@
 
 #include <ostree.h>
 
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 
@@ -35,8 +36,8 @@ GPtrArray *repo_resolve_all (OstreeRepo *repo, const char *const *names, int n, 
 /* The ref name must be valid before any work starts. */
 gboolean repo_check_ref_name (const char *ref, GError **error);
 
-/* A write transaction that is aborted unless repo_txn_commit() ran: the
- * store's own in a bare or bare-user repository (store/txn.h), with no
+/* A write transaction that is aborted unless repo_txn_finish() ran: the
+ * store's own in a bare or bare-user repository (barestore/txn.h), with no
  * libostree transaction open; libostree's in any other.  One at a time on
  * an OstreeRepo. */
 typedef struct RepoTxn RepoTxn;
@@ -44,57 +45,34 @@ RepoTxn *repo_txn_begin (OstreeRepo *repo, GCancellable *cancellable, GError **e
 void repo_txn_free (RepoTxn *txn);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RepoTxn, repo_txn_free)
 
-/* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH, point REF
- * at it and finish the transaction.  When REF already holds that commit the
- * ref file is left alone, so its mtime stays and Ninja's restat prunes what
- * depends on it.  METADATA may be NULL (floating references are sunk). */
-gboolean repo_txn_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
-                          const char *subject, GVariant *metadata, char **out_commit,
-                          GCancellable *cancellable, GError **error);
+/* The sink every object of the transaction goes to (owned by TXN, used
+ * until it finishes): the store's own writer, or libostree's. */
+StoreSink *repo_txn_sink (RepoTxn *txn);
 
-/* The two halves of repo_txn_commit(), for several commits in one
- * transaction: write MTREE's commit and stage REF (left alone when it
- * already holds that commit); then write the staged refs and finish. */
+/* The store's own writer behind the sink, or NULL under libostree's
+ * transaction (for what makes objects on other threads: cachefetch.c). */
+ObjectWriter *repo_txn_writer (RepoTxn *txn);
+
+/* Write MTREE as a parentless commit with time $SOURCE_DATE_EPOCH and
+ * point REF at it when the transaction finishes.  When REF already holds
+ * that commit the ref file is left alone, so its mtime stays and Ninja's
+ * restat prunes what depends on it.  METADATA may be NULL (floating
+ * references are sunk).  Several commits may share one transaction. */
 gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
                                 const char *subject, GVariant *metadata, char **out_commit,
                                 GCancellable *cancellable, GError **error);
+
+/* Finish: the one sequence (barestore/txn.h's store_txn_finish_run()),
+ * the objects on disk before the refs that name them. */
 gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
 
 /* Point REF at COMMIT when the transaction finishes (unless it already
- * does, then its file is left alone). */
+ * does, then its file is left alone); COMMIT NULL deletes REF. */
 void repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit);
 
 /* The commit the ref NAME (exactly that ref, not a checksum prefix) points
  * at, or NULL. */
 char *repo_read_ref (OstreeRepo *repo, const char *name);
-
-/* Store a content object and return its checksum: a regular file (INFO,
- * and DATA to read SIZE bytes from) or a symlink (INFO, DATA NULL), with
- * XATTRS (or NULL); through the transaction's own writer when it has one
- * (the same bytes), else through libostree. */
-char *repo_write_content (OstreeRepo *repo, GFileInfo *info, GVariant *xattrs, GInputStream *data,
-                          GCancellable *cancellable, GError **error);
-
-/* Store the metadata object OBJECT (a dirmeta or dirtree variant; a
- * floating reference is taken) and return its checksum: through the
- * transaction's own writer when it has one, else through libostree (the
- * same bytes either way). */
-char *repo_write_metadata (OstreeRepo *repo, OstreeObjectType type, GVariant *object,
-                           GCancellable *cancellable, GError **error);
-
-/* The dirmeta object for a directory with this owner and mode (permission
- * bits only; S_IFDIR is added). */
-gboolean repo_write_dirmeta (OstreeRepo *repo, guint32 uid, guint32 gid, guint32 mode,
-                             char **out_checksum, GCancellable *cancellable, GError **error);
-
-/* A symlink content object. */
-gboolean repo_write_symlink (OstreeRepo *repo, const char *target, guint32 uid, guint32 gid,
-                             char **out_checksum, GCancellable *cancellable, GError **error);
-
-/* A regular file content object holding DATA. */
-gboolean repo_write_regular_file (OstreeRepo *repo, GBytes *data, guint32 uid, guint32 gid,
-                                  guint32 mode, char **out_checksum, GCancellable *cancellable,
-                                  GError **error);
 
 /* The content of the regular file object CHECKSUM (small files: metadata
  * such as dpkg status stanzas). */

@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "store/content.h"
-#include "store/linkgroups.h"
+#include "barestore/linkgroups.h"
 #include "store/tarball.h"
 #include "store/repo.h"
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 #include "base/util.h"
 
 typedef struct archive Archive;
@@ -49,7 +49,7 @@ archive_data_stream_new (struct archive *a)
 /* --- reading --- */
 
 typedef struct {
-  OstreeRepo *repo;
+  StoreSink *sink;               /* where the objects go */
   const char *file;              /* for messages */
   struct archive *archive;
   OstreeMutableTree *root;
@@ -107,8 +107,7 @@ tar_write_dirmeta (TarReader *r, struct archive_entry *entry, const TarEntry *te
   g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
   /* ostree_create_directory_metadata() gives a full (not floating) reference. */
   g_autoptr(GVariant) dirmeta = ostree_create_directory_metadata (info, xattrs);
-  *out_checksum = repo_write_metadata (r->repo, OSTREE_OBJECT_TYPE_DIR_META, dirmeta,
-                                       cancellable, error);
+  *out_checksum = r->sink->metadata (r->sink, OBJECTS_DIR_META, dirmeta, error);
   return *out_checksum != NULL;
 }
 
@@ -161,7 +160,7 @@ tar_write_content (TarReader *r, struct archive_entry *entry, const TarEntry *te
     }
 
   g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
-  *out_checksum = repo_write_content (r->repo, info, xattrs, data, cancellable, error);
+  *out_checksum = content_write_file (r->sink, info, xattrs, data, cancellable, error);
   return *out_checksum != NULL;
 }
 
@@ -334,7 +333,7 @@ open_input (const char *file, GError **error)
 }
 
 gboolean
-tarball_read_to_mtree (OstreeRepo *repo, const char *file, OstreeMutableTree *mtree,
+tarball_read_to_mtree (StoreSink *sink, const char *file, OstreeMutableTree *mtree,
                        GPtrArray **out_skipped, GCancellable *cancellable, GError **error)
 {
   int fd = open_input (file, error);
@@ -351,10 +350,13 @@ tarball_read_to_mtree (OstreeRepo *repo, const char *file, OstreeMutableTree *mt
       return FALSE;
     }
 
-  g_auto(TarReader) r = { repo, file, a, mtree, NULL, NULL, NULL };
+  g_auto(TarReader) r = { sink, file, a, mtree, NULL, NULL, NULL };
   r.links = tarentry_links_new ();
   r.skipped = g_ptr_array_new_with_free_func (g_free);
-  gboolean ok = repo_write_dirmeta (repo, 0, 0, 0755, &r.default_dirmeta, cancellable, error);
+  r.default_dirmeta = sink->metadata (sink, OBJECTS_DIR_META, objects_dirmeta_new (0, 0, 0755,
+                                                                                   NULL),
+                                      error);
+  gboolean ok = r.default_dirmeta != NULL;
 
   while (ok)
     {

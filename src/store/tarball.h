@@ -8,10 +8,12 @@
 
 #include <ostree.h>
 
+#include "barestore/sink.h"
+
 G_BEGIN_DECLS
 
 /* Read the tar FILE (any compression libarchive reads) into MTREE, writing
- * its file objects to REPO inside an open transaction.
+ * its objects through SINK (an open transaction's).
  *
  * Directories the tar does not list get 0755 root:root; the root directory
  * gets the metadata of the tar's "./" entry, else 0755 root:root.  Entries
@@ -19,7 +21,7 @@ G_BEGIN_DECLS
  * in OUT_SKIPPED ("PATH (fifo)"), for the caller to report.  An absolute
  * path, a ".." component or a hardlink to nothing before it is an error
  * naming the entry. */
-gboolean tarball_read_to_mtree (OstreeRepo *repo, const char *file, OstreeMutableTree *mtree,
+gboolean tarball_read_to_mtree (StoreSink *sink, const char *file, OstreeMutableTree *mtree,
                                 GPtrArray **out_skipped, GCancellable *cancellable,
                                 GError **error);
 
@@ -32,7 +34,7 @@ gboolean tarball_read_to_mtree (OstreeRepo *repo, const char *file, OstreeMutabl
  * extended attributes (pax SCHILY.xattr), the commit's timestamp as mtime and
  * no user or group names.  Files with the same content are written as
  * separate files (OSTree keeps no link identity), but for the paths the
- * commit's metadata says are linked (store/linkgroups.h): each of those
+ * commit's metadata says are linked (barestore/linkgroups.h): each of those
  * that still has its group's content and owner is a hard link to the first
  * one written.  A file is written under a temporary
  * name and renamed into place, so a failure leaves no partial FILE. */

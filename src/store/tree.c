@@ -8,6 +8,7 @@
 
 #include <string.h>
 
+#include "store/content.h"
 #include "store/tree.h"
 #include "base/util.h"
 
@@ -337,7 +338,7 @@ tree_combine (OstreeRepo *repo, GPtrArray *revs, TreeCombineFlags flags, GPtrArr
 /* ---- edits ---------------------------------------------------------------- */
 
 gboolean
-tree_mkdir (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
+tree_mkdir (StoreSink *sink, OstreeMutableTree *root, const char *path,
             const TreeMkdirOptions *options, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GPtrArray) components = split_entry_path (path, error);
@@ -345,12 +346,17 @@ tree_mkdir (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
     return FALSE;
 
   g_autofree char *parents_meta = NULL;
-  if (options->parents
-      && !repo_write_dirmeta (repo, 0, 0, 0755, &parents_meta, cancellable, error))
-    return FALSE;
-  g_autofree char *meta = NULL;
-  if (!repo_write_dirmeta (repo, options->uid, options->gid, options->mode, &meta, cancellable,
-                           error))
+  if (options->parents)
+    {
+      parents_meta = sink->metadata (sink, OBJECTS_DIR_META,
+                                     objects_dirmeta_new (0, 0, 0755, NULL), error);
+      if (parents_meta == NULL)
+        return FALSE;
+    }
+  g_autofree char *meta = sink->metadata (
+      sink, OBJECTS_DIR_META, objects_dirmeta_new (options->uid, options->gid, options->mode, NULL),
+      error);
+  if (meta == NULL)
     return FALSE;
 
   g_autoptr(OstreeMutableTree) parent = NULL;
@@ -393,7 +399,7 @@ parent_of_new_entry (OstreeMutableTree *root, GPtrArray *components, OstreeMutab
 }
 
 gboolean
-tree_symlink (OstreeRepo *repo, OstreeMutableTree *root, const char *target,
+tree_symlink (StoreSink *sink, OstreeMutableTree *root, const char *target,
               const char *linkpath, GCancellable *cancellable, GError **error)
 {
   if (*target == '\0')
@@ -405,8 +411,10 @@ tree_symlink (OstreeRepo *repo, OstreeMutableTree *root, const char *target,
   if (!parent_of_new_entry (root, components, &parent, error))
     return FALSE;
 
-  g_autofree char *checksum = NULL;
-  if (!repo_write_symlink (repo, target, 0, 0, &checksum, cancellable, error))
+  /* (content_write_file() refuses a target that is not UTF-8.) */
+  g_autoptr(GFileInfo) info = content_symlink_info (0, 0, target);
+  g_autofree char *checksum = content_write_file (sink, info, NULL, NULL, cancellable, error);
+  if (checksum == NULL)
     return FALSE;
   return ostree_mutable_tree_replace_file (parent, components->pdata[components->len - 1],
                                            checksum, error);

@@ -52,11 +52,12 @@ typedef struct {
   gboolean parents;        /* create missing parents (0755 root:root); an existing PATH is fine */
 } TreeMkdirOptions;
 
-gboolean tree_mkdir (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
+/* (Its dirmeta objects go through SINK.) */
+gboolean tree_mkdir (StoreSink *sink, OstreeMutableTree *root, const char *path,
                      const TreeMkdirOptions *options, GCancellable *cancellable, GError **error);
 
 /* A symlink LINKPATH -> TARGET (root-owned); LINKPATH must not exist. */
-gboolean tree_symlink (OstreeRepo *repo, OstreeMutableTree *root, const char *target,
+gboolean tree_symlink (StoreSink *sink, OstreeMutableTree *root, const char *target,
                        const char *linkpath, GCancellable *cancellable, GError **error);
 
 /* Move SRC to DST; DST must not exist, its parent must. */

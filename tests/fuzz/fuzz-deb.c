@@ -1,5 +1,5 @@
 /* fuzz-deb.c — libFuzzer harness for the .deb reader (src/deb/deb.c): the input
- * is a .deb file, unpacked twice (merged /usr off and on) into a DebSink that
+ * is a .deb file, unpacked twice (merged /usr off and on) into a StoreSink that
  * only computes each object's checksum, so no repository is needed.  An
  * input that is not an ar archive is taken as a data.tar and wrapped in a
  * .deb with a fixed control.tar, so that mutations work on tar headers and
@@ -13,7 +13,7 @@
 
 #include "deb/deb.h"
 #include "fuzz-util.h"
-#include "store/objects.h"
+#include "barestore/objects.h"
 #include "base/util.h"
 
 static char *
@@ -23,7 +23,7 @@ checksum_of (GBytes *header, const guint8 *data, gsize size)
 }
 
 static char *
-sink_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
+sink_regular (StoreSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guint32 mode,
               GVariant *xattrs, const guint8 *data, gsize size, GError **error)
 {
   g_autoptr(GBytes) header = objects_regular_header (headers, uid, gid, mode, xattrs, error);
@@ -34,7 +34,7 @@ sink_regular (DebSink *sink, GHashTable *headers, guint32 uid, guint32 gid, guin
 
 /* Drain the stream as a repository would, checking the promised size. */
 static char *
-sink_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
+sink_regular_stream (StoreSink *sink, guint32 uid, guint32 gid, guint32 mode, GVariant *xattrs,
                      guint64 size, ObjectWriterRead read, gpointer user_data, GError **error)
 {
   g_autoptr(GBytes) header = objects_regular_header (NULL, uid, gid, mode, xattrs, error);
@@ -62,7 +62,7 @@ sink_regular_stream (DebSink *sink, guint32 uid, guint32 gid, guint32 mode, GVar
 }
 
 static char *
-sink_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
+sink_symlink (StoreSink *sink, guint32 uid, guint32 gid, const char *target, GVariant *xattrs,
               GError **error)
 {
   g_autoptr(GBytes) header = objects_file_header (uid, gid, S_IFLNK | 0777, target, xattrs, error);
@@ -72,7 +72,7 @@ sink_symlink (DebSink *sink, guint32 uid, guint32 gid, const char *target, GVari
 }
 
 static char *
-sink_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error)
+sink_metadata (StoreSink *sink, ObjectsType type, GVariant *object, GError **error)
 {
   g_autoptr(GVariant) owned = g_variant_ref_sink (object);
   g_autoptr(GVariant) normal = g_variant_get_normal_form (owned);
@@ -80,7 +80,7 @@ sink_metadata (DebSink *sink, ObjectsType type, GVariant *object, GError **error
                                       g_variant_get_size (normal));
 }
 
-static DebSink checksum_sink = {
+static StoreSink checksum_sink = {
   .regular = sink_regular,
   .regular_stream = sink_regular_stream,
   .symlink = sink_symlink,

@@ -18,8 +18,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (RefsBatch, refs_batch_free)
 
 /* Stage REF's new content "COMMIT\n".  FALSE when this code does not
  * write REF, which is then the caller's to write another way: its place
- * holds an alias (a symlink) or a directory, the file limit spares no more
- * open files (128 are kept for the rest), or anything fails here. */
+ * holds an alias (a symlink) or a directory, COMMIT is NULL (a deletion),
+ * the file limit spares no more open files (128 are kept for the rest), or
+ * anything fails here. */
 gboolean refs_batch_stage (RefsBatch *batch, const char *ref, const char *commit);
 
 /* How many refs a batch stages at most: what the file limit spares, 128

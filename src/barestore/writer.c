@@ -33,7 +33,7 @@
 
 #include "base/sha256.h"
 #include "base/util.h"
-#include "store/writer.h"
+#include "barestore/writer.h"
 
 
 typedef struct {

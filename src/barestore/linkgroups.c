@@ -4,7 +4,7 @@
 
 #include <string.h>
 
-#include "store/linkgroups.h"
+#include "barestore/linkgroups.h"
 
 struct LinkGroups {
   GHashTable *parent;  /* path -> a path of the same group, up to the group's root */

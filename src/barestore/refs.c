@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/refs.h"
+#include "barestore/refs.h"
 #include "base/util.h"
 
 typedef struct {
@@ -87,7 +87,7 @@ make_dirs (int dfd, const char *dir)
 gboolean
 refs_batch_stage (RefsBatch *batch, const char *ref, const char *commit)
 {
-  if (batch->heads_dfd < 0 || batch->staged->len >= batch->max)
+  if (commit == NULL || batch->heads_dfd < 0 || batch->staged->len >= batch->max)
     return FALSE;
   struct stat st;
   if (fstatat (batch->heads_dfd, ref, &st, AT_SYMLINK_NOFOLLOW) == 0 ? !S_ISREG (st.st_mode)

@@ -10,7 +10,8 @@
 
 #include <glib.h>
 
-#include "store/writer.h"
+#include "barestore/partial.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 
@@ -51,7 +52,10 @@ typedef enum {
 StoreTxn *store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *settings,
                            StoreTxnLock lock, GError **error);
 
-/* The writer of its objects (owned by TXN). */
+/* The sink its objects go to (owned by TXN; used until it finishes), and
+ * the writer behind it, for what makes objects on other threads
+ * (cachefetch.c). */
+StoreSink *store_txn_sink (StoreTxn *txn);
 ObjectWriter *store_txn_writer (StoreTxn *txn);
 
 /* Point REF at COMMIT when the transaction finishes.  (The caller leaves
@@ -67,6 +71,23 @@ void store_txn_set_ref (StoreTxn *txn, const char *ref, const char *commit);
  * frees) for the caller to write once this returns; with UNSTAGED NULL it
  * is a NOT_HERE error, after the objects are in. */
 gboolean store_txn_finish (StoreTxn *txn, GPtrArray *unstaged, GError **error);
+
+/* The finish sequence itself, for store_txn_finish() and for libostree's
+ * transaction behind the same seam (repo.c): the file system synced
+ * (with SYNC), PUBLISH puts the objects into objects/, the new files of
+ * REFS (ref, commit, ...; NULL for none) written, synced again, the
+ * commits of MARKS unmarked, the refs renamed into place.  UNSTAGED as
+ * for store_txn_finish(). */
+typedef struct {
+  int repo_dfd;
+  const char *repo_path;
+  gboolean sync;
+  gboolean (*publish) (gpointer user_data, GError **error);
+  gpointer user_data;
+  PartialMarks *marks;
+  GPtrArray *refs;
+} StoreTxnFinish;
+gboolean store_txn_finish_run (const StoreTxnFinish *finish, GPtrArray *unstaged, GError **error);
 
 /* Release the transaction; unfinished, what it wrote is dropped. */
 void store_txn_free (StoreTxn *txn);

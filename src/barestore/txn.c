@@ -31,10 +31,11 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "store/partial.h"
-#include "store/refs.h"
-#include "store/stagedir.h"
-#include "store/txn.h"
+#include "barestore/partial.h"
+#include "barestore/refs.h"
+#include "barestore/stagedir.h"
+#include "barestore/txn.h"
+#include "barestore/writer.h"
 
 G_DEFINE_QUARK (apt2ostree-store-txn-error-quark, store_txn_error)
 
@@ -140,6 +141,7 @@ struct StoreTxn {
   StageDir *stage;            /* the staging directory */
   PartialMarks *marks;        /* the new commits' commitpartial markers */
   ObjectWriter *writer;       /* NULL once its objects are in */
+  StoreSink *sink;            /* over WRITER */
   GPtrArray *refs;            /* ref, commit, ...: written at the end */
 };
 
@@ -150,6 +152,7 @@ store_txn_free (StoreTxn *txn)
     return;
   /* (The writer first: it drops what waits in the staging directory.) */
   object_writer_free (txn->writer);
+  g_free (txn->sink);
   partial_marks_free (txn->marks);
   stage_dir_free (txn->stage);
   util_fd_close (&txn->lock_fd);
@@ -204,9 +207,16 @@ store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *se
   txn->writer = object_writer_new (&config);
   if (txn->writer == NULL)
     return not_here (error, "%s: no object writer for this file system", repo_path), NULL;
+  txn->sink = store_sink_for_writer (txn->writer);
   if (!partial_resolve_leftovers (repo_dfd, repo_path, "file", settings->sync, error))
     return NULL;
   return g_steal_pointer (&txn);
+}
+
+StoreSink *
+store_txn_sink (StoreTxn *txn)
+{
+  return txn->sink;
 }
 
 ObjectWriter *
@@ -222,25 +232,25 @@ store_txn_set_ref (StoreTxn *txn, const char *ref, const char *commit)
   g_ptr_array_add (txn->refs, g_strdup (commit));
 }
 
-/* syncfs() on the repository's file system, with core.fsync. */
+/* syncfs() on the repository's file system, with SYNC. */
 static gboolean
-sync_repo (StoreTxn *txn, GError **error)
+sync_dfd (int repo_dfd, const char *repo_path, gboolean sync, GError **error)
 {
-  if (txn->sync && syncfs (txn->repo_dfd) < 0)
-    return util_fail (error, "%s: syncing the file system: %s", txn->repo_path, g_strerror (errno));
+  if (sync && syncfs (repo_dfd) < 0)
+    return util_fail (error, "%s: syncing the file system: %s", repo_path, g_strerror (errno));
   return TRUE;
 }
 
 gboolean
-store_txn_finish (StoreTxn *txn, GPtrArray *unstaged, GError **error)
+store_txn_finish_run (const StoreTxnFinish *finish, GPtrArray *unstaged, GError **error)
 {
-  if (!sync_repo (txn, error) || !object_writer_publish (txn->writer, error))
+  if (!sync_dfd (finish->repo_dfd, finish->repo_path, finish->sync, error)
+      || !finish->publish (finish->user_data, error))
     return FALSE;
-  g_clear_pointer (&txn->writer, object_writer_free);
-  g_autoptr(RefsBatch) batch = refs_batch_new (txn->repo_dfd, txn->repo_path);
-  for (guint i = 0; i + 1 < txn->refs->len; i += 2)
+  g_autoptr(RefsBatch) batch = refs_batch_new (finish->repo_dfd, finish->repo_path);
+  for (guint i = 0; finish->refs != NULL && i + 1 < finish->refs->len; i += 2)
     {
-      const char *ref = txn->refs->pdata[i], *commit = txn->refs->pdata[i + 1];
+      const char *ref = finish->refs->pdata[i], *commit = finish->refs->pdata[i + 1];
       if (refs_batch_stage (batch, ref, commit))
         continue;
       if (unstaged == NULL)
@@ -249,6 +259,26 @@ store_txn_finish (StoreTxn *txn, GPtrArray *unstaged, GError **error)
       g_ptr_array_add (unstaged, g_strdup (commit));
     }
   /* Every object is on disk: the commits are complete.  The refs last. */
-  return sync_repo (txn, error) && partial_marks_remove (txn->marks, error)
-         && refs_batch_publish (batch, error);
+  return sync_dfd (finish->repo_dfd, finish->repo_path, finish->sync, error)
+         && partial_marks_remove (finish->marks, error) && refs_batch_publish (batch, error);
+}
+
+/* The writer's objects into objects/; the writer is done with. */
+static gboolean
+publish_writer (gpointer user_data, GError **error)
+{
+  StoreTxn *txn = user_data;
+  if (!object_writer_publish (txn->writer, error))
+    return FALSE;
+  g_clear_pointer (&txn->writer, object_writer_free);
+  return TRUE;
+}
+
+gboolean
+store_txn_finish (StoreTxn *txn, GPtrArray *unstaged, GError **error)
+{
+  StoreTxnFinish finish = {
+    txn->repo_dfd, txn->repo_path, txn->sync, publish_writer, txn, txn->marks, txn->refs,
+  };
+  return store_txn_finish_run (&finish, unstaged, error);
 }

@@ -6,8 +6,9 @@
 
 #include <glib.h>
 
-#include "store/objects.h"
-#include "store/partial.h"
+#include "barestore/objects.h"
+#include "barestore/partial.h"
+#include "barestore/sink.h"
 
 G_BEGIN_DECLS
 
@@ -21,7 +22,6 @@ typedef struct {
   PartialMarks *marks;        /* the transaction's commitpartial markers (not owned) */
 } ObjectWriterConfig;
 
-typedef struct ObjectWriter ObjectWriter;
 
 /* The names of the files the writer keeps in the staging directory. */
 #define OBJECT_WRITER_STAGE_PREFIX "apt2ostree-"
@@ -68,8 +68,7 @@ ObjectWriterMade *object_writer_make_checked (ObjectWriter *w, const char *expec
  * BUF, 0 at the end, -1 with ERROR set), so a large file is never whole
  * in memory: written into the new file as it is hashed, refused as soon
  * as READ gives more than SIZE, and dropped unless its checksum is
- * EXPECTED. */
-typedef gssize (*ObjectWriterRead) (gpointer user_data, guint8 *buf, gsize len, GError **error);
+ * EXPECTED.  (ObjectWriterRead: sink.h.) */
 ObjectWriterMade *object_writer_make_checked_stream (ObjectWriter *w, const char *expected,
                                                      guint32 uid, guint32 gid, guint32 mode,
                                                      GVariant *xattrs, guint64 size,

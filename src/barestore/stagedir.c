@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
-#include "store/stagedir.h"
+#include "barestore/stagedir.h"
 
 #define STAGE_DIR_PREFIX "apt2ostree-staging-"
 

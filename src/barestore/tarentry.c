@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "store/tarentry.h"
+#include "barestore/tarentry.h"
 #include "base/util.h"
 
 /* libarchive's file types are the Linux ones, so one table serves both

@@ -1,7 +1,7 @@
 /* partial.c — the commitpartial markers of this program's transactions.
  *
  * Objects go into objects/ in the order a commit needs them: content,
- * dirmeta and dirtrees, the commit last (writer.c, staging.c), so a kill
+ * dirmeta and dirtrees, the commit last (writer.c, repo.c), so a kill
  * never leaves a commit visible whose objects are not.  A power loss is
  * another matter: the links made between two syncfs() reach the disk in
  * any order, so the commit's could survive its objects'.  libostree's
@@ -31,8 +31,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store/objects.h"
-#include "store/partial.h"
+#include "barestore/objects.h"
+#include "barestore/partial.h"
 #include "base/util.h"
 
 #define MARKER_CONTENT "apt2ostree\n"

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "store/objects.h"
+#include "barestore/objects.h"
 #include "base/sha256.h"
 #include "base/util.h"
 
