@@ -12,7 +12,7 @@
 
 #include "base/scratch.h"
 #include "base/util.h"
-#include "store/objects.h"
+#include "barestore/objects.h"
 #include "store/publish.h"
 #include "store/pubhistory.h"
 #include "store/repo.h"
