@@ -397,4 +397,19 @@ test_expect_success 'an archive-mode repository is still served by libostree'"'"
     ostree --repo=arch fsck > /dev/null
 '
 
+# Each metadata object the fetch took was referenced once too often and
+# never freed (a GVariant per directory and per commit).
+if command -v valgrind > /dev/null; then
+test_expect_success 'cache-pull frees what it fetched: valgrind finds no definite leak' '
+    cd "$W"
+    a2o init --repo leak --mode bare-user > /dev/null
+    valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=9 \
+        "$APT2OSTREE" --repo leak cache-pull --cache-url "$URL/pub" images/one > out 2> vg \
+        || { grep -A12 "definitely lost in" vg; false; }
+    assert_streq "$(cat leak/refs/heads/images/one)" "$(cat "$SRC/refs/heads/images/one")"
+'
+else
+test_skip 'cache-pull frees what it fetched' "valgrind is not installed (tools/setup installs it)"
+fi
+
 test_done

@@ -495,7 +495,7 @@ take_metadata (Fetch *f, const Want *want, GBytes *bytes, const char *url, GErro
                                             want->checksum, url, error);
   if (v == NULL)
     return FALSE;
-  g_autofree char *written = object_writer_metadata (f->w, want->type, g_variant_ref (v), error);
+  g_autofree char *written = object_writer_metadata (f->w, want->type, v, error);
   if (written == NULL)
     return FALSE;
   return !tree || walk_dirtree (f, v, url, error);
@@ -1028,7 +1028,7 @@ fetch_ref (Fetch *f, CURL *curl, const char *ref, CacheFetchVerify verify, gpoin
     return g_steal_pointer (&checksum);
   if (!fetch_tree (f, commit, url, error))
     return NULL;
-  g_autofree char *written = object_writer_metadata (f->w, OBJECTS_COMMIT, g_variant_ref (commit),
+  g_autofree char *written = object_writer_metadata (f->w, OBJECTS_COMMIT, commit,
                                                      error);
   if (written == NULL)
     return NULL;

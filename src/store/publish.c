@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "barestore/objects.h"
 #include "base/scratch.h"
 #include "base/util.h"
-#include "barestore/objects.h"
 #include "store/publish.h"
 #include "store/pubhistory.h"
 #include "store/repo.h"
