@@ -65,8 +65,9 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Steps at once (default: ninja's)", "N" },
     { "ninja", 0, 0, G_OPTION_ARG_FILENAME, &ninja, "The ninja to run (default: ninja)", "PATH" },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
-      "Say which proxy each source goes through, and why, and the CA file apt.conf names; "
-      "with --cache-url, each tree a cache refused for its signature", NULL },
+      "Show dpkg's output as stage 2 runs; say which proxy each source goes through, and why, "
+      "and the CA file apt.conf names; with --cache-url, each tree a cache refused for its "
+      "signature", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "LOCKFILE[=REF]...",
@@ -83,6 +84,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                             "default)", jobs);
 
   args.repo = inv->repo_path;
+  args.verbose = verbose;
   RunLimits limits;   /* checked now; stage 2 reads them again */
   if (!runlimits_init (&limits, args.timeout, args.memory_limit, args.max_processes, error)
       || !build_args_complete (&args, inv, argc - 1, argv + 1, error)
