@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "graph/build.h"
+#include "graph/localcheck.h"
 #include "graph/ninjarun.h"
 #include "cmd/cmd.h"
 #include "sandbox/foreign.h"
@@ -91,6 +92,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
       || !build_load_images (&args, error)
       || !check_network (&args, inv, verbose, error))
     return FALSE;
+  localcheck_say_changed (&args);
   /* Stage 2 runs the images' programs: say so before the downloads when
    * this machine cannot (configure checks again, for "ninja" users). */
   for (guint i = 0; i < args.images->len; i++)
