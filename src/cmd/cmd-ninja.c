@@ -18,8 +18,6 @@ cmd_ninja (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     { "subninja", 0, 0, G_OPTION_ARG_NONE, &subninja,
       "For inclusion into a larger build: leave out the global \"update-lockfiles\" target", NULL },
     BUILD_OPTION_ENTRIES (args),
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &args.verbose,
-      "Stage 2 shows dpkg's output as it runs (its edges in ninja's console pool)", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "LOCKFILE[=REF]... -o FILE.ninja",

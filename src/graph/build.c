@@ -320,8 +320,6 @@ generate_ninja (BuildArgs *args, const char *output_path, gboolean subninja,
     .timeout = args->timeout,
     .memory_limit = args->memory_limit,
     .max_processes = args->max_processes,
-    .keep_on_failure = args->keep_on_failure,
-    .verbose = args->verbose,
   };
   return ninja_generate ((NinjaImage *) images->data, images->len, &options, out_downloads,
                          error);

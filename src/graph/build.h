@@ -39,8 +39,6 @@ typedef struct {
   char *timeout;           /* --timeout SECONDS for stage 2, or NULL */
   char *memory_limit;      /* --memory-limit SIZE */
   char *max_processes;     /* --max-processes N */
-  gboolean keep_on_failure; /* --keep-on-failure: a failed stage 2 keeps its scratch tree */
-  gboolean verbose;        /* -v: stage 2 shows dpkg's output as it runs */
 } BuildArgs;
 
 /* download_jobs not given: told apart from a given 0, which is an error. */
@@ -75,8 +73,6 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildArgs, build_args_clear)
     "Write the sources and keys the image was built from into its /etc/apt", NULL },        \
   { "incremental", 0, 0, G_OPTION_ARG_NONE, &(args).incremental,                             \
     "Stage 2 from the previous image, as apt-get would: fast, not for releases", NULL },     \
-  { "keep-on-failure", 0, 0, G_OPTION_ARG_NONE, &(args).keep_on_failure,                    \
-    "When stage 2 fails, keep its scratch directory (the tree, upper/, output.log)", NULL }, \
   BUILDCACHE_OPTION_ENTRIES (&(args).cache),                                                 \
   CMDLINE_LIMIT_OPTION_ENTRIES ((args).timeout, (args).memory_limit, (args).max_processes)
 

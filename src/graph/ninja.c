@@ -366,8 +366,7 @@ append_options (NinjaOut *out, const char *option, const char *const *values)
     }
 }
 
-/* " --timeout SECONDS", the other sandbox limits and the stage-2 flags
- * (--keep-on-failure, --verbose) that were given. */
+/* " --timeout SECONDS" and the other sandbox limits that were given. */
 static void
 append_limits (NinjaOut *out, const NinjaOptions *options)
 {
@@ -380,10 +379,6 @@ append_limits (NinjaOut *out, const NinjaOptions *options)
         append_printf (out, " %s ", names[i]);
         append_word (out, values[i]);
       }
-  if (options->keep_on_failure)
-    append_text (out, " --keep-on-failure");
-  if (options->verbose)
-    append_text (out, " --verbose");
 }
 
 /* "apt2ostree ninja LOCKFILE=REF… -o FILE …" again, with the options that
@@ -714,15 +709,12 @@ append_stage2 (NinjaOut *out, const NinjaImage *image, const NinjaOptions *optio
    * that does not change does not configure existing images again.  "$ "
    * is the space Ninja would otherwise strip. */
   if (options->timeout != NULL || options->memory_limit != NULL
-      || options->max_processes != NULL || options->keep_on_failure || options->verbose)
+      || options->max_processes != NULL)
     {
       append_text (out, "  limits = $");
       append_limits (out, options);
       append_text (out, "\n");
     }
-  /* dpkg's output on the terminal as it runs, not after the edge ends. */
-  if (options->verbose)
-    append_text (out, "  pool = console\n");
 }
 
 /* --deployable: IN rearranged as an OSTree deployment into IMAGE. */

@@ -55,9 +55,6 @@ typedef struct {
                                          * --max-processes as given, or NULL */
   const char *memory_limit;
   const char *max_processes;
-  gboolean keep_on_failure;             /* stage 2's --keep-on-failure */
-  gboolean verbose;                     /* stage 2's --verbose, its edges in the console
-                                         * pool so that dpkg's output shows as it runs */
 } NinjaOptions;
 
 /* The text of the Ninja file for IMAGES (N_IMAGES of them, at least one,

@@ -343,6 +343,15 @@ command_timed_out (Mod *mod, const SandboxResult *result, const char *cmd, const
                     unwritten, *result->output_tail ? result->output_tail : "(none)", kept);
 }
 
+/* --keep-on-failure, or $APT2OSTREE_KEEP_ON_FAILURE: how "build
+ * --keep-on-failure" reaches its stage-2 edges, whose command it leaves
+ * as it is (a changed command would configure built images again). */
+static gboolean
+mod_keeps_on_failure (const ModOptions *options)
+{
+  return options->keep_on_failure || util_env_flag ("APT2OSTREE_KEEP_ON_FAILURE");
+}
+
 static gboolean
 command_failed (Mod *mod, const SandboxResult *result, GError **error)
 {
@@ -351,11 +360,12 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
   g_autofree char *cmd = options->description != NULL ? g_strdup (options->description)
                                                        : g_strdup_printf ("\"%s\"", line);
   g_autofree char *kept = NULL;
-  if (options->keep_on_failure)
+  if (mod_keeps_on_failure (options))
     kept = g_strdup_printf ("scratch kept in %s (the tree in %s/ and upper/, all output in "
                             "output.log)", mod->scratch, mod->lower + strlen (mod->scratch) + 1);
   else
-    kept = g_strdup ("scratch removed (keep it with --keep-on-failure)");
+    kept = g_strdup ("scratch removed (keep it with --keep-on-failure, or "
+                     "APT2OSTREE_KEEP_ON_FAILURE=1 in ninja's environment)");
 
   if (result->overlay_failed)
     return util_fail (error, "cannot mount an overlay on %s (upper %s): %s; the kernel or the "
@@ -641,7 +651,7 @@ mod_run (OstreeRepo *repo, const ModOptions *options, char **out_commit,
   gboolean ok = run_and_commit (&mod, rev, out_commit, cancellable, error);
   gint64 since = g_get_monotonic_time ();
   g_autoptr(GError) rm_error = NULL;
-  if (ok || !options->keep_on_failure)
+  if (ok || !mod_keeps_on_failure (options))
     {
       if (!scratch_remove (mod.scratch_dir, &rm_error) && ok)
         g_warning ("%s", rm_error->message);
