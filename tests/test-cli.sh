@@ -106,4 +106,20 @@ test_expect_success 'an empty argument of the command mod runs is that command'"
     assert_file_has_content err "missing"
 '
 
+test_expect_success 'build, ninja and diff given a package list say it is one and to run lock first, in one line, writing nothing' '
+    printf "# the image\n\n  dpkg\nopenssh-server\n" > packages.txt
+    for cmd in "build packages.txt --builddir b" "ninja packages.txt -o b.ninja --builddir b" \
+               "diff packages.txt packages.txt"; do
+        expect_failure err a2o $cmd
+        assert_one_line err
+        assert_file_has_content err "packages.txt looks like a package list, not a lockfile: run \"apt2ostree lock packages.txt\" first"
+    done
+    assert_not_has_file b
+    assert_not_has_file b.ninja
+    # Broken JSON is still a JSON error, with its line and column.
+    printf "{\"format\": 1,\n" > broken.lock.json
+    expect_failure err a2o build broken.lock.json --builddir b
+    assert_file_has_content err "broken.lock.json:1:.*[Pp]arse error"
+'
+
 test_done

@@ -113,6 +113,57 @@ nvidia-l4t-core 36.4.0-20240912 ii "
     find b1 -name "$sha" | grep -q cache/debs/
 '
 
+test_expect_success 'a .deb rebuilt after lock, in a build directory that has its tree: the locked one is kept, and one line says which file and that lock --update takes it' '
+    cd "$W"
+    before=$(cat b1/ostree/refs/heads/img)
+    old=$(sha256sum < image/out/mypkg_1.0_amd64.deb | cut -d" " -f1)
+    # Unchanged: a no-op build says nothing and writes no record.
+    a2o build image/img.lock.json --ref img --builddir b1 > out 2> err || { cat out err; false; }
+    assert_not_file_has_content err "changed since it was locked"
+    assert_not_has_file b1/cache/local-debs
+    cp image/out/mypkg_1.0_amd64.deb rebuilt-saved.deb
+    stage="$SCRATCH/stage/mypkg-1.0-amd64"
+    cp "$stage/usr/share/mypkg/version" version-saved
+    echo "rebuilt after lock" >> "$stage/usr/share/mypkg/version"
+    ( cd image/out && make_deb "$stage" mypkg 1.0 amd64 "Priority: optional" \
+        "Depends: nvidia-l4t-core (>= 36)" ) > /dev/null
+    cp version-saved "$stage/usr/share/mypkg/version"
+    new=$(sha256sum < image/out/mypkg_1.0_amd64.deb | cut -d" " -f1)
+    a2o build image/img.lock.json --ref img --builddir b1 > out 2> err || { cat out err; false; }
+    cat err
+    grep "changed since it was locked" err > line
+    assert_one_line line
+    assert_file_has_content line "^apt2ostree build: image/out/mypkg_1.0_amd64.deb changed since it was locked in image/img.lock.json"
+    assert_file_has_content line "the image keeps the locked mypkg 1.0 (sha256 $old)"
+    assert_file_has_content line "run \"apt2ostree lock --update image/img.lock.json\" to take the new one"
+    assert_streq "$(cat b1/ostree/refs/heads/img)" "$before"
+    # Said again on the next build.
+    a2o build image/img.lock.json --ref img --builddir b1 > out 2> err
+    grep "changed since it was locked" err > line
+    assert_one_line line
+    # What it says works: lock --update takes the new one.
+    cp image/img.lock.json image/new.lock.json
+    a2o lock --update image/new.lock.json --cache cache > /dev/null
+    assert_file_has_content image/new.lock.json "$new"
+    rm image/new.lock.json
+    # The same size, other bytes: hashed, and the new sha256 said.
+    cp rebuilt-saved.deb image/out/mypkg_1.0_amd64.deb
+    python3 -c "import sys; f = open(sys.argv[1], \"r+b\"); f.seek(-1, 2); b = f.read(1); f.seek(-1, 2); f.write(bytes([b[0] ^ 0xff]))" \
+        image/out/mypkg_1.0_amd64.deb
+    other=$(sha256sum < image/out/mypkg_1.0_amd64.deb | cut -d" " -f1)
+    a2o build image/img.lock.json --ref img --builddir b1 > out 2> err
+    grep "changed since it was locked" err > line
+    assert_one_line line
+    assert_file_has_content line "(now sha256 $other)"
+    assert_file_has_content b1/cache/local-debs "^$other [0-9]* [0-9/]* image/out/mypkg_1.0_amd64.deb\$"
+    # The locked bytes back (a new ctime): hashed once, nothing said.
+    cp rebuilt-saved.deb image/out/mypkg_1.0_amd64.deb
+    a2o build image/img.lock.json --ref img --builddir b1 > out 2> err
+    assert_not_file_has_content err "changed since it was locked"
+    assert_file_has_content b1/cache/local-debs "^$old "
+    assert_streq "$(cat b1/ostree/refs/heads/img)" "$before"
+'
+
 test_expect_success 'build --apt-sources writes the archive'"'"'s source only: local .debs are no apt source' '
     cd "$W"
     a2o build image/img.lock.json --ref img-apt --builddir b1 --apt-sources > /dev/null

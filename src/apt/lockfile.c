@@ -673,13 +673,34 @@ read_package (Reader *r, JsonNode *node, guint index, GError **error)
   return g_steal_pointer (&p);
 }
 
+/* A file that is not JSON at all (its first non-blank character is not
+ * "{"): most likely the package list "lock" reads, given to build. */
+static gboolean
+looks_like_package_list (const char *path)
+{
+  g_autofree char *text = NULL;
+  gsize len = 0;
+  if (!g_file_get_contents (path, &text, &len, NULL))
+    return FALSE;
+  for (gsize i = 0; i < len; i++)
+    if (!g_ascii_isspace (text[i]))
+      return text[i] != '{';
+  return FALSE;
+}
+
 Lockfile *
 lockfile_load (const char *path, GError **error)
 {
   g_autoptr(JsonParser) parser = json_parser_new ();
   g_autoptr(GError) local_error = NULL;
   if (!json_parser_load_from_file (parser, path, &local_error))
-    return util_fail (error, "lockfile %s: %s", path, local_error->message), NULL;
+    {
+      if (looks_like_package_list (path))
+        return util_fail (error, "%s looks like a package list, not a lockfile: run "
+                          "\"apt2ostree lock %s\" first, and give the lockfile it writes", path,
+                          path), NULL;
+      return util_fail (error, "lockfile %s: %s", path, local_error->message), NULL;
+    }
 
   Reader r = { path, NULL, REMEDY_LOAD };
   JsonObject *root = get_object (&r, json_parser_get_root (parser), "(top level)", error);

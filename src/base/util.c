@@ -282,3 +282,10 @@ util_uuid_from_hex (const char *hex, char version)
   u[16] = "89ab"[g_ascii_xdigit_value (u[16]) & 3];
   return g_strdup_printf ("%.8s-%.4s-%.4s-%.4s-%.12s", u, u + 8, u + 12, u + 16, u + 20);
 }
+
+gboolean
+util_env_flag (const char *name)
+{
+  const char *v = g_getenv (name);
+  return v != NULL && *v != '\0' && strcmp (v, "0") != 0;
+}

@@ -89,4 +89,8 @@ void util_fd_close (int *fd);
  * the RFC 4122 variant bits set: the same checksum, the same UUID. */
 char *util_uuid_from_hex (const char *hex, char version);
 
+/* Whether the environment variable NAME is set to something other than
+ * "" or "0". */
+gboolean util_env_flag (const char *name);
+
 G_END_DECLS

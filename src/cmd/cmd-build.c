@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "graph/build.h"
+#include "graph/localcheck.h"
 #include "graph/ninjarun.h"
 #include "cmd/cmd.h"
 #include "sandbox/foreign.h"
@@ -58,15 +59,18 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
 {
   g_auto(BuildArgs) args = BUILD_ARGS_INIT;
   int jobs = 0;
-  gboolean verbose = FALSE;
+  gboolean verbose = FALSE, keep = FALSE;
   g_autofree char *ninja = NULL;
   const GOptionEntry entries[] = {
     BUILD_OPTION_ENTRIES (args),
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Steps at once (default: ninja's)", "N" },
     { "ninja", 0, 0, G_OPTION_ARG_FILENAME, &ninja, "The ninja to run (default: ninja)", "PATH" },
+    { "keep-on-failure", 0, 0, G_OPTION_ARG_NONE, &keep,
+      "When stage 2 fails, keep its scratch directory (the tree, upper/, output.log)", NULL },
     { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
-      "Say which proxy each source goes through, and why, and the CA file apt.conf names; "
-      "with --cache-url, each tree a cache refused for its signature", NULL },
+      "Show dpkg's output as stage 2 runs; say which proxy each source goes through, and why, "
+      "and the CA file apt.conf names; with --cache-url, each tree a cache refused for its "
+      "signature", NULL },
     { NULL }
   };
   if (!cmd_parse (inv, "LOCKFILE[=REF]...",
@@ -89,6 +93,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
       || !build_load_images (&args, error)
       || !check_network (&args, inv, verbose, error))
     return FALSE;
+  localcheck_say_changed (&args);
   /* Stage 2 runs the images' programs: say so before the downloads when
    * this machine cannot (configure checks again, for "ninja" users). */
   for (guint i = 0; i < args.images->len; i++)
@@ -109,6 +114,12 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
            || !build_images_from_cache (&args, repo, todo, keys, cancellable, error))
     return FALSE;
 
+  /* Told to stage 2 through its environment, not the Ninja file: a
+   * command that does not change does not configure built images again. */
+  if (verbose)
+    g_setenv ("APT2OSTREE_VERBOSE", "1", TRUE);
+  if (keep)
+    g_setenv ("APT2OSTREE_KEEP_ON_FAILURE", "1", TRUE);
   gboolean ran = todo->len == 0 || ninjarun_run (ninja != NULL ? ninja : "ninja", ninja_file,
                                                  jobs, todo, args.sbom, error);
   /* A cache refused for its signature: one line for all its trees. */

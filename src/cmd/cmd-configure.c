@@ -32,7 +32,7 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
 {
   g_autofree char *out_ref = NULL;
   g_auto(GStrv) hooks = NULL;
-  gboolean verbose = FALSE, incremental = FALSE;
+  gboolean verbose = FALSE, incremental = FALSE, keep = FALSE;
   g_autofree char *lock_path = NULL, *debs_dir = NULL;
   g_auto(BuildCache) cache = { NULL };
   g_autofree char *timeout = NULL, *memory_limit = NULL, *max_processes = NULL;
@@ -40,7 +40,11 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     { "ref", 0, 0, G_OPTION_ARG_STRING, &out_ref, "Write the configured image to this ref", "OUT" },
     { "configure-hook", 0, 0, G_OPTION_ARG_STRING_ARRAY, &hooks,
       "A shell command run in the image just before dpkg --configure -a", "COMMAND" },
-    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose, "Show dpkg's output as it runs", NULL },
+    { "verbose", 'v', 0, G_OPTION_ARG_NONE, &verbose,
+      "Show dpkg's output as it runs (or $APT2OSTREE_VERBOSE=1)", NULL },
+    { "keep-on-failure", 0, 0, G_OPTION_ARG_NONE, &keep,
+      "When it fails, keep the scratch directory (the tree, upper/, output.log; or "
+      "$APT2OSTREE_KEEP_ON_FAILURE=1)", NULL },
     { "incremental", 0, 0, G_OPTION_ARG_NONE, &incremental,
       "Start from the image OUT holds, as apt-get would (not for release builds)", NULL },
     { "lockfile", 0, 0, G_OPTION_ARG_FILENAME, &lock_path,
@@ -97,7 +101,8 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     .in = argv[1],
     .out_ref = out_ref,
     .hooks = (const char *const *) hooks,
-    .verbose = verbose,
+    .verbose = verbose || util_env_flag ("APT2OSTREE_VERBOSE"),
+    .keep_on_failure = keep,
     .limits = &limits,
   };
   g_autofree char *commit = NULL;

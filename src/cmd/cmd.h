@@ -89,6 +89,8 @@ gboolean cmd_unpack_deb (int argc, char **argv, CmdInvocation *inv, GCancellable
                          GError **error);
 gboolean cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                    GError **error);
+gboolean cmd_run (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                  GError **error);
 gboolean cmd_mod (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                   GError **error);
 gboolean cmd_disk_image (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

@@ -20,6 +20,7 @@ static const CmdEntry commands[] = {
   { "fetch-service", cmd_fetch_service, "download .debs for unpack-deb over kept connections (started by it)" },
   { "stage1", cmd_stage1, "combine package trees into one unpacked dpkg system" },
   { "configure", cmd_configure, "stage 2: dpkg --configure -a over a stage-1 tree, in a sandbox" },
+  { "run", cmd_run, "a shell or a command inside an image, in the stage-2 sandbox (nothing kept unless --commit)" },
   { "mod", cmd_mod, "run a command over a tree in a sandbox, commit what it changed" },
   { "import", cmd_import, "make a directory or a tar archive a tree" },
   { "export", cmd_export, "copy a tree out: a directory, a tar, an OCI image, squashfs or ext4" },

@@ -296,6 +296,7 @@ build_sandbox (Mod *mod, Sandbox *sandbox, GError **error)
 
   g_autofree char *log = g_build_filename (mod->scratch, "output.log", NULL);
   sandbox_set_output (sandbox, log, options->verbose);
+  sandbox_set_terminal (sandbox, options->terminal);
   if (options->limits != NULL)
     sandbox_set_limits (sandbox, options->limits);
   return TRUE;
@@ -315,6 +316,16 @@ command_line (char **argv)
   return g_string_free (s, FALSE);
 }
 
+/* What a failed run leaves unwritten. */
+static char *
+not_written (const ModOptions *options)
+{
+  if (options->out_ref == NULL)
+    return g_strdup ("nothing committed");
+  return g_strdup_printf (options->terminal ? "ref %s not written" : "OUT %s not written",
+                          options->out_ref);
+}
+
 /* Past its deadline: say what it was doing, when the caller can tell. */
 static gboolean
 command_timed_out (Mod *mod, const SandboxResult *result, const char *cmd, const char *log_path,
@@ -325,10 +336,20 @@ command_timed_out (Mod *mod, const SandboxResult *result, const char *cmd, const
   g_autofree char *doing = NULL;
   if (options->progress != NULL && g_file_get_contents (log_path, &log, NULL, NULL))
     doing = options->progress (log);
+  g_autofree char *unwritten = not_written (options);
   return util_fail (error, "%s ran past the %u s timeout%s (--timeout) over %s and was killed, "
-                    "with everything it started; OUT %s not written; last lines of output: %s; "
+                    "with everything it started; %s; last lines of output: %s; "
                     "%s", cmd, options->limits->timeout, doing != NULL ? doing : "", options->in,
-                    options->out_ref, *result->output_tail ? result->output_tail : "(none)", kept);
+                    unwritten, *result->output_tail ? result->output_tail : "(none)", kept);
+}
+
+/* --keep-on-failure, or $APT2OSTREE_KEEP_ON_FAILURE: how "build
+ * --keep-on-failure" reaches its stage-2 edges, whose command it leaves
+ * as it is (a changed command would configure built images again). */
+static gboolean
+mod_keeps_on_failure (const ModOptions *options)
+{
+  return options->keep_on_failure || util_env_flag ("APT2OSTREE_KEEP_ON_FAILURE");
 }
 
 static gboolean
@@ -339,11 +360,12 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
   g_autofree char *cmd = options->description != NULL ? g_strdup (options->description)
                                                        : g_strdup_printf ("\"%s\"", line);
   g_autofree char *kept = NULL;
-  if (options->keep_on_failure)
+  if (mod_keeps_on_failure (options))
     kept = g_strdup_printf ("scratch kept in %s (the tree in %s/ and upper/, all output in "
                             "output.log)", mod->scratch, mod->lower + strlen (mod->scratch) + 1);
   else
-    kept = g_strdup ("scratch removed (keep it with --keep-on-failure)");
+    kept = g_strdup ("scratch removed (keep it with --keep-on-failure, or "
+                     "APT2OSTREE_KEEP_ON_FAILURE=1 in ninja's environment)");
 
   if (result->overlay_failed)
     return util_fail (error, "cannot mount an overlay on %s (upper %s): %s; the kernel or the "
@@ -379,8 +401,11 @@ command_failed (Mod *mod, const SandboxResult *result, GError **error)
       g_free (how);
       how = with;
     }
-  return util_fail (error, "%s %s over %s%s; OUT %s not written; last lines of output: %s; %s",
-                    cmd, how, options->in, hint, options->out_ref,
+  g_autofree char *unwritten = not_written (options);
+  if (options->terminal)
+    return util_fail (error, "%s %s over %s; %s; %s", cmd, how, options->in, unwritten, kept);
+  return util_fail (error, "%s %s over %s%s; %s; last lines of output: %s; %s",
+                    cmd, how, options->in, hint, unwritten,
                     *result->output_tail ? result->output_tail : "(none)", kept);
 }
 
@@ -583,6 +608,8 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
   lap (t ? &t->command : NULL, &since);
   if (result.not_found || result.exit_status != 0)
     return command_failed (mod, &result, error);
+  if (mod->options->out_ref == NULL)
+    return TRUE;
 
   g_autofree char *out = NULL;
   if (!commit_result (mod, rev, result.overlay_userxattr, &out, cancellable, error))
@@ -606,7 +633,7 @@ mod_run (OstreeRepo *repo, const ModOptions *options, char **out_commit,
 {
   if (options->argv == NULL || options->argv[0] == NULL)
     return util_fail (error, "no command to run");
-  if (!repo_check_ref_name (options->out_ref, error))
+  if (options->out_ref != NULL && !repo_check_ref_name (options->out_ref, error))
     return FALSE;
   g_autoptr(RepoRev) rev = repo_resolve (repo, options->in, error);
   if (rev == NULL)
@@ -627,7 +654,7 @@ mod_run (OstreeRepo *repo, const ModOptions *options, char **out_commit,
   gboolean ok = run_and_commit (&mod, rev, out_commit, cancellable, error);
   gint64 since = g_get_monotonic_time ();
   g_autoptr(GError) rm_error = NULL;
-  if (ok || !options->keep_on_failure)
+  if (ok || !mod_keeps_on_failure (options))
     {
       if (!scratch_remove (mod.scratch_dir, &rm_error) && ok)
         g_warning ("%s", rm_error->message);

@@ -21,7 +21,7 @@ typedef struct {
 
 typedef struct {
   const char *in;                /* ref or commit checksum */
-  const char *out_ref;
+  const char *out_ref;           /* NULL: nothing is committed (apt2ostree run) */
   gboolean chroot;               /* the tree is "/"; else it is /work over the host */
   const char *capture_subdir;    /* OUT is this directory of the result, or NULL */
   const char *workdir;           /* scratch parent, NULL: the repository's tmp/ */
@@ -31,6 +31,8 @@ typedef struct {
   gboolean network;
   gboolean keep_on_failure;      /* keep the scratch directory when the command fails */
   gboolean verbose;              /* the command's output also goes to stderr */
+  gboolean terminal;             /* the command has the caller's stdin, stdout and
+                                  * stderr (a shell); no log, no deadline */
   char **argv;                   /* the command */
   const char *description;       /* how errors name the command; NULL: its command line */
   GVariant *metadata;            /* more commit metadata (a{sv}) for OUT, or NULL */

@@ -46,6 +46,7 @@ struct Sandbox {
   gpointer mounted_data;
   char *log_path;
   gboolean echo;
+  gboolean terminal;
   RunLimits limits;
 };
 
@@ -157,6 +158,12 @@ sandbox_set_output (Sandbox *sandbox, const char *log_path, gboolean echo)
   g_free (sandbox->log_path);
   sandbox->log_path = g_strdup (log_path);
   sandbox->echo = echo;
+}
+
+void
+sandbox_set_terminal (Sandbox *sandbox, gboolean terminal)
+{
+  sandbox->terminal = terminal;
 }
 
 void
@@ -332,7 +339,7 @@ typedef struct {
   int args_fd;                    /* read by bubblewrap (--args) */
   int seccomp_fd;                 /* read by bubblewrap (--seccomp) */
   int max_fd;                     /* past the highest descriptor there may be */
-  int output_fd;
+  int output_fd;                  /* -1: the caller's stdin, stdout and stderr */
   int parent_fds[3];              /* the parent's ends, closed in the child */
 } ChildPlan;
 
@@ -420,13 +427,16 @@ child_main (ChildPlan *plan)
       (void) fcntl (fd, F_SETFD, FD_CLOEXEC);
   if (fcntl (plan->args_fd, F_SETFD, 0) < 0 || fcntl (plan->seccomp_fd, F_SETFD, 0) < 0)
     child_fail (plan, STEP_EXEC, -1);
-  int devnull = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-  if (devnull > 0)
-    dup2 (devnull, 0);
-  else if (devnull == 0)
-    (void) fcntl (0, F_SETFD, 0);
-  dup2 (plan->output_fd, 1);
-  dup2 (plan->output_fd, 2);
+  if (plan->output_fd >= 0)
+    {
+      int devnull = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+      if (devnull > 0)
+        dup2 (devnull, 0);
+      else if (devnull == 0)
+        (void) fcntl (0, F_SETFD, 0);
+      dup2 (plan->output_fd, 1);
+      dup2 (plan->output_fd, 2);
+    }
   execve (plan->bwrap, plan->bwrap_argv, plan->envp);
   child_fail (plan, STEP_EXEC, -1);
 }
@@ -769,7 +779,7 @@ child_plan_init (ChildPlan *plan, Sandbox *sandbox, gboolean premount, const Pre
     .args_fd = pipes->args[0],
     .seccomp_fd = seccomp_fd,
     .max_fd = (int) MIN (MAX (sysconf (_SC_OPEN_MAX), 1024), 65536),
-    .output_fd = pipes->output[1],
+    .output_fd = sandbox->terminal ? -1 : pipes->output[1],
     .parent_fds = { pipes->status[0], pipes->args[1], pipes->output[0] },
   };
   g_snprintf (plan->uid_map, sizeof plan->uid_map, "0 %u 1\n", (guint) getuid ());

@@ -15,6 +15,7 @@ typedef struct {
   const char *out_ref;
   const char *const *hooks;    /* shell commands run before dpkg --configure -a, or NULL */
   gboolean verbose;            /* dpkg's output on stderr as it runs */
+  gboolean keep_on_failure;    /* a failed run's scratch tree is kept (mod.h) */
   const RunLimits *limits;     /* the sandbox's deadline, memory, processes; NULL: none */
 } Stage2Options;
 
