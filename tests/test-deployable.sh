@@ -285,8 +285,34 @@ test_expect_success 'build --deployable makes the image ref the deployment (the 
     test ! -e "$REPO/refs/heads/nb"
 '
 
+# recipe: the deployment recipe of the man page (deployable), as its lines
+# read, with SYSROOT, URL and IMAGE filled in.
+recipe () {
+    sed -n '/^mkdir \\-p SYSROOT$/,/^ostree admin upgrade /p' "$TOP_SRCDIR/man/apt2ostree.1" \
+        | sed 's/\\-/-/g; s|SYSROOT|$W/recipe-sys|g; s|URL|file://$W/recipe-pub|g; s|IMAGE|recipe|g'
+}
+
+test_expect_success 'the man page'"'"'s deployment recipe runs as written: a first deployment from a remote, then ostree admin upgrade' '
+    cd "$W"
+    recipe > recipe.sh
+    cat recipe.sh
+    [ "$(wc -l < recipe.sh)" -ge 6 ]
+    ostree --repo="$REPO" refs --create=recipe "$(cat "$REPO/refs/heads/one-deploy")"
+    a2o --repo "$REPO" publish --to recipe-pub recipe > /dev/null
+    W=$W sh -ex -c "$(grep -v "^ostree admin upgrade" recipe.sh)"
+    ostree --repo="$REPO" refs --delete recipe
+    ostree --repo="$REPO" refs --create=recipe "$(cat "$REPO/refs/heads/two-deploy")"
+    a2o --repo "$REPO" publish --to recipe-pub recipe > /dev/null
+    W=$W sh -ex -c "$(grep "^ostree admin upgrade" recipe.sh)"
+    ostree admin status --sysroot=recipe-sys > status
+    cat status
+    assert_streq "$(grep -o "debian [0-9a-f]\{64\}\.0" status | tr "\n" " ")" \
+        "debian $(cat "$REPO/refs/heads/two-deploy").0 debian $(cat "$REPO/refs/heads/one-deploy").0 "
+    grep -q "console=ttyS0" recipe-sys/boot/loader/entries/*.conf
+'
+
 # Deployments are immutable (chattr +i): let the scratch directory go.
-for d in "$W"/sysroot/ostree/deploy/*/deploy/*.0; do
+for d in "$W"/sysroot/ostree/deploy/*/deploy/*.0 "$W"/recipe-sys/ostree/deploy/*/deploy/*.0; do
     [ ! -d "$d" ] || chattr -i "$d"
 done
 
