@@ -162,3 +162,29 @@ many_debs_repo () {
     done
     repo_publish "$d" bookworm amd64 archive
 }
+
+# assert_one_lookup NAME LOOKUPS CONNECTIONS DEBS [WHAT]: run NAME looked
+# $MIRROR_NAME up at most once and made at most $MAX_CONNECTIONS WHAT
+# (default "connections") to the mirror for its DEBS .debs; else fail,
+# saying which.
+assert_one_lookup () {
+    local ok=yes
+    if [ "$2" -gt 1 ]; then
+        echo "$1: $2 lookups of $MIRROR_NAME for $4 .debs (at most one expected)" >&2
+        ok=no
+    fi
+    if [ "$3" -gt "$MAX_CONNECTIONS" ]; then
+        echo "$1: $3 ${5:-connections} to the mirror for $4 .debs (at most $MAX_CONNECTIONS expected)" >&2
+        ok=no
+    fi
+    [ $ok = yes ] || fail "$1 looked the mirror up or connected per .deb"
+}
+
+# fresh_dir NAME: a new directory W/NAME with W's image.lock.json and
+# sources.list, entered: its own build directory, repository and download
+# cache.
+fresh_dir () {
+    mkdir "$W/$1"
+    cp "$W/image.lock.json" "$W/sources.list" "$W/$1/"
+    cd "$W/$1"
+}

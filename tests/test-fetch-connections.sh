@@ -69,27 +69,12 @@ report () {
 # most one lookup of the mirror's name (A query) and MAX_CONNECTIONS
 # connections.
 assert_shared () {
-    local a aaaa connections debs ok=yes
+    local a aaaa connections debs
     read -r a aaaa connections debs < "$W/counts/$1"
     assert_streq "$debs .debs fetched" "$(cat "$W/debs") .debs fetched"
-    if [ "$a" -gt 1 ]; then
-        echo "$1: $a lookups of $MIRROR_NAME for $debs .debs (at most one expected)" >&2
-        ok=no
-    fi
-    if [ "$connections" -gt "$MAX_CONNECTIONS" ]; then
-        echo "$1: $connections connections to the mirror for $debs .debs (at most $MAX_CONNECTIONS expected)" >&2
-        ok=no
-    fi
-    [ $ok = yes ] || fail "$1 looked the mirror up or connected per .deb"
+    assert_one_lookup "$1" "$a" "$connections" "$debs"
 }
 
-# fresh_dir NAME: a new directory W/NAME with the lockfile, entered: its
-# own build directory, repository and download cache.
-fresh_dir () {
-    mkdir "$W/$1"
-    cp "$W/image.lock.json" "$W/sources.list" "$W/$1/"
-    cd "$W/$1"
-}
 
 test_expect_success 'the counting itself: one curl fetching two files from the mirror makes one lookup and one connection' '
     counted curl curl -fsS -o /dev/null -o /dev/null \

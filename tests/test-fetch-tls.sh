@@ -85,7 +85,7 @@ report () {
 # with at most one lookup of the mirror's name and MAX_CONNECTIONS TLS
 # connections.
 assert_kept () {
-    local a connections requests failed not_h2 debs ok=yes
+    local a connections requests failed not_h2 debs
     read -r a connections requests failed not_h2 debs < "$W/counts/$1"
     assert_streq "$debs .debs fetched, $failed failed" "$(cat "$W/debs") .debs fetched, 0 failed"
     if [ "$2" = h2 ]; then
@@ -93,24 +93,9 @@ assert_kept () {
     else
         assert_streq "$not_h2 requests not over HTTP/2.0" "$requests requests not over HTTP/2.0"
     fi
-    if [ "$a" -gt 1 ]; then
-        echo "$1: $a lookups of $MIRROR_NAME for $debs .debs (at most one expected)" >&2
-        ok=no
-    fi
-    if [ "$connections" -gt "$MAX_CONNECTIONS" ]; then
-        echo "$1: $connections TLS connections to the mirror for $debs .debs (at most $MAX_CONNECTIONS expected)" >&2
-        ok=no
-    fi
-    [ $ok = yes ] || fail "$1 looked the mirror up or connected per .deb"
+    assert_one_lookup "$1" "$a" "$connections" "$debs" "TLS connections"
 }
 
-# fresh_dir NAME: a new directory W/NAME with the lockfile, entered: its
-# own build directory, repository and download cache.
-fresh_dir () {
-    mkdir "$W/$1"
-    cp "$W/image.lock.json" "$W/sources.list" "$W/$1/"
-    cd "$W/$1"
-}
 
 test_expect_success 'without a CaInfo setting, lock fails on the certificate of the https mirror, naming its URL, and writes no lockfile' '
     cd "$W"
