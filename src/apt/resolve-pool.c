@@ -109,7 +109,7 @@ pin_requested_version (Resolver *r, RequestItem *item, GError **error)
   if (best == 0)
     {
       if (available->len == 0)
-        return util_fail (error, "package \"%s\" is not in any source", item->name);
+        return fail_unknown_name (r, item->name, error);
       g_ptr_array_add (available, NULL);
       g_autofree char *list = g_strjoinv (", ", (char **) available->pdata);
       return util_fail (error, "package \"%s\" has no version \"%s\" in any source (available: %s)",

@@ -152,7 +152,7 @@ fail_unavailable (Resolver *r, RequestItem *item, Id name, GError **error)
   if (exists)
     return util_fail (error, "package \"%s\" is not available for architecture %s",
                       item->name, pool_id2str (pool, r->arch));
-  return util_fail (error, "package \"%s\" is not in any source", item->name);
+  return fail_unknown_name (r, item->name, error);
 }
 
 /* A requested name to a solvable; 0 (no error) when it is a virtual package
