@@ -1,6 +1,7 @@
 /* resolve-names.c — the error for a requested name that no usable package
- * has: the closest names the sources do have. Computed only on that error
- * path, so a successful lock pays nothing for it. */
+ * has: the architectures it is built for when none is the image's, else the
+ * closest names the sources do have. Computed only on that error path, so a
+ * successful lock pays nothing for it. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -83,9 +84,64 @@ suggest_names (Resolver *r, const char *name)
   return g_string_free (g_steal_pointer (&text), FALSE);
 }
 
+static int
+compare_strings (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+/* "arm64, i386 in main and i386 in extra": the architectures NAME is built
+ * for in each usable source; NULL when a package of that name is of the
+ * image's architecture (or "all"), or in no usable source. */
+static char *
+other_architectures (Resolver *r, const char *name)
+{
+  Pool *pool = r->pool;
+  Id name_id = pool_str2id (pool, name, 0);
+  if (name_id == 0)
+    return NULL;
+  for (Id p = 2; p < pool->nsolvables; p++)
+    {
+      Solvable *s = pool->solvables + p;
+      if (s->repo != NULL && s->name == name_id && (s->arch == r->arch || s->arch == ARCH_ALL))
+        return NULL;
+    }
+  g_autoptr(GString) text = g_string_new (NULL);
+  Repo *repo;
+  int repo_id;
+  FOR_REPOS (repo_id, repo)
+    {
+      const ResolveSource *source = repo->appdata;
+      if (source->pin_priority < 0)
+        continue;
+      g_autoptr(GPtrArray) arches = g_ptr_array_new ();
+      Solvable *s;
+      Id p;
+      FOR_REPO_SOLVABLES (repo, p, s)
+        {
+          const char *arch = pool_id2str (pool, s->arch);
+          if (s->name == name_id && !g_ptr_array_find_with_equal_func (arches, arch, g_str_equal, NULL))
+            g_ptr_array_add (arches, (gpointer) arch);
+        }
+      if (arches->len == 0)
+        continue;
+      g_ptr_array_sort (arches, compare_strings);
+      g_ptr_array_add (arches, NULL);
+      g_autofree char *list = g_strjoinv (", ", (char **) arches->pdata);
+      g_string_append_printf (text, "%s%s in %s", text->len ? " and " : "", list, source->name);
+    }
+  if (text->len == 0)
+    return NULL;
+  return g_string_free (g_steal_pointer (&text), FALSE);
+}
+
 gboolean
 fail_unknown_name (Resolver *r, const char *name, GError **error)
 {
+  g_autofree char *built_for = other_architectures (r, name);
+  if (built_for != NULL)
+    return util_fail (error, "package \"%s\" is only built for %s, not for %s", name, built_for,
+                      pool_id2str (r->pool, r->arch));
   g_autofree char *suggestions = suggest_names (r, name);
   return util_fail (error, "package \"%s\" is not in any source%s", name, suggestions);
 }

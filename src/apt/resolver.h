@@ -146,7 +146,8 @@ gboolean resolve_items (Resolver *r, GPtrArray *items, Queue *out, GError **erro
 
 /* --- unknown names (resolve-names.c) --- */
 
-/* Fails with "NAME is not in any source", and the closest names there are. */
+/* Fails with the architectures NAME is built for when none is the image's,
+ * else with "NAME is not in any source" and the closest names there are. */
 gboolean fail_unknown_name (Resolver *r, const char *name, GError **error);
 
 /* --- problems (resolve-problems.c) --- */
