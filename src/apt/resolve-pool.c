@@ -103,7 +103,8 @@ pin_requested_version (Resolver *r, RequestItem *item, GError **error)
           if (best == 0 || source_pin (r, p) > source_pin (r, best))
             best = p;
         }
-      else
+      else if (!g_ptr_array_find_with_equal_func (available, pool_id2str (pool, s->evr),
+                                                  g_str_equal, NULL))
         g_ptr_array_add (available, (gpointer) pool_id2str (pool, s->evr));
     }
   if (best == 0)
