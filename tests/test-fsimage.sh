@@ -89,4 +89,22 @@ test_expect_success '--size sets the ext4 image size; too small is an error nami
     assert_file_has_content err "size goes with --ext4"
 '
 
+test_expect_success '--compression zstd or xz makes the squashfs image with it; gzip stays the default' '
+    cd "$W"
+    assert_file_has_content <(unsquashfs -s one.sqfs) "^Compression gzip$"
+    a2o --repo "$REPO" export tree --squashfs gzip.sqfs --compression gzip
+    cmp one.sqfs gzip.sqfs
+    for comp in zstd xz; do
+        a2o --repo "$REPO" export tree --squashfs $comp.sqfs --compression $comp
+        assert_file_has_content <(unsquashfs -s $comp.sqfs) "^Compression $comp$"
+        unsquashfs -q -n -d out-$comp $comp.sqfs > /dev/null
+        diff -r --no-dereference plain out-$comp
+    done
+    expect_failure err a2o --repo "$REPO" export tree --squashfs lz.sqfs --compression lz4
+    assert_file_has_content err "expected gzip|zstd|xz"
+    expect_failure err a2o --repo "$REPO" export tree --ext4 c.ext4 --compression xz
+    assert_file_has_content err "compression goes with --squashfs"
+    test ! -e lz.sqfs && test ! -e c.ext4
+'
+
 test_done

@@ -163,6 +163,26 @@ test_expect_success 'lock --update re-resolves from the request the lockfile rec
     diff <(sed -n "/\"request\"/,/}/p" unchanged.json) <(sed -n "/\"request\"/,/}/p" sub/img.lock.json)
 '
 
+test_expect_success 're-locking a package list over a different lockfile prints what changed' '
+    copy_repo relock
+    sources_for relock
+    printf "hello\n" > relock.txt
+    a2o lock relock.txt --sources sources.list --cache cache -o relock.json > out
+    assert_not_file_has_content out "added"
+    a2o lock relock.txt --sources sources.list --cache cache -o relock.json > out
+    assert_not_file_has_content out "added"
+    repo_deb "$SRV/relock" hello 1.1 amd64 "Depends: libfoo (>= 2)"
+    repo_deb "$SRV/relock" tool 1.0 amd64
+    rm "$SRV/relock/pool/main/hello_1.0_amd64.deb"
+    repo_dists "$SRV/relock" bookworm amd64
+    repo_sign "$SRV/relock" bookworm archive
+    printf "hello\ntool\n" > relock.txt
+    a2o lock relock.txt --sources sources.list --cache cache -o relock.json > out
+    assert_file_has_content out "^added      tool:amd64 1.0 (bookworm)$"
+    assert_file_has_content out "^upgraded   hello:amd64 1.0 (bookworm) -> 1.1 (bookworm)$"
+    assert_file_has_content out "^1 added, 0 removed, 1 upgraded, 0 downgraded$"
+'
+
 test_expect_success 'lock --update --sources finds the same source names in another sources file' '
     good_lock
     cp -a "$G" "$SRV/elsewhere"

@@ -103,13 +103,14 @@ pin_requested_version (Resolver *r, RequestItem *item, GError **error)
           if (best == 0 || source_pin (r, p) > source_pin (r, best))
             best = p;
         }
-      else
+      else if (!g_ptr_array_find_with_equal_func (available, pool_id2str (pool, s->evr),
+                                                  g_str_equal, NULL))
         g_ptr_array_add (available, (gpointer) pool_id2str (pool, s->evr));
     }
   if (best == 0)
     {
       if (available->len == 0)
-        return util_fail (error, "package \"%s\" is not in any source", item->name);
+        return fail_unknown_name (r, item->name, error);
       g_ptr_array_add (available, NULL);
       g_autofree char *list = g_strjoinv (", ", (char **) available->pdata);
       return util_fail (error, "package \"%s\" has no version \"%s\" in any source (available: %s)",

@@ -140,21 +140,6 @@ select_candidates (Resolver *r, gboolean essential, int max_rank, Queue *out)
   queue_free (&found);
 }
 
-/* A name that no usable package has or provides: one of another
- * architecture, or none at all. */
-static gboolean
-fail_unavailable (Resolver *r, RequestItem *item, Id name, GError **error)
-{
-  Pool *pool = r->pool;
-  gboolean exists = FALSE;
-  for (Id q = 2; name != 0 && q < pool->nsolvables && !exists; q++)
-    exists = pool->solvables[q].name == name;
-  if (exists)
-    return util_fail (error, "package \"%s\" is not available for architecture %s",
-                      item->name, pool_id2str (pool, r->arch));
-  return util_fail (error, "package \"%s\" is not in any source", item->name);
-}
-
 /* A requested name to a solvable; 0 (no error) when it is a virtual package
  * that an already chosen package provides. */
 static gboolean
@@ -203,7 +188,7 @@ resolve_item (Resolver *r, RequestItem *item, Id *out, GError **error)
                       item->name, list->str);
     }
   else
-    ok = fail_unavailable (r, item, name, error);
+    ok = fail_unknown_name (r, item->name, error);
   queue_free (&providers);
   return ok;
 }

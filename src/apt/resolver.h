@@ -144,6 +144,12 @@ void select_candidates (Resolver *r, gboolean essential, int max_rank, Queue *ou
 /* ITEMS (RequestItem) to the solvables they name. */
 gboolean resolve_items (Resolver *r, GPtrArray *items, Queue *out, GError **error);
 
+/* --- unknown names (resolve-names.c) --- */
+
+/* Fails with the architectures NAME is built for when none is the image's,
+ * else with "NAME is not in any source" and the closest names there are. */
+gboolean fail_unknown_name (Resolver *r, const char *name, GError **error);
+
 /* --- problems (resolve-problems.c) --- */
 
 /* Fails with every problem of SOLV in apt's words, on one line. */

@@ -52,6 +52,7 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_autofree char *squashfs = NULL;
   g_autofree char *ext4 = NULL;
   g_autofree char *size_text = NULL;
+  g_autofree char *compression = NULL;
   const GOptionEntry entries[] = {
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir,
       "Copy the tree to this new or empty directory", "DIR" },
@@ -66,6 +67,8 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
       "With --oci: the dpkg architecture (default: the image's var/lib/dpkg/arch)", "ARCH" },
     { "squashfs", 0, 0, G_OPTION_ARG_FILENAME, &squashfs,
       "Write a squashfs image with mksquashfs (as root)", "FILE" },
+    { "compression", 0, 0, G_OPTION_ARG_STRING, &compression,
+      "With --squashfs: the compression (default: gzip)", "gzip|zstd|xz" },
     { "ext4", 0, 0, G_OPTION_ARG_FILENAME, &ext4,
       "Write an ext4 image with mkfs.ext4 -d (as root)", "FILE" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &size_text,
@@ -73,7 +76,8 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     { NULL }
   };
   if (!cmd_parse (inv, "REV (--dir DIR | --tar FILE | --oci DIR|FILE.tar [--tag NAME] |\n"
-                  "                  --squashfs FILE | --ext4 FILE [--size SIZE])",
+                  "                  --squashfs FILE [--compression gzip|zstd|xz] |\n"
+                  "                  --ext4 FILE [--size SIZE])",
                   "Get the tree of REV (a ref or commit) out of the repository, keeping\n"
                   "owners, modes and extended attributes.",
                   entries, &argc, &argv, error))
@@ -82,11 +86,18 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     return cmd_usage_error (inv, error, argc < 2 ? "expected REV" : "expected one REV");
   if ((dir != NULL) + (tar != NULL) + (oci != NULL) + (squashfs != NULL) + (ext4 != NULL) != 1)
     return cmd_usage_error (inv, error, "give exactly one of --dir, --tar, --oci, --squashfs and --ext4");
-  guint64 size = 0;
+  FsimageOptions fs = { .compression = compression };
   if (size_text != NULL && ext4 == NULL)
     return cmd_usage_error (inv, error, "--size goes with --ext4");
-  if (size_text != NULL && !fsimage_parse_size (size_text, &size, error))
+  if (size_text != NULL && !fsimage_parse_size (size_text, &fs.size, error))
     return FALSE;
+  if (compression != NULL && squashfs == NULL)
+    return cmd_usage_error (inv, error, "--compression goes with --squashfs");
+  if (compression != NULL && !g_strv_contains (fsimage_compressions (), compression))
+    {
+      g_autofree char *choices = g_strjoinv ("|", (char **) fsimage_compressions ());
+      return cmd_usage_error (inv, error, "--compression \"%s\": expected %s", compression, choices);
+    }
   if ((tag != NULL || arch != NULL) && oci == NULL)
     return cmd_usage_error (inv, error, "--tag and --arch go with --oci");
 
@@ -101,7 +112,7 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     return tarball_write_commit (repo, rev->commit, tar, cancellable, error);
   if (squashfs != NULL || ext4 != NULL)
     return fsimage_write_commit (repo, rev->commit, squashfs != NULL ? FSIMAGE_SQUASHFS : FSIMAGE_EXT4,
-                                 squashfs != NULL ? squashfs : ext4, size, cancellable, error);
+                                 squashfs != NULL ? squashfs : ext4, &fs, cancellable, error);
   if (oci != NULL)
     {
       OciOptions opts = { .tag = tag };

@@ -17,8 +17,8 @@
 #include "apt/sources.h"
 #include "base/util.h"
 
-/* What --update changed, one package a line, for the CI log. */
-/* What changed from BEFORE, as "diff" prints it. */
+/* What changed from BEFORE, one package a line as "diff" prints it, for
+ * the CI log. */
 static void
 print_changes (Lockfile *before, Lockfile *after)
 {
@@ -27,6 +27,25 @@ print_changes (Lockfile *before, Lockfile *after)
   g_autoptr(GPtrArray) changes = image_diff_packages (a, b);
   g_autofree char *text = image_diff_packages_text (changes);
   g_print ("%s", text);
+}
+
+/* The lockfile at PATH that LOCK is about to replace, when there is one and
+ * it differs; NULL too when it cannot be read: it is replaced either way,
+ * and only the change list is left out. */
+static Lockfile *
+replaced_lockfile (const char *path, Lockfile *lock)
+{
+  g_autofree char *old_text = NULL;
+  if (!g_file_get_contents (path, &old_text, NULL, NULL))
+    return NULL;
+  g_autofree char *text = lockfile_to_string (lock);
+  if (g_str_equal (old_text, text))
+    return NULL;
+  g_autoptr(GError) local_error = NULL;
+  Lockfile *before = lockfile_load (path, &local_error);
+  if (before == NULL)
+    g_debug ("no change list: %s", local_error->message);
+  return before;
 }
 
 static gboolean
@@ -384,11 +403,12 @@ cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (lock == NULL)
     return FALSE;
   warn_trusted (lock);
+  g_autoptr(Lockfile) replaced = in.previous == NULL ? replaced_lockfile (o.output, lock) : NULL;
   if (!lockfile_write (lock, o.output, error))
     return FALSE;
   g_print ("%s: %u packages from %u sources\n", o.output, lock->packages->len,
            lock->sources->len);
-  if (in.previous != NULL)
-    print_changes (in.previous, lock);
+  if (in.previous != NULL || replaced != NULL)
+    print_changes (in.previous != NULL ? in.previous : replaced, lock);
   return TRUE;
 }

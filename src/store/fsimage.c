@@ -100,12 +100,21 @@ checkout_copy (OstreeRepo *repo, const char *commit, const char *dir, gint64 tim
 
 /* --- the tools ----------------------------------------------------------- */
 
+const char *const *
+fsimage_compressions (void)
+{
+  static const char *const names[] = { "gzip", "zstd", "xz", NULL };
+  return names;
+}
+
 static gboolean
-make_squashfs (const char *dir, const char *out, gint64 timestamp, GError **error)
+make_squashfs (const char *dir, const char *out, gint64 timestamp, const char *compression,
+               GError **error)
 {
   g_autofree char *t = g_strdup_printf ("%" G_GINT64_FORMAT, timestamp);
   const char *argv[] = { "mksquashfs", dir, out, "-noappend", "-quiet", "-no-progress", "-xattrs",
-                         "-mkfs-time", t, "-all-time", t, NULL };
+                         "-mkfs-time", t, "-all-time", t,
+                         "-comp", compression != NULL ? compression : "gzip", NULL };
   /* The times are given on the command line, which mksquashfs refuses
    * together with SOURCE_DATE_EPOCH. */
   const char *env[] = { "SOURCE_DATE_EPOCH=", NULL };
@@ -203,7 +212,7 @@ make_ext4 (const char *dir, const char *out, const char *commit, gint64 timestam
 
 gboolean
 fsimage_write_commit (OstreeRepo *repo, const char *commit, FsimageKind kind, const char *dest,
-                      guint64 size, GCancellable *cancellable, GError **error)
+                      const FsimageOptions *opts, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GVariant) commit_v = NULL;
   if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
@@ -218,9 +227,9 @@ fsimage_write_commit (OstreeRepo *repo, const char *commit, FsimageKind kind, co
   g_autofree char *tmp = g_build_filename (work, "image", NULL);
   gboolean ok = checkout_copy (repo, commit, root, timestamp, cancellable, error);
   if (ok && kind == FSIMAGE_SQUASHFS)
-    ok = make_squashfs (root, tmp, timestamp, error);
+    ok = make_squashfs (root, tmp, timestamp, opts->compression, error);
   else if (ok)
-    ok = make_ext4 (root, tmp, commit, timestamp, size, error);
+    ok = make_ext4 (root, tmp, commit, timestamp, opts->size, error);
   if (ok && rename (tmp, dest) != 0)
     ok = util_fail (error, "%s: %s", dest, g_strerror (errno));
   (void) scratch_rm_rf (work, NULL);

@@ -22,10 +22,17 @@ typedef enum {
   FSIMAGE_EXT4,
 } FsimageKind;
 
-/* SIZE (ext4 only): bytes, or 0 for the tree's size with room to spare. */
+typedef struct {
+  guint64 size;             /* ext4: bytes, or 0 for the tree's size with room to spare */
+  const char *compression;  /* squashfs: one of fsimage_compressions(); NULL: gzip */
+} FsimageOptions;
+
+/* The squashfs compressions (mksquashfs -comp), NULL-terminated. */
+const char *const *fsimage_compressions (void);
+
 gboolean fsimage_write_commit (OstreeRepo *repo, const char *commit, FsimageKind kind,
-                               const char *dest, guint64 size, GCancellable *cancellable,
-                               GError **error);
+                               const char *dest, const FsimageOptions *opts,
+                               GCancellable *cancellable, GError **error);
 
 /* "512M", "2G", "1048576" (bytes; K, M, G, T are powers of 1024). */
 gboolean fsimage_parse_size (const char *text, guint64 *out, GError **error);

@@ -1,4 +1,4 @@
-# A package that exists only for another architecture is not available.
+# A package that exists only for other architectures says which, and where.
 ## source main
 Package: i386-only
 Version: 1
@@ -8,4 +8,4 @@ Architecture: i386
 packages: i386-only
 variant: custom
 ## expect-error
-package "i386-only" is not available for architecture amd64
+package "i386-only" is only built for i386 in main, not for amd64
