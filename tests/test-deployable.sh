@@ -5,10 +5,12 @@
 # of /var made entry by entry at boot, state directories as links into
 # /var), which "ostree admin deploy" accepts in a scratch sysroot; a second
 # image deploys as an upgrade with the first kept for rollback.  The
-# device's boots are played without booting: systemd-tmpfiles over each
-# deployment with the stateroot's shared /var, then dpkg-query there.
+# device's boots are played without booting: systemd-sysusers and
+# systemd-tmpfiles over each deployment with the stateroot's shared /var,
+# then the deployment's own dpkg-query and dpkg --verify, run inside it.
 # With BASE_ARCH=arm64 (tests/test-deployable-arm64.sh) the images are
-# arm64's, stage 2 runs under qemu-user, and deploying needs no emulation.
+# arm64's, stage 2 and those checks run under qemu-user, and deploying
+# needs no emulation.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
@@ -79,28 +81,29 @@ REPO="$W/build/ostree"
 SYS=$W/sysroot
 VAR=$SYS/ostree/deploy/debian/var
 
-# boot_packages COMMIT: what a boot of the deployment COMMIT does to /var,
-# without booting: the stateroot's /var bound on the deployment's /var (as
-# ostree-prepare-root does) and systemd-tmpfiles --create over the
-# deployment's sysusers.d and tmpfiles.d (as systemd-sysusers.service
-# and systemd-tmpfiles-setup.service run them, in that order); then the
-# packages dpkg reports there, a line
-# each, read through /var/lib/dpkg as on the device.
+# boot_packages COMMIT: what a boot of the deployment COMMIT does, without
+# booting: the stateroot's /var bound on the deployment's /var (as
+# ostree-prepare-root does), systemd-sysusers and systemd-tmpfiles --create
+# over the deployment's sysusers.d and tmpfiles.d (in the order the boot
+# runs them); then the packages the deployment's own dpkg-query reports, a
+# line each, run inside it (chroot; an arm64 image's under qemu-user),
+# through /var/lib/dpkg as on the device.
 boot_packages () {
     unshare -m sh -ec '
         mount --bind "$1" "$2/var"
         systemd-sysusers --root="$2"
         systemd-tmpfiles --create --root="$2"
-        dpkg-query --admindir="$2/var/lib/dpkg" -W -f "\${Package}\n"
+        chroot "$2" dpkg-query -W -f "\${Package}\n"
     ' sh "$VAR" "$SYS/ostree/deploy/debian/deploy/$1.0"
 }
 
-# boot_verify COMMIT: dpkg --verify over the deployment COMMIT as booted
-# (after boot_packages): what it says is wrong, nothing when all is well.
+# boot_verify COMMIT: the deployment's own dpkg --verify, inside the
+# deployment COMMIT as booted (after boot_packages): what it says is wrong,
+# nothing when all is well.
 boot_verify () {
     unshare -m sh -ec '
         mount --bind "$1" "$2/var"
-        dpkg --root="$2" --verify
+        chroot "$2" dpkg --verify
     ' sh "$VAR" "$SYS/ostree/deploy/debian/deploy/$1.0"
 }
 
