@@ -5,10 +5,12 @@
 # of /var made entry by entry at boot, state directories as links into
 # /var), which "ostree admin deploy" accepts in a scratch sysroot; a second
 # image deploys as an upgrade with the first kept for rollback.  The
-# device's boots are played without booting: systemd-tmpfiles over each
-# deployment with the stateroot's shared /var, then dpkg-query there.
+# device's boots are played without booting: systemd-sysusers and
+# systemd-tmpfiles over each deployment with the stateroot's shared /var,
+# then the deployment's own dpkg-query and dpkg --verify, run inside it.
 # With BASE_ARCH=arm64 (tests/test-deployable-arm64.sh) the images are
-# arm64's, stage 2 runs under qemu-user, and deploying needs no emulation.
+# arm64's, stage 2 and those checks run under qemu-user, and deploying
+# needs no emulation.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
@@ -52,6 +54,10 @@ mkdir -p "$S/extra/var/lib/extra" "$S/extra/var/cache/debconf"
 echo "extra state" > "$S/extra/var/lib/extra/state"
 echo odd > "$S/extra/var/lib/extra/odd name%n"
 echo "Name: extra/question" > "$S/extra/var/cache/debconf/config.dat"
+# Its system user and group, made by its postinst (as adduser --system does).
+mkdir -p "$S/extra/DEBIAN"
+printf '#!/bin/sh\nset -e\n[ "$1" != configure ] || { echo "_extra:x:120:" >> /etc/group; echo "_extra:x:120:120:extra daemon:/var/lib/extra:/usr/sbin/nologin" >> /etc/passwd; }\n' \
+    > "$S/extra/DEBIAN/postinst"
 # A name a tmpfiles.d line cannot hold (a carriage return ends its line).
 mkdir -p "$S/crname/var/lib/crname"
 echo x > "$S/crname/var/lib/crname/a"$'\r'"b"
@@ -75,25 +81,29 @@ REPO="$W/build/ostree"
 SYS=$W/sysroot
 VAR=$SYS/ostree/deploy/debian/var
 
-# boot_packages COMMIT: what a boot of the deployment COMMIT does to /var,
-# without booting: the stateroot's /var bound on the deployment's /var (as
-# ostree-prepare-root does) and systemd-tmpfiles --create over the
-# deployment's tmpfiles.d; then the packages dpkg reports there, a line
-# each, read through /var/lib/dpkg as on the device.
+# boot_packages COMMIT: what a boot of the deployment COMMIT does, without
+# booting: the stateroot's /var bound on the deployment's /var (as
+# ostree-prepare-root does), systemd-sysusers and systemd-tmpfiles --create
+# over the deployment's sysusers.d and tmpfiles.d (in the order the boot
+# runs them); then the packages the deployment's own dpkg-query reports, a
+# line each, run inside it (chroot; an arm64 image's under qemu-user),
+# through /var/lib/dpkg as on the device.
 boot_packages () {
     unshare -m sh -ec '
         mount --bind "$1" "$2/var"
+        systemd-sysusers --root="$2"
         systemd-tmpfiles --create --root="$2"
-        dpkg-query --admindir="$2/var/lib/dpkg" -W -f "\${Package}\n"
+        chroot "$2" dpkg-query -W -f "\${Package}\n"
     ' sh "$VAR" "$SYS/ostree/deploy/debian/deploy/$1.0"
 }
 
-# boot_verify COMMIT: dpkg --verify over the deployment COMMIT as booted
-# (after boot_packages): what it says is wrong, nothing when all is well.
+# boot_verify COMMIT: the deployment's own dpkg --verify, inside the
+# deployment COMMIT as booted (after boot_packages): what it says is wrong,
+# nothing when all is well.
 boot_verify () {
     unshare -m sh -ec '
         mount --bind "$1" "$2/var"
-        dpkg --root="$2" --verify
+        chroot "$2" dpkg --verify
     ' sh "$VAR" "$SYS/ostree/deploy/debian/deploy/$1.0"
 }
 
@@ -167,6 +177,7 @@ test_expect_success 'its first boot: dpkg on the device reports the image'"'"'s 
     assert_not_file_has_content one.pkgs "^extra\$"
     assert_streq "$(readlink $VAR/lib/dpkg)" ../../usr/lib/sysimage/dpkg
     echo mine > $VAR/lib/device-state   # the device'"'"'s own
+    echo "deviceuser:x:1000:1000::/home/deviceuser:/bin/sh" >> $SYS/ostree/deploy/debian/deploy/$c1.0/etc/passwd
 '
 
 test_expect_success 'a second image with one package more deploys as the upgrade; the first stays for rollback' '
@@ -202,6 +213,15 @@ test_expect_success 'the upgrade'"'"'s boot: dpkg reports the second image'"'"'s
     assert_streq "$(readlink $VAR/cache/debconf)" ../../usr/lib/sysimage/debconf
     assert_streq "$(cat $SYS/ostree/deploy/debian/deploy/$c2.0/usr/lib/sysimage/debconf/config.dat)" "Name: extra/question"
     assert_streq "$(cat $VAR/lib/device-state)" mine
+    # The device changed /etc/passwd, so it kept its own copy through the
+    # upgrade: the user extra'"'"'s postinst made comes from the image'"'"'s
+    # sysusers.d, with its number.
+    E=$SYS/ostree/deploy/debian/deploy/$c2.0/etc
+    assert_file_has_content $E/passwd "^deviceuser:x:1000:1000:"
+    assert_file_has_content $E/passwd "^_extra:x:120:120:extra daemon:/var/lib/extra:/usr/sbin/nologin\$"
+    assert_file_has_content $E/group "^_extra:x:120:"
+    assert_file_has_content $SYS/ostree/deploy/debian/deploy/$c2.0/usr/lib/sysusers.d/apt2ostree-image.conf \
+        "^u \"_extra\" \"120:120\" \"extra daemon\" \"/var/lib/extra\" \"/usr/sbin/nologin\"\$"
     boot_verify $c2 > verify.out 2>&1
     cat verify.out
     test ! -s verify.out

@@ -9,12 +9,14 @@
 #include "base/util.h"
 #include "image/deployable.h"
 #include "image/imagedb.h"
+#include "image/sysusers.h"
 #include "store/repo.h"
 #include "store/tree.h"
 
 #define FACTORY "usr/share/factory/var"
 #define SYSIMAGE "usr/lib/sysimage"
 #define TMPFILES "usr/lib/tmpfiles.d/apt2ostree-factory.conf"
+#define SYSUSERS "usr/lib/sysusers.d/apt2ostree-image.conf"
 
 /* The tmpfiles.d file being written: its text, and the paths under /var it
  * has a line for (systemd-tmpfiles takes one line per path and warns of a
@@ -618,6 +620,50 @@ write_tmpfiles (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, Tmpf
   return checksum != NULL && tree_replace_file (root, TMPFILES, checksum, error);
 }
 
+/* The text of the file PATH of ROOT, or NULL (and no error) when missing. */
+static char *
+read_text (OstreeRepo *repo, OstreeMutableTree *root, const char *path, GCancellable *cancellable,
+           GError **error)
+{
+  g_autofree char *checksum = NULL;
+  if (!tree_lookup (root, path, &checksum, NULL, error) || checksum == NULL)
+    return NULL;
+  g_autoptr(GBytes) bytes = repo_read_file (repo, checksum, cancellable, error);
+  if (bytes == NULL)
+    return NULL;
+  gsize size;
+  const char *data = g_bytes_get_data (bytes, &size);
+  if (memchr (data, '\0', size) != NULL)
+    return (util_fail (error, "/%s: a NUL byte", path), NULL);
+  return g_strndup (data, size);
+}
+
+/* The image's users and groups (/usr/etc/passwd, /usr/etc/group) as a
+ * sysusers.d file (see sysusers.h); nothing when the image has neither. */
+static gboolean
+write_sysusers (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *name,
+                GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GError) local = NULL;
+  g_autofree char *passwd = read_text (repo, root, "usr/etc/passwd", cancellable, &local);
+  g_autofree char *group = local == NULL
+                             ? read_text (repo, root, "usr/etc/group", cancellable, &local)
+                             : NULL;
+  if (local != NULL)
+    return util_fail (error, "\"%s\": %s", name, local->message);
+  if (passwd == NULL && group == NULL)
+    return TRUE;
+  g_autofree char *text = sysusers_from_accounts (passwd != NULL ? passwd : "", "/etc/passwd",
+                                                  group != NULL ? group : "", "/etc/group", &local);
+  if (text == NULL)
+    return util_fail (error, "\"%s\": %s", name, local->message);
+  if (!mkdirs (repo, sink, root, "usr/lib/sysusers.d", 0755, cancellable, error))
+    return FALSE;
+  g_autofree char *checksum = sink->regular (sink, NULL, 0, 0, 0644, NULL, (const guint8 *) text,
+                                             strlen (text), error);
+  return checksum != NULL && tree_replace_file (root, SYSUSERS, checksum, error);
+}
+
 gboolean
 deployable_apply (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, const char *name,
                   GCancellable *cancellable, GError **error)
@@ -628,7 +674,8 @@ deployable_apply (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, co
   if (!require_boot_packages (repo, root, name, cancellable, error)
       || !move_kernel (repo, sink, root, name, diverted, cancellable, error)
       || !write_diversions (repo, sink, root, name, diverted, cancellable, error)
-      || !move (repo, root, "etc", "usr/etc", cancellable, error))
+      || !move (repo, root, "etc", "usr/etc", cancellable, error)
+      || !write_sysusers (repo, sink, root, name, cancellable, error))
     return FALSE;
   g_auto(Tmpfiles) tmpfiles = { g_string_new (""), g_hash_table_new_full (g_str_hash, g_str_equal,
                                                                          g_free, NULL) };

@@ -12,7 +12,10 @@
  * - without merged /usr, /lib/modules moves to /usr/lib/modules (and
  *   becomes a link to it);
  * - /etc moves to /usr/etc, where OSTree keeps the image's configuration and
- *   merges it with the device's on every deployment;
+ *   merges it with the device's on every deployment; its passwd and group
+ *   are also written as usr/lib/sysusers.d/apt2ostree-image.conf, so the
+ *   users a new image's packages made reach a device that keeps its own
+ *   /etc/passwd (see sysusers.h);
  * - /var is made at boot and shared by every deployment, so what describes
  *   the image stays with it: the dpkg database (var/lib/dpkg) and debconf's
  *   (var/cache/debconf) move to /usr/lib/sysimage/dpkg and
