@@ -415,15 +415,12 @@ write_diversions (OstreeRepo *repo, StoreSink *sink, OstreeMutableTree *root, co
   if (diverted->len == 0)
     return TRUE;
   const char *path = "var/lib/dpkg/diversions";
-  g_autofree char *checksum = NULL;
-  if (!tree_lookup (root, path, &checksum, NULL, error))
+  g_autoptr(GBytes) bytes = NULL;
+  if (!tree_read_file (repo, root, path, &bytes, cancellable, error))
     return FALSE;
   g_autoptr(GString) text = g_string_new ("");
-  if (checksum != NULL)
+  if (bytes != NULL)
     {
-      g_autoptr(GBytes) bytes = repo_read_file (repo, checksum, cancellable, error);
-      if (bytes == NULL)
-        return FALSE;
       g_string_append_len (text, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
       if (text->len > 0 && text->str[text->len - 1] != '\n')
         g_string_append_c (text, '\n');
@@ -625,11 +622,8 @@ static char *
 read_text (OstreeRepo *repo, OstreeMutableTree *root, const char *path, GCancellable *cancellable,
            GError **error)
 {
-  g_autofree char *checksum = NULL;
-  if (!tree_lookup (root, path, &checksum, NULL, error) || checksum == NULL)
-    return NULL;
-  g_autoptr(GBytes) bytes = repo_read_file (repo, checksum, cancellable, error);
-  if (bytes == NULL)
+  g_autoptr(GBytes) bytes = NULL;
+  if (!tree_read_file (repo, root, path, &bytes, cancellable, error) || bytes == NULL)
     return NULL;
   gsize size;
   const char *data = g_bytes_get_data (bytes, &size);

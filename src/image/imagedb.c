@@ -31,14 +31,11 @@ GPtrArray *
 imagedb_read_status_mtree (OstreeRepo *repo, OstreeMutableTree *root, const char *name,
                            GCancellable *cancellable, GError **error)
 {
-  g_autofree char *checksum = NULL;
-  if (!tree_lookup (root, STATUS_PATH, &checksum, NULL, error))
+  g_autoptr(GBytes) bytes = NULL;
+  if (!tree_read_file (repo, root, STATUS_PATH, &bytes, cancellable, error))
     return g_prefix_error (error, "\"%s\": ", name), NULL;
-  if (checksum == NULL)
-    return no_status (name, NULL, error);
-  g_autoptr(GBytes) bytes = repo_read_file (repo, checksum, cancellable, error);
   if (bytes == NULL)
-    return g_prefix_error (error, "\"%s\": ", name), NULL;
+    return no_status (name, NULL, error);
   g_autofree char *text = g_strndup (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes));
   return deb822_parse (text);
 }

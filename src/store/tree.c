@@ -542,6 +542,20 @@ tree_lookup (OstreeMutableTree *root, const char *path, char **out_file_checksum
 }
 
 gboolean
+tree_read_file (OstreeRepo *repo, OstreeMutableTree *root, const char *path, GBytes **out_bytes,
+                GCancellable *cancellable, GError **error)
+{
+  g_autofree char *checksum = NULL;
+  *out_bytes = NULL;
+  if (!tree_lookup (root, path, &checksum, NULL, error))
+    return FALSE;
+  if (checksum == NULL)
+    return TRUE;
+  *out_bytes = repo_read_file (repo, checksum, cancellable, error);
+  return *out_bytes != NULL;
+}
+
+gboolean
 tree_replace_file (OstreeMutableTree *root, const char *path, const char *checksum, GError **error)
 {
   g_autoptr(GPtrArray) components = split_entry_path (path, error);

@@ -78,6 +78,11 @@ gboolean tree_graft (OstreeMutableTree *root, const char *path, OstreeRepo *repo
 gboolean tree_lookup (OstreeMutableTree *root, const char *path, char **out_file_checksum,
                       OstreeMutableTree **out_dir, GError **error);
 
+/* The content of the file at PATH in ROOT in *out_bytes, or NULL (and no
+ * error) when PATH does not exist. */
+gboolean tree_read_file (OstreeRepo *repo, OstreeMutableTree *root, const char *path,
+                         GBytes **out_bytes, GCancellable *cancellable, GError **error);
+
 /* Put the file object CHECKSUM at PATH, replacing a file already there; the
  * parent must exist. */
 gboolean tree_replace_file (OstreeMutableTree *root, const char *path, const char *checksum,
