@@ -103,6 +103,8 @@ skip_all () {
 
 test_done () {
     echo "1..$_test_count"
+    # Read by .ci/run, which lists the slowest test files.
+    echo "# elapsed: $SECONDS s"
     [ $_test_failed -eq 0 ]
 }
 
