@@ -148,8 +148,9 @@ append_key (GString *out, const char *key, gboolean first)
 }
 
 static void
-append_source (GString *out, LockSource *s)
+append_source (GString *out, gconstpointer item)
 {
+  const LockSource *s = item;
   g_string_append (out, "{");
   append_key (out, "name", TRUE);
   append_string (out, s->name);
@@ -197,8 +198,9 @@ append_source (GString *out, LockSource *s)
 }
 
 static void
-append_package (GString *out, LockPackage *p)
+append_package (GString *out, gconstpointer item)
 {
+  const LockPackage *p = item;
   g_string_append (out, "{");
   append_key (out, "name", TRUE);
   append_string (out, p->name);
@@ -226,6 +228,29 @@ append_package (GString *out, LockPackage *p)
       append_string (out, p->path);
     }
   g_string_append (out, "}");
+}
+
+typedef void (*AppendItem) (GString *out, gconstpointer item);
+
+static void
+append_name (GString *out, gconstpointer name)
+{
+  append_string (out, name);
+}
+
+/* "  NAME": [ one item a line ] and, when MORE follows, a comma. */
+static void
+append_array (GString *out, const char *name, GPtrArray *items, AppendItem append_item,
+              gboolean more)
+{
+  g_string_append_printf (out, "  \"%s\": [\n", name);
+  for (guint i = 0; i < items->len; i++)
+    {
+      g_string_append (out, "    ");
+      append_item (out, items->pdata[i]);
+      g_string_append (out, i + 1 < items->len ? ",\n" : "\n");
+    }
+  g_string_append (out, more ? "  ],\n" : "  ]\n");
 }
 
 char *
@@ -264,32 +289,10 @@ lockfile_to_string (Lockfile *lock)
 
   g_string_append_printf (out, "  \"merged-usr\": %s,\n", lock->merged_usr ? "true" : "false");
 
-  g_string_append (out, "  \"sources\": [\n");
-  for (guint i = 0; i < lock->sources->len; i++)
-    {
-      g_string_append (out, "    ");
-      append_source (out, lock->sources->pdata[i]);
-      g_string_append (out, i + 1 < lock->sources->len ? ",\n" : "\n");
-    }
-  g_string_append (out, "  ],\n");
-
-  g_string_append (out, "  \"packages\": [\n");
-  for (guint i = 0; i < lock->packages->len; i++)
-    {
-      g_string_append (out, "    ");
-      append_package (out, lock->packages->pdata[i]);
-      g_string_append (out, i + 1 < lock->packages->len ? ",\n" : "\n");
-    }
-  g_string_append (out, "  ],\n");
-
-  g_string_append (out, "  \"install-order\": [\n");
-  for (guint i = 0; i < lock->install_order->len; i++)
-    {
-      g_string_append (out, "    ");
-      append_string (out, lock->install_order->pdata[i]);
-      g_string_append (out, i + 1 < lock->install_order->len ? ",\n" : "\n");
-    }
-  g_string_append (out, "  ]\n}\n");
+  append_array (out, "sources", lock->sources, append_source, TRUE);
+  append_array (out, "packages", lock->packages, append_package, TRUE);
+  append_array (out, "install-order", lock->install_order, append_name, FALSE);
+  g_string_append (out, "}\n");
   return g_string_free (out, FALSE);
 }
 

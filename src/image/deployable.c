@@ -76,16 +76,14 @@ dir_names (OstreeMutableTree *root, const char *path, gboolean dirs, GError **er
   g_autoptr(OstreeMutableTree) dir = NULL;
   if (!tree_lookup (root, path, NULL, &dir, error))
     return NULL;
-  GPtrArray *names = g_ptr_array_new_with_free_func (g_free);
   if (dir == NULL)
-    return names;
-  GHashTable *table = dirs ? ostree_mutable_tree_get_subdirs (dir) : ostree_mutable_tree_get_files (dir);
-  GHashTableIter it;
-  gpointer key;
-  g_hash_table_iter_init (&it, table);
-  while (g_hash_table_iter_next (&it, &key, NULL))
-    g_ptr_array_add (names, g_strdup (key));
-  g_ptr_array_sort (names, util_compare_strings);
+    return g_ptr_array_new_with_free_func (g_free);
+  /* Copies: the caller moves entries of this directory. */
+  g_autoptr(GPtrArray) keys = util_sorted_keys (dirs ? ostree_mutable_tree_get_subdirs (dir)
+                                                     : ostree_mutable_tree_get_files (dir));
+  GPtrArray *names = g_ptr_array_new_full (keys->len, g_free);
+  for (guint i = 0; i < keys->len; i++)
+    g_ptr_array_add (names, g_strdup (keys->pdata[i]));
   return names;
 }
 

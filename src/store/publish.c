@@ -116,11 +116,10 @@ refs_to_publish (OstreeRepo *src, const char *const *refs, GCancellable *cancell
       g_autoptr(GHashTable) all = NULL;
       if (!ostree_repo_list_refs (src, NULL, &all, cancellable, error))
         return NULL;
-      GHashTableIter it;
-      gpointer key;
-      g_hash_table_iter_init (&it, all);
-      while (g_hash_table_iter_next (&it, &key, NULL))
-        g_ptr_array_add (out, g_strdup (key));
+      g_autoptr(GPtrArray) keys = util_sorted_keys (all);
+      for (guint i = 0; i < keys->len; i++)
+        g_ptr_array_add (out, g_strdup (keys->pdata[i]));
+      return g_steal_pointer (&out);
     }
   g_ptr_array_sort (out, util_compare_strings);
   return g_steal_pointer (&out);
