@@ -160,4 +160,32 @@ test_expect_success 'mod --capture-subdir: an input change outside what it captu
     [ "$(stat -c %Y repo/refs/heads/cap)" != 1000000000 ] || fail "the ref file was not rewritten"
 '
 
+test_expect_success 'ref-name: derived/OPERATION- and the first 20 hex digits of the SHA-256 of the NUL-ended words; order matters' '
+    a2o ref-name combine base extra > name
+    assert_streq "$(cat name)" "derived/combine-$(printf "combine\0base\0extra\0" | sha256sum | cut -c1-20)"
+    [ "$(a2o ref-name combine extra base)" != "$(cat name)" ] || fail "the order of the inputs is not in the name"
+    assert_streq "$(a2o ref-name mod base --chroot -- true)" "derived/mod-$(printf "mod\0base\0--chroot\0--\0true\0" | sha256sum | cut -c1-20)"
+    expect_failure err a2o ref-name "a/b" x
+    assert_one_line err
+    assert_file_has_content err "\"a/b\" cannot be part of a ref name"
+'
+
+test_expect_success 'prune --graph deletes the derived refs the Ninja file no longer writes, and keeps what it names and every other ref' '
+    cd "$P"
+    kept=$(a2o ref-name combine base extra)
+    gone=$(a2o ref-name combine extra base)
+    cp build.ninja graph.ninja
+    printf "build repo/refs/heads/%s: a2o_combine repo/refs/heads/base repo/refs/heads/extra\n  ref = %s\n  trees = base extra\n" "$kept" "$kept" >> graph.ninja
+    ninja -f graph.ninja > graph.out || { cat graph.out; fail "ninja"; }
+    a2o --repo repo combine --ref "$gone" extra base > /dev/null
+    a2o --repo repo prune --graph graph.ninja > pruned
+    assert_file_has_content pruned "^$gone\$"
+    assert_not_file_has_content pruned "^$kept\$"
+    assert_not_has_file "repo/refs/heads/$gone"
+    assert_has_file "repo/refs/heads/$kept"
+    for o in $OUTS; do assert_has_file "repo/refs/heads/out/$o"; done
+    assert_has_file repo/refs/heads/base
+    ostree --repo=repo fsck > fsck.out 2>&1 || { cat fsck.out; fail "fsck"; }
+'
+
 test_done
