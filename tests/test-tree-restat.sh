@@ -188,4 +188,16 @@ test_expect_success 'prune --graph deletes the derived refs the Ninja file no lo
     ostree --repo=repo fsck > fsck.out 2>&1 || { cat fsck.out; fail "fsck"; }
 '
 
+test_expect_success 'prune --graph with a Ninja file ninja cannot read is a one-line error naming it, and deletes nothing' '
+    cd "$P"
+    a2o --repo repo combine --ref derived/combine-left base extra > /dev/null
+    ls -R repo/refs > refs.before
+    echo "build x: no_such_rule" > broken.ninja
+    expect_failure err a2o --repo repo prune --graph broken.ninja
+    assert_one_line err
+    assert_file_has_content err "broken.ninja: cannot list its targets"
+    ls -R repo/refs > refs.after
+    cmp refs.before refs.after
+'
+
 test_done

@@ -179,7 +179,13 @@ prune_graph_refs (const char *graph, GError **error)
                      &status, &local_error))
     return util_fail (error, "%s: cannot list its targets: %s", graph, local_error->message), NULL;
   if (!g_spawn_check_wait_status (status, NULL))
-    return util_fail (error, "%s: cannot list its targets: %s", graph, g_strstrip (err)), NULL;
+    {
+      /* ninja's first line says it; the next ones quote the file. */
+      char *newline = strchr (err, '\n');
+      if (newline != NULL)
+        *newline = '\0';
+      return util_fail (error, "%s: cannot list its targets: %s", graph, err), NULL;
+    }
 
   g_autoptr(GHashTable) named = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
