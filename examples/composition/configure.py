@@ -118,7 +118,8 @@ def mod(tree, cmd, chroot=False, capture=None, binds=(), flags="", files=(), ref
     bind_words = []
     for src, dest in binds:
         bind_words += ["--bind", src, dest]
-    name = ref or derived("mod", tree, *options, *flags.split(), "--", cmd)
+    name = ref or derived("mod", tree, *options, *bind_words, *flags.split(),
+                          "--", "sh", "-c", cmd)
     return G.edge("a2o_mod", name, [tree], files=files, tree=tree,
                   chroot="--chroot" if chroot else "",
                   capture="--capture-subdir " + capture if capture else "",
