@@ -90,6 +90,8 @@ test_expect_success 'editing one source compiles that package only, then runs th
     steps edit.out > edit.steps
     cat edit.steps
     grep -x "mod package/hello" edit.steps
+    grep -x "combine $(a2o ref-name combine userspace kernel package/hello package/greet)" edit.steps
+    ! grep -x "combine container/web" edit.steps || fail "the container was made again"
     ! grep "package/greet" edit.steps || fail "greet was compiled again"
     ! grep "index/" edit.steps || fail "an index was made again"
     ! grep "^configure " edit.steps || fail "the image was configured again"
