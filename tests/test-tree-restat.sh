@@ -129,7 +129,12 @@ test_expect_success 'every command run again over the same trees leaves its ref 
 
 test_expect_success 'a changed input moves the refs that depend on it, and only those' '
     cd "$P"
+    # Every input and output of the same age: nothing is out of date,
+    # whatever ninja version reads its log.
+    touch -d @1000000000 base.tar extra.tar src/file repo/refs/heads/base repo/refs/heads/extra
     for o in $OUTS; do touch -d @1000000000 "repo/refs/heads/out/$o"; done
+    ninja > none.out
+    assert_file_has_content none.out "^ninja: no work to do"
     echo changed > extra/extra/file
     tar -C extra -cf extra.tar extra
     ninja > changed.out || { cat changed.out; fail "ninja"; }
