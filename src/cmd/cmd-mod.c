@@ -170,6 +170,7 @@ mod_options_from (ModArgs *a, char **argv)
     .verbose = a->verbose,
     .argv = argv + a->cmd_start + 1,
     .limits = &a->limits,
+    .keep_same_tree = TRUE,
   };
 }
 

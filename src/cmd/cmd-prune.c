@@ -27,23 +27,28 @@ cmd_prune (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
            GError **error)
 {
   g_autofree char *builddir = NULL;
+  g_autofree char *graph = NULL;
   gboolean dry_run = FALSE;
   const GOptionEntry entries[] = {
     { "builddir", 0, 0, G_OPTION_ARG_FILENAME, &builddir,
       "The build directory whose repository (BUILDDIR/ostree) to prune, when --repo is not given",
       "DIR" },
+    { "graph", 0, 0, G_OPTION_ARG_FILENAME, &graph,
+      "Also delete the derived refs (derived/..., see ref-name) that no edge of this Ninja "
+      "file writes (run where the build runs)", "FILE.ninja" },
     { "dry-run", 'n', 0, G_OPTION_ARG_NONE, &dry_run, "List the refs that would go; delete nothing",
       NULL },
     { NULL }
   };
-  if (!cmd_parse (inv, "LOCKFILE[=REF]...",
+  if (!cmd_parse (inv, "LOCKFILE[=REF]... | --graph FILE.ninja [LOCKFILE[=REF]...]",
                   "Delete the package trees, stage trees and image refs that builds wrote into the\n"
                   "repository and that none of the images of the LOCKFILEs needs, then the objects\n"
                   "no ref reaches any more.  REF is the image's ref (default: the lockfile's name\n"
-                  "without .lock.json).  Other refs are never touched.  Prints each ref deleted.",
+                  "without .lock.json).  With --graph, also the derived refs the project's Ninja\n"
+                  "file no longer writes.  Other refs are never touched.  Prints each ref deleted.",
                   entries, &argc, &argv, error))
     return FALSE;
-  if (argc < 2)
+  if (argc < 2 && graph == NULL)
     return cmd_usage_error (inv, error, "expected one LOCKFILE or more (the images to keep)");
 
   g_autoptr(GError) local_error = NULL;
@@ -54,8 +59,14 @@ cmd_prune (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   g_autoptr(OstreeRepo) repo = open_repo (inv, builddir, cancellable, error);
   if (repo == NULL)
     return FALSE;
-  g_autoptr(GPtrArray) refs = prune_plan (repo, specs, error);
+  /* Without a lockfile (--graph alone) no image is kept: build refs are
+   * left out of it, not all deleted. */
+  g_autoptr(GPtrArray) refs = specs->len > 0 ? prune_plan (repo, specs, error)
+                                             : g_ptr_array_new_with_free_func (g_free);
   if (refs == NULL)
+    return FALSE;
+  g_autoptr(GHashTable) named = graph != NULL ? prune_graph_refs (graph, error) : NULL;
+  if (graph != NULL && (named == NULL || !prune_plan_derived (repo, named, refs, error)))
     return FALSE;
   for (guint i = 0; i < refs->len; i++)
     printf ("%s\n", (char *) refs->pdata[i]);

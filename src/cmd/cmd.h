@@ -107,6 +107,8 @@ gboolean cmd_sbom (int argc, char **argv, CmdInvocation *inv, GCancellable *canc
                    GError **error);
 gboolean cmd_overlay (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                       GError **error);
+gboolean cmd_ref_name (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
+                       GError **error);
 gboolean cmd_prune (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
                     GError **error);
 

@@ -38,6 +38,7 @@ static const CmdEntry commands[] = {
   { "rm", cmd_rm, "remove paths from a tree (metadata only)" },
   { "subtree", cmd_subtree, "make a directory of a tree the root of a new tree" },
   { "graft", cmd_graft, "place a tree at a path inside another tree" },
+  { "ref-name", cmd_ref_name, "the ref to name a derived tree with, from its operation and inputs" },
   { NULL }
 };
 

@@ -8,6 +8,7 @@
 
 #include "graph/prune.h"
 #include "graph/imagespec.h"
+#include "graph/treerules.h"
 #include "apt/lockfile.h"
 #include "deb/deb.h"
 #include "base/util.h"
@@ -148,5 +149,71 @@ prune_delete (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats, GCancellable
                           &stats->objects_pruned, &stats->bytes_freed, cancellable, &local_error))
     return util_fail (error, "the refs are deleted, but not the objects only they held: %s; "
                       "run the same command again", local_error->message);
+  return TRUE;
+}
+
+/* The derived ref a target of "ninja -t targets all" ("PATH: RULE") is
+ * the ref file of, or NULL. */
+static char *
+derived_ref_of_target (const char *line)
+{
+  const char *heads = "refs/heads/" TREERULES_DERIVED_PREFIX;
+  const char *at = strstr (line, heads);
+  if (at == NULL || (at != line && at[-1] != '/'))
+    return NULL;
+  const char *end = strstr (at, ": ");
+  if (end == NULL)
+    return NULL;
+  at += strlen ("refs/heads/");
+  return g_strndup (at, end - at);
+}
+
+GHashTable *
+prune_graph_refs (const char *graph, GError **error)
+{
+  const char *argv[] = { "ninja", "-f", graph, "-t", "targets", "all", NULL };
+  g_autofree char *out = NULL, *err = NULL;
+  int status;
+  g_autoptr(GError) local_error = NULL;
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, &out, &err,
+                     &status, &local_error))
+    return util_fail (error, "%s: cannot list its targets: %s", graph, local_error->message), NULL;
+  if (!g_spawn_check_wait_status (status, NULL))
+    {
+      /* ninja's first line says it; the next ones quote the file. */
+      char *newline = strchr (err, '\n');
+      if (newline != NULL)
+        *newline = '\0';
+      return util_fail (error, "%s: cannot list its targets: %s", graph, err), NULL;
+    }
+
+  g_autoptr(GHashTable) named = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  g_auto(GStrv) lines = g_strsplit (out, "\n", -1);
+  for (char **line = lines; *line != NULL; line++)
+    {
+      char *ref = derived_ref_of_target (*line);
+      if (ref != NULL)
+        g_hash_table_add (named, ref);
+    }
+  return g_steal_pointer (&named);
+}
+
+gboolean
+prune_plan_derived (OstreeRepo *repo, GHashTable *named, GPtrArray *plan, GError **error)
+{
+  g_autoptr(GHashTable) refs = NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_list_refs_ext (repo, NULL, &refs,
+                                  OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_REMOTES
+                                      | OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_MIRRORS,
+                                  NULL, &local_error))
+    return util_fail (error, "cannot list the repository's refs: %s", local_error->message);
+  GHashTableIter iter;
+  gpointer ref;
+  g_hash_table_iter_init (&iter, refs);
+  while (g_hash_table_iter_next (&iter, &ref, NULL))
+    if (g_str_has_prefix (ref, TREERULES_DERIVED_PREFIX) && !g_hash_table_contains (named, ref))
+      g_ptr_array_add (plan, g_strdup (ref));
+  g_ptr_array_sort (plan, util_compare_strings);
   return TRUE;
 }

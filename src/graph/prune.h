@@ -17,6 +17,17 @@ G_BEGIN_DECLS
  * before anything else: one that cannot be is the error. */
 GPtrArray *prune_plan (OstreeRepo *repo, GPtrArray *specs, GError **error);
 
+/* The derived refs (derived/..., graph/treerules.h) a project's Ninja file
+ * GRAPH writes: its targets ("ninja -f GRAPH -t targets all", run in the
+ * current directory, as the build is) that are ref files
+ * .../refs/heads/derived/NAME. */
+GHashTable *prune_graph_refs (const char *graph, GError **error);
+
+/* The derived refs of REPO that are not in NAMED (prune_graph_refs), added
+ * to PLAN (from prune_plan) and sorted with it. */
+gboolean prune_plan_derived (OstreeRepo *repo, GHashTable *named, GPtrArray *plan,
+                             GError **error);
+
 typedef struct {
   gint objects_total;     /* objects in the repository before */
   gint objects_pruned;    /* objects deleted */

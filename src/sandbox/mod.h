@@ -39,6 +39,9 @@ typedef struct {
   gboolean keep_checkout;        /* with chroot, as root: take the checkout of IN that the
                                   * last run to OUT_REF kept, if it is one, and keep one of
                                   * OUT for the next (store/keptcheckout.h) */
+  gboolean keep_same_tree;       /* OUT_REF keeps its commit when that is of the tree the
+                                  * command leaves, though IN moved (apt2ostree mod: its
+                                  * Ninja edge's restat) */
   ModTimings *timings;           /* filled in when not NULL */
   const RunLimits *limits;       /* deadline, memory, processes; NULL: none */
   /* What the command was doing when its deadline came, from its output so

@@ -413,6 +413,46 @@ repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
   return TRUE;
 }
 
+/* Does the commit REF holds have the root CONTENTS and META?  Then that
+ * commit goes into OUT_COMMIT. */
+static gboolean
+ref_holds_tree (OstreeRepo *repo, const char *ref, const char *contents, const char *meta,
+                char **out_commit)
+{
+  g_autofree char *current = repo_read_ref (repo, ref);
+  g_autoptr(GVariant) commit = NULL;
+  if (current == NULL || !ostree_repo_load_commit (repo, current, &commit, NULL, NULL))
+    return FALSE;
+  g_autoptr(GVariant) held_contents = g_variant_get_child_value (commit, 6);
+  g_autoptr(GVariant) held_meta = g_variant_get_child_value (commit, 7);
+  g_autofree char *c = ostree_checksum_from_bytes_v (held_contents);
+  g_autofree char *m = ostree_checksum_from_bytes_v (held_meta);
+  if (!g_str_equal (c, contents) || !g_str_equal (m, meta))
+    return FALSE;
+  *out_commit = g_steal_pointer (&current);
+  return TRUE;
+}
+
+gboolean
+repo_txn_write_tree_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
+                            const char *subject, GVariant *metadata, char **out_commit,
+                            GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GVariant) owned_metadata = metadata ? g_variant_ref_sink (metadata) : NULL;
+  if (!write_mtree (txn->sink, mtree, error))
+    return FALSE;
+  g_autofree char *held = NULL;
+  if (ref_holds_tree (txn->repo, ref, ostree_mutable_tree_get_contents_checksum (mtree),
+                      ostree_mutable_tree_get_metadata_checksum (mtree), &held))
+    {
+      if (out_commit != NULL)
+        *out_commit = g_steal_pointer (&held);
+      return TRUE;
+    }
+  return repo_txn_write_commit (txn, mtree, ref, subject, owned_metadata,
+                                out_commit, cancellable, error);
+}
+
 /* libostree's commit, its fsync turned off for that only (the finish
  * sequence syncs the file system around it). */
 static gboolean

@@ -62,6 +62,15 @@ gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const ch
                                 const char *subject, GVariant *metadata, char **out_commit,
                                 GCancellable *cancellable, GError **error);
 
+/* repo_txn_write_commit, unless REF already holds a commit of the very
+ * same tree (root contents and metadata): then REF keeps that commit,
+ * whatever SUBJECT and METADATA say, and it is the one returned.  For a
+ * command whose commit records its inputs (mod) while what is built from
+ * REF reads only its tree. */
+gboolean repo_txn_write_tree_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
+                                     const char *subject, GVariant *metadata, char **out_commit,
+                                     GCancellable *cancellable, GError **error);
+
 /* Finish: the one sequence (barestore/txn.h's store_txn_finish_run()),
  * the objects on disk before the refs that name them. */
 gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
