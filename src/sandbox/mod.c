@@ -524,13 +524,11 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
     }
   if (!carry_link_groups (mod, rev, meta, error))
     return FALSE;
-  GVariant *metadata = g_variant_builder_end (meta);
-  gboolean written = options->keep_same_tree
-      ? repo_txn_write_tree_commit (txn, out_tree, options->out_ref, subject, metadata,
-                                    out_commit, cancellable, error)
-      : repo_txn_write_commit (txn, out_tree, options->out_ref, subject, metadata, out_commit,
-                               cancellable, error);
-  return written && repo_txn_finish (txn, cancellable, error);
+  if (options->keep_same_tree)
+    repo_txn_keep_same_tree (txn);
+  return repo_txn_write_commit (txn, out_tree, options->out_ref, subject,
+                                g_variant_builder_end (meta), out_commit, cancellable, error)
+         && repo_txn_finish (txn, cancellable, error);
 }
 
 /* The checkout of IN, brought to OUT, kept for the next run.  OUT is

@@ -226,6 +226,7 @@ struct RepoTxn {
   GPtrArray *refs;            /* ref, commit, ...: those OSTree writes, at the end */
   PartialMarks *marks;        /* libostree's: the new commits' commitpartial markers */
   StoreSink *sink;            /* where the objects go: OWN's, else over libostree (owned) */
+  gboolean keep_same_tree;    /* repo_txn_keep_same_tree() */
 };
 
 /* Does the repository ask for durability the way OWN_COMMIT gives it (or for
@@ -385,34 +386,6 @@ repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit)
     }
 }
 
-gboolean
-repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
-                       const char *subject, GVariant *metadata, char **out_commit,
-                       GCancellable *cancellable, GError **error)
-{
-  g_autoptr(GVariant) owned_metadata = metadata ? g_variant_ref_sink (metadata) : NULL;
-
-  guint64 epoch;
-  if (!util_source_date_epoch (&epoch, error))
-    return FALSE;
-
-  /* The dirtrees and the commit as ostree_repo_write_mtree() and
-   * ostree_repo_write_commit_with_time() write them, through the sink. */
-  if (!write_mtree (txn->sink, mtree, error))
-    return FALSE;
-  GVariant *object = objects_commit_new (owned_metadata, subject, epoch,
-                                         ostree_mutable_tree_get_contents_checksum (mtree),
-                                         ostree_mutable_tree_get_metadata_checksum (mtree));
-  g_autofree char *commit = txn->sink->metadata (txn->sink, OBJECTS_COMMIT, object, error);
-  if (commit == NULL)
-    return FALSE;
-
-  repo_txn_set_ref (txn, ref, commit);
-  if (out_commit != NULL)
-    *out_commit = g_steal_pointer (&commit);
-  return TRUE;
-}
-
 /* Does the commit REF holds have the root CONTENTS and META?  Then that
  * commit goes into OUT_COMMIT. */
 static gboolean
@@ -434,23 +407,46 @@ ref_holds_tree (OstreeRepo *repo, const char *ref, const char *contents, const c
 }
 
 gboolean
-repo_txn_write_tree_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
-                            const char *subject, GVariant *metadata, char **out_commit,
-                            GCancellable *cancellable, GError **error)
+repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
+                       const char *subject, GVariant *metadata, char **out_commit,
+                       GCancellable *cancellable, GError **error)
 {
   g_autoptr(GVariant) owned_metadata = metadata ? g_variant_ref_sink (metadata) : NULL;
+
+  guint64 epoch;
+  if (!util_source_date_epoch (&epoch, error))
+    return FALSE;
+
+  /* The dirtrees and the commit as ostree_repo_write_mtree() and
+   * ostree_repo_write_commit_with_time() write them, through the sink. */
   if (!write_mtree (txn->sink, mtree, error))
     return FALSE;
   g_autofree char *held = NULL;
-  if (ref_holds_tree (txn->repo, ref, ostree_mutable_tree_get_contents_checksum (mtree),
-                      ostree_mutable_tree_get_metadata_checksum (mtree), &held))
+  if (txn->keep_same_tree
+      && ref_holds_tree (txn->repo, ref, ostree_mutable_tree_get_contents_checksum (mtree),
+                         ostree_mutable_tree_get_metadata_checksum (mtree), &held))
     {
       if (out_commit != NULL)
         *out_commit = g_steal_pointer (&held);
       return TRUE;
     }
-  return repo_txn_write_commit (txn, mtree, ref, subject, owned_metadata,
-                                out_commit, cancellable, error);
+  GVariant *object = objects_commit_new (owned_metadata, subject, epoch,
+                                         ostree_mutable_tree_get_contents_checksum (mtree),
+                                         ostree_mutable_tree_get_metadata_checksum (mtree));
+  g_autofree char *commit = txn->sink->metadata (txn->sink, OBJECTS_COMMIT, object, error);
+  if (commit == NULL)
+    return FALSE;
+
+  repo_txn_set_ref (txn, ref, commit);
+  if (out_commit != NULL)
+    *out_commit = g_steal_pointer (&commit);
+  return TRUE;
+}
+
+void
+repo_txn_keep_same_tree (RepoTxn *txn)
+{
+  txn->keep_same_tree = TRUE;
 }
 
 /* libostree's commit, its fsync turned off for that only (the finish

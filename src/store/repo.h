@@ -62,14 +62,12 @@ gboolean repo_txn_write_commit (RepoTxn *txn, OstreeMutableTree *mtree, const ch
                                 const char *subject, GVariant *metadata, char **out_commit,
                                 GCancellable *cancellable, GError **error);
 
-/* repo_txn_write_commit, unless REF already holds a commit of the very
- * same tree (root contents and metadata): then REF keeps that commit,
- * whatever SUBJECT and METADATA say, and it is the one returned.  For a
+/* From now on, repo_txn_write_commit() leaves a REF that already holds a
+ * commit of the very same tree (root contents and metadata) as it is,
+ * whatever SUBJECT and METADATA say, and returns that commit.  For a
  * command whose commit records its inputs (mod) while what is built from
  * REF reads only its tree. */
-gboolean repo_txn_write_tree_commit (RepoTxn *txn, OstreeMutableTree *mtree, const char *ref,
-                                     const char *subject, GVariant *metadata, char **out_commit,
-                                     GCancellable *cancellable, GError **error);
+void repo_txn_keep_same_tree (RepoTxn *txn);
 
 /* Finish: the one sequence (barestore/txn.h's store_txn_finish_run()),
  * the objects on disk before the refs that name them. */
