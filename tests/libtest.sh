@@ -103,8 +103,15 @@ skip_all () {
 
 test_done () {
     echo "1..$_test_count"
-    # Read by .ci/run, which lists the slowest test files.
-    echo "# elapsed: $SECONDS s"
+    # Read by .ci/run, which lists the slowest test files: the seconds this
+    # file took, and the CPU seconds it and everything it ran used (user +
+    # system, from "times"): a file far below its seconds waits (servers,
+    # qemu, the network), one near twice them keeps both cores busy.
+    local cpu
+    times > "$SCRATCH/times"   # (in this shell: a subshell's children are not its)
+    cpu=$(awk '{ for (i = 1; i <= NF; i++) { split($i, p, /[ms]/); t += p[1] * 60 + p[2] } }
+               END { printf "%.0f", t }' "$SCRATCH/times")
+    echo "# elapsed: $SECONDS s (cpu $cpu s)"
     [ $_test_failed -eq 0 ]
 }
 
