@@ -164,6 +164,15 @@ report_timings (const Stage2Options *options, const ModTimings *t)
                 t->commit, t->keep, t->cleanup);
 }
 
+char *
+stage2_subject (const char *lockfile, guint n_packages, const char *arch, gboolean incremental)
+{
+  g_autofree char *name = lockfile != NULL ? g_path_get_basename (lockfile) : NULL;
+  return g_strdup_printf ("%s%s%u package%s for %s, configured%s", name != NULL ? name : "",
+                          name != NULL ? ": " : "", n_packages, n_packages == 1 ? "" : "s", arch,
+                          incremental ? " incrementally" : "");
+}
+
 gboolean
 stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
                   GCancellable *cancellable, GError **error)
@@ -197,12 +206,14 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
   g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
   const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
 
+  g_autofree char *subject = stage2_subject (options->lockfile, packages->len, arch, FALSE);
   ModTimings timings = { 0, };
   ModOptions mod = {
     .in = options->in,
     .out_ref = options->out_ref,
     .chroot = TRUE,
     .setenv = setenv,
+    .subject = subject,
     .verbose = options->verbose,
     .keep_on_failure = options->keep_on_failure,
     .argv = (char **) argv->pdata,
@@ -259,6 +270,9 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_autoptr(RepoRev) stage1 = prev != NULL ? repo_resolve (repo, options->in, error) : NULL;
   if (stage1 == NULL)
     return FALSE;
+  g_autoptr(GPtrArray) packages = stage1_packages (repo, options->in, error);
+  if (packages == NULL)
+    return FALSE;
   g_autofree char *arch = stage1_arch (repo, options->in, cancellable, error);
   if (arch == NULL)
     return FALSE;
@@ -299,6 +313,7 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_variant_builder_add (&meta, "{sv}", STAGE2_META_INCREMENTAL_STAGE1,
                          g_variant_new_string (stage1->commit));
   g_autoptr(GVariant) metadata = g_variant_ref_sink (g_variant_builder_end (&meta));
+  g_autofree char *subject = stage2_subject (options->lockfile, packages->len, arch, TRUE);
 
   ModTimings timings = { 0, };
   ModOptions mod = {
@@ -313,6 +328,7 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .description = "the incremental stage-2 script (dpkg --purge, dpkg --unpack, hooks, "
                    "dpkg --configure -a)",
     .metadata = metadata,
+    .subject = subject,
     .keep_checkout = TRUE,
     .timings = &timings,
     .limits = options->limits,

@@ -13,6 +13,8 @@ G_BEGIN_DECLS
 typedef struct {
   const char *in;              /* the stage-1 tree */
   const char *out_ref;
+  const char *lockfile;        /* the lockfile IN was made from (its file name goes in the
+                                * commit's subject, stage2_subject()), or NULL */
   const char *const *hooks;    /* shell commands run before dpkg --configure -a, or NULL */
   gboolean verbose;            /* dpkg's output on stderr as it runs */
   gboolean keep_on_failure;    /* a failed run's scratch tree is kept (mod.h) */
@@ -32,6 +34,16 @@ typedef struct {
   const char *const *debs;      /* .debs (host paths) that changed or arrived, in
                                  * install order, or NULL */
 } Stage2Incremental;
+
+/* The configured image's commit subject: what it is, in words that are the
+ * same on every machine ("packages.lock.json: 88 packages for amd64,
+ * configured"): the lockfile's file name (no directory; LOCKFILE may be
+ * NULL), the number of packages, the architecture; INCREMENTAL says so.
+ * Not the ref: an image's commit is the same under any name (an
+ * incremental build that falls back to from scratch, a cache, compare
+ * commits across refs). */
+char *stage2_subject (const char *lockfile, guint n_packages, const char *arch,
+                      gboolean incremental);
 
 /* Run the stage-2 script over IN (see stage2.c for each step) and commit the
  * configured image to OUT_REF. */
