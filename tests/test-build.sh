@@ -246,6 +246,24 @@ test_expect_success 'build --builddir and --repo put the Ninja file, caches and 
     assert_file_has_content out "ostree --repo=elsewhere/repo ls -R"
 '
 
+test_expect_success 'build --include with no lockfile locks into the build directory, builds, and keeps the lockfile (mmdebstrap'"'"'s one command)' '
+    cd "$W"
+    a2o build --include "$(echo $BASE_REQUEST | tr " " ,)" --include hello --variant custom --merged-usr yes \
+        --sources sources.list --ref quick > quick.out
+    assert_file_has_content build/quick.txt "^hello\$"
+    assert_file_has_content build/quick.lock.json "{\"name\": \"hello\", "
+    commit=$(cat build/ostree/refs/heads/quick)
+    assert_file_has_content quick.out "^image quick: commit $commit\$"
+    ostree --repo=build/ostree cat quick /var/lib/hello/state > state
+    assert_file_has_content state "^hello [0-9.]* configured\$"
+    # the lockfile kept builds the same image
+    a2o build build/quick.lock.json=quick > again.out
+    assert_streq "$(cat build/ostree/refs/heads/quick)" "$commit"
+    expect_failure err a2o build one.lock.json --include hello
+    assert_one_line err
+    assert_file_has_content err "give them without a LOCKFILE"
+'
+
 test_expect_success 'a failing postinst stops the build, naming the package; the image ref is not written' '
     cd "$W"
     base_lock three failing
