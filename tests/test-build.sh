@@ -55,9 +55,9 @@ test_expect_success 'build gives an image where every package is configured (ii)
     [ ! -s audit ]
     assert_streq "$(cat img-a/var/lib/hello/state)" "hello 1.0 configured"
     assert_streq "$(chroot img-a /bin/sh -c "echo ok")" ok
-    # the commit says what it is: its lockfile (no directory), how many packages, the architecture
+    # the commit says what it is: the release (its os-release), how many packages, the architecture
     ostree --repo=build/ostree show one > show
-    assert_file_has_content show "^    one.lock.json: $n packages for amd64, configured\$"
+    assert_file_has_content show "^    Debian GNU/Linux 12 (bookworm): $n packages for amd64, configured\$"
 '
 
 test_expect_success 'the progress names each package as it is fetched and unpacked, then stage 1 and stage 2' '

@@ -11,16 +11,14 @@
 #include "sandbox/stage2.h"
 
 /* Stage 2 of IN from CACHE: its key (*OUT_CACHE_REF) is what the result
- * depends on: IN's commit, the hooks, LOCKFILE's name (in the subject),
- * SOURCE_DATE_EPOCH.  *OUT_COMMIT is
+ * depends on: IN's commit, the hooks, SOURCE_DATE_EPOCH.  *OUT_COMMIT is
  * the pulled result, or NULL on a miss. */
 static gboolean
 configure_from_cache (OstreeRepo *repo, const BuildCache *cache, const RepoRev *in,
-                      const char *const *hooks, const char *out_ref, const char *lockfile,
-                      char **out_cache_ref, char **out_commit, GCancellable *cancellable,
-                      GError **error)
+                      const char *const *hooks, const char *out_ref, char **out_cache_ref,
+                      char **out_commit, GCancellable *cancellable, GError **error)
 {
-  *out_cache_ref = buildcache_configured_ref (in->commit, hooks, lockfile, error);
+  *out_cache_ref = buildcache_configured_ref (in->commit, hooks, error);
   if (*out_cache_ref == NULL)
     return FALSE;
   g_autofree char *what = g_strconcat ("stage 2 (", out_ref, ")", NULL);
@@ -50,8 +48,7 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     { "incremental", 0, 0, G_OPTION_ARG_NONE, &incremental,
       "Start from the image OUT holds, as apt-get would (not for release builds)", NULL },
     { "lockfile", 0, 0, G_OPTION_ARG_FILENAME, &lock_path,
-      "The lockfile IN was made from: its file name goes in the commit's subject "
-      "(--incremental reads its packages)", "LOCKFILE" },
+      "--incremental: the lockfile IN was made from", "LOCKFILE" },
     { "debs", 0, 0, G_OPTION_ARG_FILENAME, &debs_dir,
       "--incremental: the download cache of its .debs (default: build/cache/debs)", "DIR" },
     BUILDCACHE_OPTION_ENTRIES (&cache),
@@ -90,8 +87,8 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
   if (cache.url != NULL)
     {
       g_autofree char *commit = NULL;
-      if (!configure_from_cache (repo, &cache, in, (const char *const *) hooks, out_ref, lock_path,
-                                 &cache_ref, &commit, cancellable, error))
+      if (!configure_from_cache (repo, &cache, in, (const char *const *) hooks, out_ref, &cache_ref,
+                                 &commit, cancellable, error))
         return FALSE;
       if (commit != NULL)
         {
@@ -103,7 +100,6 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
   Stage2Options options = {
     .in = argv[1],
     .out_ref = out_ref,
-    .lockfile = lock_path,
     .hooks = (const char *const *) hooks,
     .verbose = verbose || util_env_flag ("APT2OSTREE_VERBOSE"),
     .keep_on_failure = keep,
@@ -126,7 +122,7 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
    * stage 2 to a machine that has one. */
   if (cache_ref == NULL && !incremental
       && (cache_ref = buildcache_configured_ref (in->commit, (const char *const *) hooks,
-                                                 lock_path, error)) == NULL)
+                                                 error)) == NULL)
     return FALSE;
   if (cache_ref != NULL && !buildcache_record_result (repo, out_ref, cache_ref, cancellable, error))
     return FALSE;

@@ -371,9 +371,6 @@ build_image_cache_ref (BuildArgs *args, BuildImage *image, OstreeRepo *repo)
     return NULL;
   Lockfile *lock = image->lock;
   g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (g_free);
-  /* The image's commit subject names its lockfile (stage2_subject). */
-  g_autofree char *lockfile_name = g_path_get_basename (image->lockfile);
-  g_ptr_array_add (inputs, g_strconcat ("lockfile=", lockfile_name, NULL));
   g_ptr_array_add (inputs, g_strdup (lock->request.architecture));
   g_ptr_array_add (inputs, g_strdup (lock->merged_usr ? "merged-usr" : "split-usr"));
   const char *env = g_getenv ("SOURCE_DATE_EPOCH");

@@ -329,19 +329,15 @@ buildcache_stage1_ref (const char *arch, const char *const *filters, GPtrArray *
 }
 
 char *
-buildcache_configured_ref (const char *stage1_commit, const char *const *hooks,
-                           const char *lockfile, GError **error)
+buildcache_configured_ref (const char *stage1_commit, const char *const *hooks, GError **error)
 {
   guint64 epoch;
   if (!util_source_date_epoch (&epoch, error))
     return NULL;
   g_autofree char *epoch_text = g_strdup_printf ("%" G_GUINT64_FORMAT, epoch);
-  g_autofree char *name = lockfile != NULL ? g_path_get_basename (lockfile) : NULL;
-  g_autofree char *lockfile_text = g_strconcat ("lockfile=", name != NULL ? name : "", NULL);
   g_autoptr(GPtrArray) inputs = g_ptr_array_new ();
   g_ptr_array_add (inputs, (char *) stage1_commit);
   g_ptr_array_add (inputs, epoch_text);
-  g_ptr_array_add (inputs, lockfile_text);
   for (const char *const *h = hooks; h != NULL && *h != NULL; h++)
     g_ptr_array_add (inputs, (char *) *h);
   g_ptr_array_add (inputs, NULL);

@@ -43,11 +43,9 @@ char *buildcache_ref (const char *kind, const char *const *inputs);
 char *buildcache_stage1_ref (const char *arch, const char *const *filters, GPtrArray *revs);
 
 /* The cache's name for stage 2 of the stage-1 commit STAGE1_COMMIT with
- * HOOKS from LOCKFILE (or NULL): those (the lockfile's file name only,
- * which the commit's subject gives), and SOURCE_DATE_EPOCH (a bad value is
- * an error). */
+ * HOOKS: those, and SOURCE_DATE_EPOCH (a bad value is an error). */
 char *buildcache_configured_ref (const char *stage1_commit, const char *const *hooks,
-                                 const char *lockfile, GError **error);
+                                 GError **error);
 
 /* Point each of REFS (NULL-terminated) at COMMIT, in one transaction. */
 gboolean buildcache_set_refs (OstreeRepo *repo, const char *const *refs, const char *commit,

@@ -476,8 +476,7 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  restat = 1\n\n"
       "rule a2o_configure\n"
       "  command = env SOURCE_DATE_EPOCH=$${SOURCE_DATE_EPOCH:-$epoch} "
-      "$a2o --repo $repo_arg configure --ref $ref --lockfile $lockfile%s $hooks$limits $stage1 "
-      "> /dev/null\n"
+      "$a2o --repo $repo_arg configure --ref $ref%s $hooks$limits $stage1 > /dev/null\n"
       "  description = configure $ref (dpkg --configure -a)\n"
       "  restat = 1\n\n"
       "rule a2o_import\n"
@@ -695,8 +694,8 @@ append_stage2 (NinjaOut *out, const NinjaImage *image, const NinjaOptions *optio
     }
   append_text (out, "\n");
   append_variable (out, "ref", configured);
-  /* (its name goes in the image's commit subject; incremental reads it) */
-  append_variable (out, "lockfile", image->lockfile_path);
+  if (options->incremental)
+    append_variable (out, "lockfile", image->lockfile_path);
   append_variable (out, "stage1", configure_in);
   g_autofree char *epoch = g_strdup_printf ("%" G_GINT64_FORMAT, ninja_lockfile_epoch (image->lock));
   append_variable (out, "epoch", epoch);

@@ -13,8 +13,6 @@ G_BEGIN_DECLS
 typedef struct {
   const char *in;              /* the stage-1 tree */
   const char *out_ref;
-  const char *lockfile;        /* the lockfile IN was made from (its file name goes in the
-                                * commit's subject, stage2_subject()), or NULL */
   const char *const *hooks;    /* shell commands run before dpkg --configure -a, or NULL */
   gboolean verbose;            /* dpkg's output on stderr as it runs */
   gboolean keep_on_failure;    /* a failed run's scratch tree is kept (mod.h) */
@@ -35,14 +33,13 @@ typedef struct {
                                  * install order, or NULL */
 } Stage2Incremental;
 
-/* The configured image's commit subject: what it is, in words that are the
- * same on every machine ("packages.lock.json: 88 packages for amd64,
- * configured"): the lockfile's file name (no directory; LOCKFILE may be
- * NULL), the number of packages, the architecture; INCREMENTAL says so.
- * Not the ref: an image's commit is the same under any name (an
- * incremental build that falls back to from scratch, a cache, compare
- * commits across refs). */
-char *stage2_subject (const char *lockfile, guint n_packages, const char *arch,
+/* The configured image's commit subject: what it is, from what it is made
+ * of alone ("Debian GNU/Linux 13 (trixie): 88 packages for amd64,
+ * configured"): the release its os-release names (RELEASE, or NULL: left
+ * out), the number of packages, the architecture; INCREMENTAL says so.
+ * Not the ref nor the lockfile's name: the same packages give the same
+ * commit under any name (a cache serves it to every image of them). */
+char *stage2_subject (const char *release, guint n_packages, const char *arch,
                       gboolean incremental);
 
 /* Run the stage-2 script over IN (see stage2.c for each step) and commit the
