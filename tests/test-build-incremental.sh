@@ -136,6 +136,8 @@ test_expect_success 'an incremental build upgrades, downgrades, removes and adds
     assert_streq "$(incremental_of img)" "$prev"
     ostree --repo="$R" show --print-metadata-key=apt2ostree.incremental.stage1 img | tr -d "'\''" > s1
     assert_streq "$(cat s1)" "$(ref_commit $R stage1/img)"
+    ostree --repo="$R" show img > show
+    assert_file_has_content show "^    Debian GNU/Linux 12 (bookworm): $(grep -c "\"sha256\": " v2.lock.json) packages for amd64, configured incrementally\$"
     a2o --repo "$R" export img --dir ex > /dev/null
     assert_streq "$(cat ex/usr/share/alpha/version)" "alpha 2.0"
     assert_streq "$(cat ex/usr/share/beta/version)" "beta 1.0"

@@ -55,6 +55,9 @@ test_expect_success 'build gives an image where every package is configured (ii)
     [ ! -s audit ]
     assert_streq "$(cat img-a/var/lib/hello/state)" "hello 1.0 configured"
     assert_streq "$(chroot img-a /bin/sh -c "echo ok")" ok
+    # the commit says what it is: the release (its os-release), how many packages, the architecture
+    ostree --repo=build/ostree show one > show
+    assert_file_has_content show "^    Debian GNU/Linux 12 (bookworm): $n packages for amd64, configured\$"
 '
 
 test_expect_success 'the progress names each package as it is fetched and unpacked, then stage 1 and stage 2' '
@@ -241,6 +244,24 @@ test_expect_success 'build --builddir and --repo put the Ninja file, caches and 
     a2o build one.lock.json > /dev/null
     assert_streq "$(cat elsewhere/repo/refs/heads/one)" "$(cat build/ostree/refs/heads/one)"
     assert_file_has_content out "ostree --repo=elsewhere/repo ls -R"
+'
+
+test_expect_success 'build --include with no lockfile locks into the build directory, builds, and keeps the lockfile (mmdebstrap'"'"'s one command)' '
+    cd "$W"
+    a2o build --include "$(echo $BASE_REQUEST | tr " " ,)" --include hello --variant custom --merged-usr yes \
+        --sources sources.list --ref quick > quick.out
+    assert_file_has_content build/quick.txt "^hello\$"
+    assert_file_has_content build/quick.lock.json "{\"name\": \"hello\", "
+    commit=$(cat build/ostree/refs/heads/quick)
+    assert_file_has_content quick.out "^image quick: commit $commit\$"
+    ostree --repo=build/ostree cat quick /var/lib/hello/state > state
+    assert_file_has_content state "^hello [0-9.]* configured\$"
+    # the lockfile kept builds the same image
+    a2o build build/quick.lock.json=quick > again.out
+    assert_streq "$(cat build/ostree/refs/heads/quick)" "$commit"
+    expect_failure err a2o build one.lock.json --include hello
+    assert_one_line err
+    assert_file_has_content err "give them without a LOCKFILE"
 '
 
 test_expect_success 'a failing postinst stops the build, naming the package; the image ref is not written' '

@@ -122,4 +122,40 @@ test_expect_success 'build, ninja and diff given a package list say it is one an
     assert_file_has_content err "broken.lock.json:1:.*[Pp]arse error"
 '
 
+test_expect_success 'make install with another prefix: the installed program finds its module and keyrings there, a copy alone says where it looked' '
+    : "${TOP_BUILDDIR:?}"
+    env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOP_BUILDDIR" install \
+        DESTDIR="$PWD/dest" prefix=/opt/a2o > install.log 2>&1 || { cat install.log; fail "make install"; }
+    bin=dest/opt/a2o/bin/apt2ostree
+    assert_has_file dest/opt/a2o/lib/apt2ostree/apt2ostree-commands.so
+    "$bin" --repo r init
+    assert_has_file r/config
+    "$bin" lock --help > out
+    assert_file_has_content out "apt2ostree lock"
+    # A source with no Signed-By: its InRelease is checked against the
+    # installed keyrings (not read here, they are), not refused for want of them.
+    mkdir -p mirror/dists/bookworm && echo not-signed > mirror/dists/bookworm/InRelease
+    echo "deb file://$PWD/mirror bookworm main" > sources.list
+    echo dpkg > packages.txt
+    expect_failure err "$bin" lock packages.txt --sources sources.list --cache cache
+    assert_not_file_has_content err "keyrings directory"
+    assert_file_has_content err "InRelease"
+    mkdir alone && cp "$bin" alone/
+    expect_failure err alone/apt2ostree --repo r2 init
+    assert_one_line err
+    assert_file_has_content err "cannot find its commands module apt2ostree-commands.so (looked in $PWD/alone, .*\"make install\""
+    assert_not_has_file r2
+'
+
+test_expect_success 'examples/subninja/generate.sh runs the program built in the source tree, else says how to get one' '
+    mkdir -p tree/examples
+    cp -r "$TOP_SRCDIR/examples/subninja" tree/examples/
+    expect_failure err env -u APT2OSTREE PATH=/usr/bin:/bin tree/examples/subninja/generate.sh
+    assert_one_line err
+    assert_file_has_content err "generate.sh: no apt2ostree: build it (make, in the top directory of its source), install it"
+    ln -s "$(realpath "$APT2OSTREE")" tree/apt2ostree
+    expect_failure err env -u APT2OSTREE PATH=/usr/bin:/bin tree/examples/subninja/generate.sh
+    assert_file_has_content err "^apt2ostree ninja: error: .*base.lock.json"
+'
+
 test_done

@@ -601,4 +601,36 @@ test_expect_success '--merged-usr overrides what the Release implies' '
     assert_file_has_content yes.json "\"merged-usr\": \"yes\""
 '
 
+test_expect_success 'lock --components gives every source those components, as mmdebstrap does, and --update keeps them' '
+    # a copy of the good archive with a contrib component holding one package
+    repo_deb "$SCRATCH/contrib-src" contribonly 1.0 amd64
+    repo_dists "$SCRATCH/contrib-src" bookworm amd64
+    copy_repo comp
+    cp "$SCRATCH/contrib-src"/pool/main/*.deb "$SRV/comp/pool/main/"
+    mkdir -p "$SRV/comp/dists/bookworm/contrib"
+    cp -r "$SCRATCH/contrib-src/dists/bookworm/main/binary-amd64" "$SRV/comp/dists/bookworm/contrib/"
+    (cd "$SRV/comp" && apt-ftparchive -o APT::FTPArchive::Release::Suite=bookworm \
+        -o APT::FTPArchive::Release::Codename=bookworm -o APT::FTPArchive::Release::Architectures=amd64 \
+        -o APT::FTPArchive::Release::Components="main contrib" -o APT::FTPArchive::Md5=false \
+        -o APT::FTPArchive::SHA1=false -o APT::FTPArchive::SHA512=false \
+        release dists/bookworm > "$SCRATCH/comp-Release" && mv "$SCRATCH/comp-Release" dists/bookworm/Release)
+    repo_sign "$SRV/comp" bookworm archive
+    sources_for comp
+    printf "hello\ncontribonly\n" > packages.txt
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache
+    assert_file_has_content err "contribonly"
+    a2o lock packages.txt --sources sources.list --cache cache --components main,contrib > out
+    assert_file_has_content packages.lock.json "\"components\": \[\"main\", \"contrib\"\]"
+    grep -q "{\"name\": \"contribonly\"" packages.lock.json
+    cp packages.lock.json first.lock.json
+    a2o lock --update packages.lock.json --cache cache > out
+    cmp first.lock.json packages.lock.json
+    expect_failure err a2o lock --update packages.lock.json --components main
+    assert_file_has_content err "only -o, --sources, --cache and --mirror go with it"
+    expect_failure err a2o lock packages.txt --sources sources.list --cache cache --components "main,../x" -o bad.lock.json
+    assert_one_line err
+    assert_file_has_content err "\-\-components: \"../x\""
+    assert_not_has_file bad.lock.json
+'
+
 test_done

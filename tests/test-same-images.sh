@@ -89,13 +89,16 @@ build_image () {
 # script, whose text the commit holds, and again when step 3b looked for a
 # diverted file's owner with one grep, and again when dpkg's output went
 # through a file rather than a pipe a postinst's background process could
-# hold; the stage-1 commits did not move, nor did the images' trees.)
+# hold, and again when the image's commit subject came to say what it is
+# ("Debian GNU/Linux 12 (bookworm): N packages for ARCH, configured",
+# issue #42); the
+# stage-1 commits did not move, nor did the images' trees.)
 cat > "$SCRATCH/expected" <<'END'
 amd64 packages 81d53401671639a3f7bd5ba6390841dcb664c982bccfd15920e86d5e9f57a87b
-amd64 image 3c6d030d97aaf09ec34f4e074417b288894cd134a8b82102839f293d2c171b3b
+amd64 image a89a09580971c1a04faf0bbf74e1846f3ea828594c8719f8b51b85565f8d9270
 amd64 image/stage1 4170ccbe8c1cb0e9aeddfd91103f48d42ea26718bda2b8144b2c759b75bcfd7e
 arm64 packages 3a34b60b48f17346074f4c2f27f9f3747091d2b82ab5acedcc056427bb458de1
-arm64 image c5bfa07efb1ff27ae1b46baab70d9738e38722f601bb42cab924e20cba253b7f
+arm64 image c6b24ea0da066855280324ca45394352d9fd4b6d473a4cb6dcf0edcdc5a65ac2
 arm64 image/stage1 26a785fb3ac3269b409881446820a0345b1339b2c3c70f6f31f844592e20a84b
 END
 

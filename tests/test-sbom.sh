@@ -52,10 +52,14 @@ repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 
 W="$SCRATCH/work"
-mkdir -p "$W"
+mkdir -p "$W/debs" "$SCRATCH/stage/mine/usr/share/mine"
 cd "$W"
+# A local .deb (a line of the package list names it), which depends on an archive's package.
+echo mine > "$SCRATCH/stage/mine/usr/share/mine/file"
+( cd debs && mv "$(make_deb "$SCRATCH/stage/mine" mine 1.0 amd64 "Priority: optional" "Depends: plain")" \
+    mine_1.0_amd64.deb )
 repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
-base_image image licensed plain
+base_image image licensed plain ./debs/mine_1.0_amd64.deb
 REPO="$W/build/ostree"
 
 # The locked packages as "NAME ARCH VERSION SHA256" lines.
@@ -64,7 +68,7 @@ sed -n 's/.*{"name": "\([^"]*\)", "version": "\([^"]*\)", "architecture": "\([^"
 
 test_expect_success 'sbom REF (SPDX): the image commit is the artifact described, every locked package with its SHA256' '
     cd "$W"
-    a2o --repo "$REPO" sbom image -o image.spdx.json
+    a2o --repo "$REPO" sbom image --lockfile image.lock.json -o image.spdx.json
     commit=$(cat "$REPO/refs/heads/image")
     assert_streq "$(jq -r .spdxVersion image.spdx.json)" SPDX-2.3
     assert_streq "$(jq -r ".packages[0].versionInfo" image.spdx.json)" "$commit"
@@ -73,7 +77,32 @@ test_expect_success 'sbom REF (SPDX): the image commit is the artifact described
     jq -r ".packages[1:][] | [.name, (.externalRefs[0].referenceLocator | capture(\"arch=(?<a>.*)\").a), .versionInfo, .checksums[0].checksumValue] | join(\" \")" \
         image.spdx.json | sort > listed
     diff locked listed
-    assert_streq "$(jq ".relationships | length" image.spdx.json)" "$(( $(wc -l < locked) + 1 ))"
+    assert_streq "$(jq "[.relationships[] | select(.relationshipType != \"DEPENDS_ON\")] | length" image.spdx.json)" \
+        "$(( $(wc -l < locked) + 1 ))"
+'
+
+# spdx_id NAME: the SPDX id of package NAME in image.spdx.json.
+spdx_id () { jq -r ".packages[] | select(.name == \"$1\") | .SPDXID" image.spdx.json; }
+
+test_expect_success 'a local .deb has no Debian purl and no download location; each package names its file and source, never a host; Depends become relationships' '
+    cd "$W"
+    jq -c ".packages[] | select(.name == \"mine\") | [.externalRefs[0].referenceLocator, .downloadLocation, .packageFileName]" \
+        image.spdx.json > mine.json
+    assert_streq "$(cat mine.json)" "[\"pkg:generic/mine@1.0?arch=amd64\",\"NONE\",\"debs/mine_1.0_amd64.deb\"]"
+    jq -c ".packages[] | select(.name == \"plain\") | [.externalRefs[0].referenceLocator, .downloadLocation, .packageFileName, .comment]" \
+        image.spdx.json > plain.json
+    assert_streq "$(cat plain.json)" "[\"pkg:deb/debian/plain@1.0?arch=amd64\",\"NOASSERTION\",\"pool/main/plain_1.0_amd64.deb\",\"pool/main/plain_1.0_amd64.deb of the apt source \\\"bookworm\\\" named in the lockfile\"]"
+    ! grep -q "127\.0\.0\.1\|http" <(jq ".packages" image.spdx.json) || fail "a host or URL in the packages"
+    jq -r ".relationships[] | select(.relationshipType == \"DEPENDS_ON\") | .spdxElementId + \" \" + .relatedSpdxElement" \
+        image.spdx.json > depends
+    grep -qx "$(spdx_id mine) $(spdx_id plain)" depends
+    grep -qx "$(spdx_id coreutils) $(spdx_id libc6)" depends     # Pre-Depends
+    grep -qx "$(spdx_id diffutils) $(spdx_id libc6)" depends
+    ! grep -q "^$(spdx_id plain) " depends || fail "plain depends on nothing"
+    a2o --repo "$REPO" sbom image --lockfile image.lock.json --format cyclonedx -o deps.cdx.json
+    assert_streq "$(jq -r ".dependencies[] | select(.ref == \"pkg:generic/mine@1.0?arch=amd64\") | .dependsOn | join(\" \")" deps.cdx.json)" \
+        "pkg:deb/debian/plain@1.0?arch=amd64"
+    assert_streq "$(jq -r ".components[] | select(.name == \"mine\") | .properties[] | select(.name == \"apt2ostree:local-deb\") | .value" deps.cdx.json)" true
 '
 
 test_expect_success 'the source package, the purl (percent-encoded epoch and +) and the licenses as SPDX expressions' '
@@ -89,7 +118,7 @@ test_expect_success 'the source package, the purl (percent-encoded epoch and +) 
 
 test_expect_success 'deterministic: the same ref gives the same bytes, dated by the commit, not the clock' '
     cd "$W"
-    a2o --repo "$REPO" sbom image > again.spdx.json
+    a2o --repo "$REPO" sbom image --lockfile image.lock.json > again.spdx.json
     cmp image.spdx.json again.spdx.json
     ts=$(ostree --repo="$REPO" show image | sed -n "s/^Date: *//p")
     assert_streq "$(jq -r .creationInfo.created image.spdx.json)" "$(date -u -d "$ts" +%Y-%m-%dT%H:%M:%SZ)"
@@ -102,7 +131,7 @@ test_expect_success 'sbom LOCKFILE (CycloneDX) lists the same packages, hashes a
     jq -r ".components[] | [.name, (.properties[] | select(.name == \"apt2ostree:architecture\") | .value), .version, .hashes[0].content] | join(\" \")" \
         lock.cdx.json | sort > listed-cdx
     diff locked listed-cdx
-    a2o --repo "$REPO" sbom image --format cyclonedx -o image.cdx.json
+    a2o --repo "$REPO" sbom image --lockfile image.lock.json --format cyclonedx -o image.cdx.json
     diff <(jq ".components" lock.cdx.json) <(jq ".components" image.cdx.json)
     assert_streq "$(jq -r ".metadata.component.hashes[0].content" image.cdx.json)" "$(cat "$REPO/refs/heads/image")"
     assert_streq "$(jq -r ".metadata.component.hashes[0].content" lock.cdx.json)" "$(sha256sum < image.lock.json | cut -d" " -f1)"
@@ -122,7 +151,7 @@ test_expect_success 'build --sbom DIR/ writes one document per image, DIR/IMAGE.
     cd "$W"
     a2o build image.lock.json image.lock.json=more/other --sbom boms/ > several.out
     cmp boms/image.spdx.json image.spdx.json
-    a2o --repo "$REPO" sbom more/other -o other.spdx.json
+    a2o --repo "$REPO" sbom more/other --lockfile image.lock.json -o other.spdx.json
     cmp boms/more/other.spdx.json other.spdx.json
     assert_file_has_content boms/more/other.spdx.json "$(cat "$REPO/refs/heads/more/other")"
     a2o build image.lock.json image.lock.json=more/other --sbom boms/ > several-again.out

@@ -294,6 +294,7 @@ lock_record_request (Lockfile *lock, const LockRequest *req, SourcesList *source
   lock->request.sources_file = g_strdup (req->sources_file);
   lock->request.merged_usr = g_strdup (req->merged_usr);
   lock->request.suite = g_strdup (req->suite);
+  lock->request.components = g_strdupv (req->components);
   lock->request.record_uris = req->record_uris;
   lock->request.path_filters = g_strdupv (req->path_filters);
   g_autoptr(GStrvBuilder) names = g_strv_builder_new ();
@@ -441,13 +442,15 @@ archive_source_names (Lockfile *lock)
 }
 
 SourcesList *
-lock_load_sources (const char *sources_path, const char *suite, Lockfile *previous,
-                   const char *arch, char **mirrors, GError **error)
+lock_load_sources (const char *sources_path, const char *suite, const char *const *components,
+                   Lockfile *previous, const char *arch, char **mirrors, GError **error)
 {
   g_autoptr(SourcesList) sources = sources_load (sources_path, error);
   if (sources == NULL)
     return NULL;
   if (suite != NULL && !sources_list_set_suite (sources, suite, error))
+    return NULL;
+  if (components != NULL && !sources_list_set_components (sources, components, error))
     return NULL;
   if (previous != NULL)
     {

@@ -65,9 +65,10 @@ char *lock_host_architecture (GError **error);
 
 /* The sources to lock from SOURCES_PATH (NULL: the host's): the archives
  * PREVIOUS (the lockfile being updated) names, else every source of ARCH;
- * moved to SUITE (or NULL), MIRRORS ("NAME=URI", NAME one of them)
- * applied. */
-SourcesList *lock_load_sources (const char *sources_path, const char *suite, Lockfile *previous,
+ * moved to SUITE (or NULL), with COMPONENTS (or NULL: their own), MIRRORS
+ * ("NAME=URI", NAME one of them) applied. */
+SourcesList *lock_load_sources (const char *sources_path, const char *suite,
+                                const char *const *components, Lockfile *previous,
                                 const char *arch, char **mirrors, GError **error);
 
 /* The variants --variant accepts (the resolver's), NULL-terminated. */

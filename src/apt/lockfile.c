@@ -71,6 +71,7 @@ lockfile_free (Lockfile *lock)
   g_free (lock->request.sources_file);
   g_free (lock->request.merged_usr);
   g_free (lock->request.suite);
+  g_strfreev (lock->request.components);
   g_strfreev (lock->request.path_filters);
   g_ptr_array_unref (lock->sources);
   g_ptr_array_unref (lock->packages);
@@ -277,6 +278,11 @@ lockfile_to_string (Lockfile *lock)
     {
       g_string_append (out, ",\n    \"suite\": ");
       append_string (out, r->suite);
+    }
+  if (r->components != NULL)
+    {
+      g_string_append (out, ",\n    \"components\": ");
+      append_strv (out, r->components);
     }
   if (r->record_uris)
     g_string_append (out, ",\n    \"record-uris\": true");
@@ -489,6 +495,7 @@ check_request (Reader *r, LockRequest *req, GError **error)
                          g_strv_contains (merged_usr_values, req->merged_usr) ? NULL
                          : "is not \"auto\", \"yes\" or \"no\"", error)
          && check_field (r, "suite", req->suite, debpolicy_release_problem (req->suite), error)
+         && check_list (r, "components", req->components, debpolicy_archive_path_problem, error)
          && check_list (r, "path-filters", req->path_filters, pathfilter_rule_problem, error);
 }
 
@@ -602,6 +609,8 @@ read_request (Reader *r, JsonObject *root, LockRequest *req, GError **error)
                 && get_string (r, o, "merged-usr", FALSE, &req->merged_usr, error)
                 && (!json_object_has_member (o, "suite")
                     || get_string (r, o, "suite", FALSE, &req->suite, error))
+                && (!json_object_has_member (o, "components")
+                    || get_strv (r, o, "components", &req->components, error))
                 && (!json_object_has_member (o, "record-uris")
                     || get_bool (r, o, "record-uris", &req->record_uris, error))
                 && (!json_object_has_member (o, "path-filters")

@@ -73,6 +73,8 @@ typedef struct {
   char *sources_file;    /* relative to the lockfile's directory, or NULL: the host's */
   char *merged_usr;      /* "auto", "yes" or "no" */
   char *suite;           /* --suite: the release the sources were moved to, or NULL */
+  char **components;     /* --components: every source's, or NULL (the sources' own);
+                          * written only when set */
   gboolean record_uris;  /* write each source's URI (off by default) */
   char **path_filters;   /* dpkg's "path-exclude=GLOB" / "path-include=GLOB", in
                           * order (lock --path-exclude/--path-include), or NULL;

@@ -11,6 +11,7 @@
 
 #include "apt/fetch.h"
 #include "apt/release.h"
+#include "base/installdirs.h"
 #include "base/util.h"
 
 static void
@@ -415,11 +416,19 @@ release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArray *keys
   return bytes;
 }
 
-static const char *
+/* $APT2OSTREE_KEYRINGS, else the keyrings installed with the program
+ * (base/installdirs.h), else where configure put them. */
+static char *
 keyrings_dir (void)
 {
   const char *dir = g_getenv ("APT2OSTREE_KEYRINGS");
-  return dir != NULL && *dir != '\0' ? dir : PKGDATADIR "/keyrings";
+  if (dir != NULL && *dir != '\0')
+    return g_strdup (dir);
+  g_autofree char *data = installdirs_from_program (PKGDATADIR);
+  g_autofree char *installed = data != NULL ? g_build_filename (data, "keyrings", NULL) : NULL;
+  if (installed != NULL && g_file_test (installed, G_FILE_TEST_IS_DIR))
+    return g_steal_pointer (&installed);
+  return g_strdup (PKGDATADIR "/keyrings");
 }
 
 GPtrArray *
@@ -446,7 +455,7 @@ release_source_keys (Source *source, GError **error)
       return g_steal_pointer (&keys);
     }
 
-  const char *dir_path = keyrings_dir ();
+  g_autofree char *dir_path = keyrings_dir ();
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GDir) dir = g_dir_open (dir_path, 0, &local_error);
   if (dir == NULL)

@@ -4,7 +4,8 @@
  * Trust: InRelease (else Release + Release.gpg) is verified with gpgme in a
  * private, temporary GNUPGHOME holding only the source's Signed-By keys, or,
  * when the source names none, the keyrings apt2ostree ships
- * ($APT2OSTREE_KEYRINGS, else PKGDATADIR/keyrings).  A signature counts when
+ * ($APT2OSTREE_KEYRINGS, else keyrings/ of the data directory installed with
+ * the program, else PKGDATADIR/keyrings).  A signature counts when
  * gpg calls it good and it is made by one of those keys; bad, unknown-key,
  * expired-key, expired-signature and revoked-key signatures never count.  A
  * source marked trusted=yes is read without any check of a signature (an

@@ -831,3 +831,26 @@ sources_list_set_suite (SourcesList *list, const char *suite, GError **error)
     }
   return assign_names (list, error);
 }
+
+gboolean
+sources_list_set_components (SourcesList *list, const char *const *components, GError **error)
+{
+  if (components == NULL || components[0] == NULL)
+    return util_fail (error, "--components: no component given");
+  for (const char *const *c = components; *c != NULL; c++)
+    if (debpolicy_archive_path_problem (*c) != NULL)
+      {
+        g_autofree char *shown = g_strescape (*c, NULL);
+        return util_fail (error, "--components: \"%s\" %s", shown,
+                          debpolicy_archive_path_problem (*c));
+      }
+  for (guint i = 0; i < list->sources->len; i++)
+    {
+      Source *s = list->sources->pdata[i];
+      if (s->flat)
+        continue;
+      g_strfreev (s->components);
+      s->components = g_strdupv ((char **) components);
+    }
+  return TRUE;
+}

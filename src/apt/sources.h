@@ -132,4 +132,10 @@ gboolean source_check_uri (Source *source, GError **error);
  * -updates or -security suites, those sources are left out. */
 gboolean sources_list_set_suite (SourcesList *list, const char *suite, GError **error);
 
+/* Give every source of LIST but flat ones the components COMPONENTS
+ * (mmdebstrap's --components): an error names a component that is not
+ * one. */
+gboolean sources_list_set_components (SourcesList *list, const char *const *components,
+                                      GError **error);
+
 G_END_DECLS

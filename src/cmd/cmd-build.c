@@ -1,6 +1,7 @@
 /* apt2ostree build — lockfiles in, configured images out, through ninja. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 
 #include "graph/build.h"
@@ -42,6 +43,85 @@ print_images (BuildArgs *args, GCancellable *cancellable, GError **error)
   return TRUE;
 }
 
+/* The one-shot build's lock options (mmdebstrap's command line). */
+typedef struct {
+  char **include;     /* --include PKG[,PKG...] */
+  char *suite, *variant, *arch, *merged_usr;
+  char **components;
+} OneShot;
+
+static void
+one_shot_clear (OneShot *o)
+{
+  g_strfreev (o->include);
+  g_free (o->suite);
+  g_free (o->variant);
+  g_free (o->arch);
+  g_free (o->merged_usr);
+  g_strfreev (o->components);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (OneShot, one_shot_clear)
+
+static gboolean
+one_shot_wanted (const OneShot *o)
+{
+  return o->include != NULL || o->suite != NULL || o->variant != NULL || o->arch != NULL
+         || o->merged_usr != NULL || o->components != NULL;
+}
+
+/* Lock the one-shot build's request into BUILDDIR/NAME.lock.json (from its
+ * package list, BUILDDIR/NAME.txt), as "apt2ostree lock" would; the
+ * lockfile's argument for the build (LOCKFILE=NAME) in *OUT_ARG. */
+static gboolean
+one_shot_lock (OneShot *o, BuildArgs *args, CmdInvocation *inv, char **out_arg,
+               GCancellable *cancellable, GError **error)
+{
+  const char *name = args->image != NULL ? args->image : "image";
+  const char *builddir = args->builddir != NULL ? args->builddir : "build";
+  g_autofree char *list = g_strconcat (builddir, "/", name, ".txt", NULL);
+  g_autofree char *lockfile = g_strconcat (builddir, "/", name, ".lock.json", NULL);
+  g_autofree char *cache = g_build_filename (builddir, "cache", "lists", NULL);
+  g_autofree char *dir = g_path_get_dirname (list);
+  if (g_mkdir_with_parents (dir, 0755) < 0)
+    return util_fail (error, "%s: %s", dir, g_strerror (errno));
+  g_autoptr(GString) text = g_string_new ("# apt2ostree build --include: the image's packages\n");
+  for (char **i = o->include; i != NULL && *i != NULL; i++)
+    {
+      g_auto(GStrv) names = g_strsplit (*i, ",", -1);
+      for (char **n = names; *n != NULL; n++)
+        if (*g_strstrip (*n) != '\0')
+          g_string_append_printf (text, "%s\n", *n);
+    }
+  g_autoptr(GError) local_error = NULL;
+  if (!g_file_set_contents (list, text->str, text->len, &local_error))
+    return util_fail (error, "%s: %s", list, local_error->message);
+
+  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  const char *fixed[] = { "lock", list, "-o", lockfile, "--cache", cache };
+  for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
+    g_ptr_array_add (argv, g_strdup (fixed[i]));
+  const char *options[][2] = { { "--sources", args->sources }, { "--suite", o->suite },
+                               { "--variant", o->variant }, { "--arch", o->arch },
+                               { "--merged-usr", o->merged_usr } };
+  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
+    if (options[i][1] != NULL)
+      g_ptr_array_add (argv, g_strconcat (options[i][0], "=", options[i][1], NULL));
+  for (char **c = o->components; c != NULL && *c != NULL; c++)
+    g_ptr_array_add (argv, g_strconcat ("--components=", *c, NULL));
+  for (char **m = args->mirrors; m != NULL && *m != NULL; m++)
+    g_ptr_array_add (argv, g_strconcat ("--mirror=", *m, NULL));
+  g_ptr_array_add (argv, NULL);
+  /* (GOption reorders what it parses: it gets a copy of the array) */
+  g_autofree char **copy = g_memdup2 (argv->pdata, argv->len * sizeof (char *));
+  CmdInvocation lock_inv = { "lock", inv->repo_path };
+  if (!cmd_lock (argv->len - 1, copy, &lock_inv, cancellable, error))
+    return FALSE;
+  /* The lockfile names its sources file itself now. */
+  g_clear_pointer (&args->sources, g_free);
+  *out_arg = g_strconcat (lockfile, "=", name, NULL);
+  return TRUE;
+}
+
 /* cmd_check_network over the sources of every image (a URI they share
  * is said once). */
 static gboolean
@@ -61,8 +141,22 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   int jobs = 0;
   gboolean verbose = FALSE, keep = FALSE;
   g_autofree char *ninja = NULL;
+  g_auto(OneShot) one = { NULL };
   const GOptionEntry entries[] = {
     BUILD_OPTION_ENTRIES (args),
+    { "include", 0, 0, G_OPTION_ARG_STRING_ARRAY, &one.include,
+      "No LOCKFILE: lock these packages (comma-separated) into BUILDDIR/REF.lock.json, then "
+      "build it (as mmdebstrap --include)", "PKG[,PKG...]" },
+    { "suite", 0, 0, G_OPTION_ARG_STRING, &one.suite,
+      "No LOCKFILE: lock from this release (lock --suite)", "CODENAME" },
+    { "variant", 0, 0, G_OPTION_ARG_STRING, &one.variant,
+      "No LOCKFILE: the package set (lock --variant)", "VARIANT" },
+    { "arch", 0, 0, G_OPTION_ARG_STRING, &one.arch,
+      "No LOCKFILE: the image's architecture (lock --arch)", "ARCH" },
+    { "components", 0, 0, G_OPTION_ARG_STRING_ARRAY, &one.components,
+      "No LOCKFILE: every source's components (lock --components)", "COMP[,COMP...]" },
+    { "merged-usr", 0, 0, G_OPTION_ARG_STRING, &one.merged_usr,
+      "No LOCKFILE: lock --merged-usr", "auto|yes|no" },
     { "jobs", 'j', 0, G_OPTION_ARG_INT, &jobs, "Steps at once (default: ninja's)", "N" },
     { "ninja", 0, 0, G_OPTION_ARG_FILENAME, &ninja, "The ninja to run (default: ninja)", "PATH" },
     { "keep-on-failure", 0, 0, G_OPTION_ARG_NONE, &keep,
@@ -73,23 +167,41 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
       "signature", NULL },
     { NULL }
   };
-  if (!cmd_parse (inv, "LOCKFILE[=REF]...",
+  if (!cmd_parse (inv, "LOCKFILE[=REF]... | --include PKG[,PKG...] [--suite CODENAME] ...",
                   "Build the image of each LOCKFILE: write BUILDDIR/NAME.ninja (for several,\n"
                   "BUILDDIR/images.ninja) and run ninja on it.  REF names the image (default:\n"
                   "the lockfile's name without .lock.json).  The repository is BUILDDIR/ostree\n"
-                  "unless --repo is given; images share the trees of the packages they share.",
+                  "unless --repo is given; images share the trees of the packages they share.\n"
+                  "Without LOCKFILE, --include (--suite, --variant, --arch, --components)\n"
+                  "locks BUILDDIR/REF.lock.json first (REF default: image), kept for later.",
                   entries, &argc, &argv, error))
     return FALSE;
-  if (argc < 2)
-    return cmd_usage_error (inv, error, "expected one LOCKFILE or more");
+  if (argc >= 2 && one_shot_wanted (&one))
+    return cmd_usage_error (inv, error, "--include, --suite, --variant, --arch, --components and "
+                            "--merged-usr lock a new image: give them without a LOCKFILE");
+  if (argc < 2 && !one_shot_wanted (&one))
+    return cmd_usage_error (inv, error, "expected one LOCKFILE or more (or --include PKG,... to "
+                            "lock one first)");
   if (jobs < 0)
     return cmd_usage_error (inv, error, "--jobs %d: expected a number of steps (1 or more; 0: ninja's "
                             "default)", jobs);
 
   args.repo = inv->repo_path;
   RunLimits limits;   /* checked now; stage 2 reads them again */
-  if (!runlimits_init (&limits, args.timeout, args.memory_limit, args.max_processes, error)
-      || !build_args_complete (&args, inv, argc - 1, argv + 1, error)
+  g_autofree char *one_shot_arg = NULL;
+  char *one_shot_argv[3] = { argv[0], NULL, NULL };
+  if (!runlimits_init (&limits, args.timeout, args.memory_limit, args.max_processes, error))
+    return FALSE;
+  if (argc < 2)
+    {
+      if (!one_shot_lock (&one, &args, inv, &one_shot_arg, cancellable, error))
+        return FALSE;
+      g_clear_pointer (&args.image, g_free);
+      one_shot_argv[1] = one_shot_arg;
+      argc = 2;
+      argv = one_shot_argv;
+    }
+  if (!build_args_complete (&args, inv, argc - 1, argv + 1, error)
       || !build_load_images (&args, error)
       || !check_network (&args, inv, verbose, error))
     return FALSE;

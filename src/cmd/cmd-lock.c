@@ -67,6 +67,7 @@ typedef struct {
   char *cache;
   char *merged_usr;
   char *suite;
+  char **components;        /* --components, split at commas */
   char **mirrors;
   char **debs;
   char **path_exclude;
@@ -88,6 +89,7 @@ lock_options_clear (LockOptions *o)
   g_free (o->cache);
   g_free (o->merged_usr);
   g_free (o->suite);
+  g_strfreev (o->components);
   g_strfreev (o->mirrors);
   g_strfreev (o->debs);
   g_strfreev (o->path_exclude);
@@ -168,6 +170,9 @@ parse_options (CmdInvocation *inv, LockOptions *o, int *argc, char ***argv, GErr
     { "suite", 0, 0, G_OPTION_ARG_STRING, &o->suite,
       "lock another release of the configured archives: the sources named after their suite "
       "move to it (bookworm-security becomes trixie-security); recorded for build", "CODENAME" },
+    { "components", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->components,
+      "the components of every source, comma-separated, instead of the sources' own "
+      "(as mmdebstrap's; recorded for --update)", "COMP[,COMP...]" },
     { "merged-usr", 0, 0, G_OPTION_ARG_STRING, &o->merged_usr,
       "auto (Debian 12+, Ubuntu 20.10+), yes or no", "auto|yes|no" },
     { "mirror", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->mirrors,
@@ -198,6 +203,13 @@ parse_options (CmdInvocation *inv, LockOptions *o, int *argc, char ***argv, GErr
     return FALSE;
   if (!order_path_filters (inv, o, given, error))
     return FALSE;
+  if (o->components != NULL)
+    {
+      /* "main,contrib" and repeated options alike, as mmdebstrap takes them */
+      g_autofree char *joined = g_strjoinv (",", o->components);
+      g_strfreev (o->components);
+      o->components = g_strsplit (joined, ",", -1);
+    }
   if (*argc != 2)
     return cmd_usage_error (inv, error, *argc < 2 ? "expected %s" : "unexpected argument \"%s\"",
                             *argc < 2 ? (o->update ? "LOCKFILE" : "PACKAGES.txt") : (*argv)[2]);
@@ -230,7 +242,8 @@ input_from_lockfile (CmdInvocation *inv, LockOptions *o, const char *path, LockI
                      GError **error)
 {
   if (o->arch != NULL || o->variant != NULL || o->recommends || o->merged_usr != NULL
-      || o->record_uris || o->suite != NULL || o->debs != NULL || o->path_filters[0] != NULL)
+      || o->record_uris || o->suite != NULL || o->components != NULL || o->debs != NULL
+      || o->path_filters[0] != NULL)
     return cmd_usage_error (inv, error, "--update takes the request from the lockfile; "
                             "only -o, --sources, --cache and --mirror go with it");
   in->previous = lockfile_load (path, error);
@@ -270,6 +283,7 @@ input_from_package_list (CmdInvocation *inv, LockOptions *o, const char *path, L
   in->req.merged_usr = o->merged_usr != NULL ? o->merged_usr : "auto";
   in->req.record_uris = o->record_uris;
   in->req.suite = o->suite;
+  in->req.components = o->components;
   in->req.path_filters = o->path_filters;
   in->sources_path = g_strdup (o->sources_path);
   return TRUE;
@@ -379,8 +393,10 @@ cmd_lock (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (o.update ? !input_from_lockfile (inv, &o, argv[1], &in, error)
                : !input_from_package_list (inv, &o, argv[1], &in, error))
     return FALSE;
-  g_autoptr(SourcesList) sources = lock_load_sources (in.sources_path, in.req.suite, in.previous,
-                                                     in.req.architecture, o.mirrors, error);
+  g_autoptr(SourcesList) sources = lock_load_sources (in.sources_path, in.req.suite,
+                                                     (const char *const *) in.req.components,
+                                                     in.previous, in.req.architecture, o.mirrors,
+                                                     error);
   if (sources == NULL || !cmd_check_network (inv, &sources, 1, o.verbose, error))
     return FALSE;
 

@@ -9,12 +9,19 @@
 #include "cmd/cmd.h"
 #include "image/sbom.h"
 
-/* A lockfile when ARG names a file, else a ref or commit. */
+/* A lockfile when ARG names a file, else a ref or commit (built from
+ * LOCK_PATH, or NULL). */
 static Sbom *
-sbom_for (OstreeRepo *repo, const char *arg, GCancellable *cancellable, GError **error)
+sbom_for (OstreeRepo *repo, const char *arg, const char *lock_path, GCancellable *cancellable,
+          GError **error)
 {
   if (!g_file_test (arg, G_FILE_TEST_IS_REGULAR))
-    return sbom_from_ref (repo, arg, cancellable, error);
+    {
+      g_autoptr(Lockfile) built_from = lock_path != NULL ? lockfile_load (lock_path, error) : NULL;
+      if (lock_path != NULL && built_from == NULL)
+        return NULL;
+      return sbom_from_ref (repo, arg, built_from, cancellable, error);
+    }
   g_autoptr(Lockfile) lock = lockfile_load (arg, error);
   if (lock == NULL)
     return NULL;
@@ -26,7 +33,11 @@ cmd_sbom (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable, 
 {
   g_autofree char *format = NULL;
   g_autofree char *output = NULL;
+  g_autofree char *lock_path = NULL;
   const GOptionEntry entries[] = {
+    { "lockfile", 0, 0, G_OPTION_ARG_FILENAME, &lock_path,
+      "REF was built from LOCKFILE: each package also names its apt source and file, and a "
+      "local .deb is told from an archive's", "LOCKFILE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format,
       "\"spdx\" (SPDX 2.3, the default) or \"cyclonedx\" (CycloneDX 1.5), both JSON", "FORMAT" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
@@ -34,7 +45,7 @@ cmd_sbom (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable, 
       "FILE" },
     { NULL }
   };
-  if (!cmd_parse (inv, "(LOCKFILE | REF) [--format spdx|cyclonedx] [-o FILE]",
+  if (!cmd_parse (inv, "(LOCKFILE | REF [--lockfile LOCKFILE]) [--format spdx|cyclonedx] [-o FILE]",
                   "Write the software bill of materials of an image: every package with its\n"
                   "version, architecture, source package, purl, the .deb's SHA256 and the\n"
                   "licenses of its machine-readable copyright file.  REF is a built image;\n"
@@ -52,7 +63,7 @@ cmd_sbom (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable, 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
     return FALSE;
-  g_autoptr(Sbom) sbom = sbom_for (repo, argv[1], cancellable, error);
+  g_autoptr(Sbom) sbom = sbom_for (repo, argv[1], lock_path, cancellable, error);
   if (sbom == NULL)
     return FALSE;
   g_autofree char *text = sbom_to_json (sbom, format);

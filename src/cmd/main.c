@@ -26,31 +26,48 @@
 #include <sys/stat.h>
 
 #include "apt/cache.h"
+#include "base/installdirs.h"
 #include "base/cmdline.h"
 #include "cmd/commands.h"
 #include "deb/leanrepo.h"
 #include "deb/unpack.h"
 
-/* The commands module: beside this program (a build tree), else where it
- * is installed. */
+/* The commands module: beside this program (its build tree), else where
+ * it is installed relative to this program (base/installdirs.h), else
+ * where configure put it (a copy of the program elsewhere).  NULL when
+ * none holds it, with TRIED listing the directories looked in. */
 static char *
-commands_module (void)
+commands_module (GString *tried)
 {
   g_autofree char *self = g_file_read_link ("/proc/self/exe", NULL);
-  if (self != NULL)
+  g_autofree char *beside = self != NULL ? g_path_get_dirname (self) : NULL;
+  g_autofree char *installed = installdirs_from_program (PKGLIBDIR);
+  const char *dirs[] = { beside, installed, PKGLIBDIR };
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
     {
-      g_autofree char *dir = g_path_get_dirname (self);
-      g_autofree char *beside = g_build_filename (dir, COMMANDS_MODULE, NULL);
-      if (g_file_test (beside, G_FILE_TEST_EXISTS))
-        return g_steal_pointer (&beside);
+      if (dirs[i] == NULL)
+        continue;
+      g_autofree char *path = g_build_filename (dirs[i], COMMANDS_MODULE, NULL);
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        return g_steal_pointer (&path);
+      if (i == 0 || g_strcmp0 (dirs[i], dirs[i - 1]) != 0)
+        g_string_append_printf (tried, "%s%s", tried->len > 0 ? ", " : "", dirs[i]);
     }
-  return g_build_filename (PKGLIBDIR, COMMANDS_MODULE, NULL);
+  return NULL;
 }
 
 static int
 run_commands (int argc, char **argv)
 {
-  g_autofree char *path = commands_module ();
+  g_autoptr(GString) tried = g_string_new (NULL);
+  g_autofree char *path = commands_module (tried);
+  if (path == NULL)
+    {
+      fprintf (stderr, "apt2ostree: cannot find its commands module %s (looked in %s); "
+               "install the program and the module together (\"make install\") "
+               "or run the program from its build directory\n", COMMANDS_MODULE, tried->str);
+      return 127;
+    }
   void *module = dlopen (path, RTLD_NOW | RTLD_LOCAL);
   if (module == NULL)
     {
@@ -65,6 +82,7 @@ run_commands (int argc, char **argv)
     }
   return commands_main (argc, argv);
 }
+
 /* A .deb a URL names, when the cache holds it already; the commands
  * module downloads it (or reports a damaged cache entry) otherwise. */
 static char *

@@ -492,7 +492,7 @@ append_rules (NinjaOut *out, const NinjaImage *images, guint n_images,
       "  description = deployable $ref\n"
       "  restat = 1\n\n"
       "rule a2o_sbom\n"
-      "  command = $a2o --repo $repo_arg sbom $image -o $out\n"
+      "  command = $a2o --repo $repo_arg sbom $image --lockfile $lockfile -o $out\n"
       "  description = sbom $image\n"
       "  restat = 1\n\n"
       "rule a2o_lock_update\n"
@@ -835,8 +835,11 @@ append_footer (NinjaOut *out, const NinjaImage *images, guint n_images,
       append_path (out, sbom);
       append_text (out, ": a2o_sbom ");
       append_ref_path (out, images[i].image);
+      append_text (out, " | ");
+      append_path (out, images[i].lockfile_path);
       append_text (out, "\n");
       append_variable (out, "image", images[i].image);
+      append_variable (out, "lockfile", images[i].lockfile_path);
     }
   append_text (out, "\ndefault");
   for (guint i = 0; i < n_images; i++)

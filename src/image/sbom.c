@@ -24,6 +24,12 @@ sbom_package_free (SbomPackage *p)
   g_free (p->sha256);
   g_free (p->license);
   g_free (p->distro);
+  g_free (p->apt_source);
+  g_free (p->filename);
+  g_free (p->depends);
+  g_free (p->provides);
+  if (p->depends_on != NULL)
+    g_ptr_array_unref (p->depends_on);
   g_free (p);
 }
 
@@ -220,6 +226,12 @@ read_package_details (GFile *root, GHashTable *stanza, SbomPackage *p, GHashTabl
 {
   g_autofree char *source = deb822_first_line (stanza, "source");
   parse_source_field (source, p->name, p->version, p);
+  const char *pre_depends = g_hash_table_lookup (stanza, "pre-depends");
+  const char *depends = g_hash_table_lookup (stanza, "depends");
+  p->depends = g_strjoin (",", pre_depends != NULL ? pre_depends : "",
+                          depends != NULL ? depends : "", NULL);
+  const char *provides = g_hash_table_lookup (stanza, "provides");
+  p->provides = g_strdup (provides);
   g_autofree char *path = g_strdup_printf ("usr/share/doc/%s/copyright", p->name);
   g_autoptr(GError) local_error = NULL;
   g_autofree char *copyright = treeread_text (root, path, cancellable, &local_error);
@@ -227,6 +239,100 @@ read_package_details (GFile *root, GHashTable *stanza, SbomPackage *p, GHashTabl
     return util_fail (error, "package \"%s\": %s", p->name, local_error->message);
   p->license = copyright != NULL ? sbom_copyright_license (copyright, texts) : NULL;
   return TRUE;
+}
+
+/* --- dependencies -------------------------------------------------------- */
+
+/* The package name of one alternative of a relationship field
+ * ("libc6:any (>= 2.34)" -> "libc6"), or NULL when there is none. */
+static char *
+relation_name (const char *alternative)
+{
+  g_autofree char *text = g_strstrip (g_strdup (alternative));
+  text[strcspn (text, " \t\n(:[<")] = '\0';
+  return text[0] != '\0' ? g_steal_pointer (&text) : NULL;
+}
+
+/* Add package INDEX under NAME to BY_NAME (name -> GPtrArray of indices). */
+static void
+index_name (GHashTable *by_name, const char *name, guint index)
+{
+  GPtrArray *list = g_hash_table_lookup (by_name, name);
+  if (list == NULL)
+    {
+      list = g_ptr_array_new ();
+      g_hash_table_insert (by_name, g_strdup (name), list);
+    }
+  g_ptr_array_add (list, GUINT_TO_POINTER (index));
+}
+
+/* Which of the packages listed under a name meets P's dependency: the one
+ * of P's architecture, else the first. */
+static guint
+pick_provider (Sbom *sbom, GPtrArray *list, const SbomPackage *p)
+{
+  for (guint i = 0; i < list->len; i++)
+    {
+      SbomPackage *q = sbom->packages->pdata[GPOINTER_TO_UINT (list->pdata[i])];
+      if (g_str_equal (q->architecture, p->architecture))
+        return GPOINTER_TO_UINT (list->pdata[i]);
+    }
+  return GPOINTER_TO_UINT (list->pdata[0]);
+}
+
+static gint
+compare_indices (gconstpointer a, gconstpointer b)
+{
+  guint x = GPOINTER_TO_UINT (*(gpointer const *) a), y = GPOINTER_TO_UINT (*(gpointer const *) b);
+  return x < y ? -1 : x > y;
+}
+
+/* Each package's depends_on: for each group of its Pre-Depends and
+ * Depends, the first alternative a package of the document is (by name, then
+ * by Provides).  The packages are sorted already. */
+static void
+resolve_dependencies (Sbom *sbom)
+{
+  g_autoptr(GHashTable) real = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                      (GDestroyNotify) g_ptr_array_unref);
+  g_autoptr(GHashTable) virtual = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                         (GDestroyNotify) g_ptr_array_unref);
+  for (guint i = 0; i < sbom->packages->len; i++)
+    {
+      SbomPackage *p = sbom->packages->pdata[i];
+      index_name (real, p->name, i);
+      g_auto(GStrv) provided = g_strsplit (p->provides != NULL ? p->provides : "", ",", -1);
+      for (char **v = provided; *v != NULL; v++)
+        {
+          g_autofree char *name = relation_name (*v);
+          if (name != NULL)
+            index_name (virtual, name, i);
+        }
+    }
+  for (guint i = 0; i < sbom->packages->len; i++)
+    {
+      SbomPackage *p = sbom->packages->pdata[i];
+      p->depends_on = g_ptr_array_new ();
+      g_auto(GStrv) groups = g_strsplit (p->depends != NULL ? p->depends : "", ",", -1);
+      for (char **g = groups; *g != NULL; g++)
+        {
+          g_auto(GStrv) alternatives = g_strsplit (*g, "|", -1);
+          for (char **a = alternatives; *a != NULL; a++)
+            {
+              g_autofree char *name = relation_name (*a);
+              GPtrArray *list = name == NULL ? NULL : g_hash_table_lookup (real, name);
+              if (list == NULL && name != NULL)
+                list = g_hash_table_lookup (virtual, name);
+              if (list == NULL)
+                continue;
+              guint to = pick_provider (sbom, list, p);
+              if (to != i && !g_ptr_array_find (p->depends_on, GUINT_TO_POINTER (to), NULL))
+                g_ptr_array_add (p->depends_on, GUINT_TO_POINTER (to));
+              break;
+            }
+        }
+      g_ptr_array_sort (p->depends_on, compare_indices);
+    }
 }
 
 static gint
@@ -283,8 +389,19 @@ os_release_distro (GFile *root, GCancellable *cancellable)
   return g_strdup (ubuntu ? "ubuntu" : "debian");
 }
 
+/* Where P comes from, as LP in the lockfile LOCK says. */
+static void
+set_origin (SbomPackage *p, Lockfile *lock, LockPackage *lp)
+{
+  LockSource *source = lockfile_lookup_source (lock, lp->source);
+  p->local = source != NULL && source->local;
+  p->apt_source = g_strdup (lp->source);
+  p->filename = g_strdup (lp->path != NULL ? lp->path : lp->filename);
+}
+
 Sbom *
-sbom_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellable, GError **error)
+sbom_from_ref (OstreeRepo *repo, const char *ref, Lockfile *lock, GCancellable *cancellable,
+               GError **error)
 {
   g_autoptr(Sbom) sbom = sbom_new (ref);
   g_autoptr(GFile) root = read_commit_root (repo, ref, &sbom->commit, cancellable, error);
@@ -316,8 +433,13 @@ sbom_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellable, GEr
         return NULL;
       if (!read_package_details (root, stanza, p, sbom->license_texts, cancellable, error))
         return NULL;
+      LockPackage *lp = lock != NULL ? lockfile_lookup_package (lock, p->name, p->architecture)
+                                     : NULL;
+      if (lp != NULL && g_strcmp0 (lp->version, p->version) == 0)
+        set_origin (p, lock, lp);
     }
   g_ptr_array_sort (sbom->packages, compare_packages);
+  resolve_dependencies (sbom);
   return g_steal_pointer (&sbom);
 }
 
@@ -381,10 +503,12 @@ sbom_from_lockfile (OstreeRepo *repo, Lockfile *lock, const char *lock_path,
       p->sha256 = g_strdup (lp->sha256);
       p->distro = g_strdup (source != NULL && g_strcmp0 (source->origin, "Ubuntu") == 0 ? "ubuntu"
                                                                                        : "debian");
+      set_origin (p, lock, lp);
       if (!read_locked_package (repo, lp, p, sbom->license_texts, cancellable, error))
         return NULL;
     }
   g_ptr_array_sort (sbom->packages, compare_packages);
+  resolve_dependencies (sbom);
   return g_steal_pointer (&sbom);
 }
 
@@ -401,12 +525,16 @@ append_purl_part (GString *out, const char *s)
       g_string_append_printf (out, "%%%02X", *p);
 }
 
+/* An archive's package is pkg:deb/DISTRO/NAME@VERSION?arch=ARCH; a local
+ * .deb claims no archive: pkg:generic/NAME@VERSION?arch=ARCH. */
 static char *
 package_purl (const SbomPackage *p)
 {
-  GString *purl = g_string_new ("pkg:deb/");
-  g_string_append (purl, p->distro);
-  g_string_append_c (purl, '/');
+  GString *purl = g_string_new (NULL);
+  if (p->local)
+    g_string_append (purl, "pkg:generic/");
+  else
+    g_string_append_printf (purl, "pkg:deb/%s/", p->distro);
   append_purl_part (purl, p->name);
   g_string_append_c (purl, '@');
   append_purl_part (purl, p->version);
@@ -453,6 +581,18 @@ add_sha256 (JsonBuilder *b, const char *alg_member, const char *alg, const char 
   json_builder_end_object (b);
 }
 
+/* Where P's .deb came from, in words, or NULL when not known. */
+static char *
+package_origin (const SbomPackage *p)
+{
+  if (p->apt_source == NULL)
+    return NULL;
+  if (p->local)
+    return g_strdup_printf ("a local .deb (%s), from no archive", p->filename);
+  return g_strdup_printf ("%s of the apt source \"%s\" named in the lockfile", p->filename,
+                          p->apt_source);
+}
+
 static void
 spdx_package (JsonBuilder *b, Sbom *sbom, guint index)
 {
@@ -465,7 +605,11 @@ spdx_package (JsonBuilder *b, Sbom *sbom, guint index)
   add_string (b, "SPDXID", id);
   add_string (b, "name", p->name);
   add_string (b, "versionInfo", p->version);
-  add_string (b, "downloadLocation", "NOASSERTION");
+  if (p->filename != NULL)
+    add_string (b, "packageFileName", p->filename);
+  /* A local .deb has none; an archive's is its source's, which the
+   * lockfile names but never locates (no host is written). */
+  add_string (b, "downloadLocation", p->local ? "NONE" : "NOASSERTION");
   json_builder_set_member_name (b, "filesAnalyzed");
   json_builder_add_boolean_value (b, FALSE);
   if (p->sha256 != NULL)
@@ -479,6 +623,9 @@ spdx_package (JsonBuilder *b, Sbom *sbom, guint index)
   add_string (b, "licenseDeclared", p->license != NULL ? p->license : "NOASSERTION");
   add_string (b, "copyrightText", "NOASSERTION");
   add_string (b, "sourceInfo", source_info);
+  g_autofree char *comment = package_origin (p);
+  if (comment != NULL)
+    add_string (b, "comment", comment);
   json_builder_set_member_name (b, "externalRefs");
   json_builder_begin_array (b);
   json_builder_begin_object (b);
@@ -562,6 +709,17 @@ spdx_document (JsonBuilder *b, Sbom *sbom)
       g_autofree char *id = g_strdup_printf ("SPDXRef-Package-%u", i + 1);
       spdx_relationship (b, "SPDXRef-Image", "CONTAINS", id);
     }
+  for (guint i = 0; i < sbom->packages->len; i++)
+    {
+      SbomPackage *p = sbom->packages->pdata[i];
+      g_autofree char *id = g_strdup_printf ("SPDXRef-Package-%u", i + 1);
+      for (guint k = 0; k < p->depends_on->len; k++)
+        {
+          g_autofree char *to = g_strdup_printf ("SPDXRef-Package-%u",
+                                                 GPOINTER_TO_UINT (p->depends_on->pdata[k]) + 1);
+          spdx_relationship (b, id, "DEPENDS_ON", to);
+        }
+    }
   json_builder_end_array (b);
 
   g_autoptr(GList) refs = g_list_sort (g_hash_table_get_keys (sbom->license_texts),
@@ -621,9 +779,14 @@ cyclonedx_component (JsonBuilder *b, SbomPackage *p)
   json_builder_begin_array (b);
   const char *props[][2] = { { "apt2ostree:architecture", p->architecture },
                              { "apt2ostree:source-package", p->source },
-                             { "apt2ostree:source-version", p->source_version } };
+                             { "apt2ostree:source-version", p->source_version },
+                             { "apt2ostree:apt-source", p->local ? NULL : p->apt_source },
+                             { "apt2ostree:local-deb", p->local ? "true" : NULL },
+                             { "apt2ostree:filename", p->filename } };
   for (guint i = 0; i < G_N_ELEMENTS (props); i++)
     {
+      if (props[i][1] == NULL)
+        continue;
       json_builder_begin_object (b);
       add_string (b, "name", props[i][0]);
       add_string (b, "value", props[i][1]);
@@ -693,6 +856,23 @@ cyclonedx_document (JsonBuilder *b, Sbom *sbom)
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
+  for (guint i = 0; i < sbom->packages->len; i++)
+    {
+      SbomPackage *p = sbom->packages->pdata[i];
+      g_autofree char *purl = package_purl (p);
+      json_builder_begin_object (b);
+      add_string (b, "ref", purl);
+      json_builder_set_member_name (b, "dependsOn");
+      json_builder_begin_array (b);
+      for (guint k = 0; k < p->depends_on->len; k++)
+        {
+          g_autofree char *to = package_purl (
+              sbom->packages->pdata[GPOINTER_TO_UINT (p->depends_on->pdata[k])]);
+          json_builder_add_string_value (b, to);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
   json_builder_end_array (b);
   json_builder_end_object (b);
 }

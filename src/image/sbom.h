@@ -6,9 +6,15 @@
  * From a ref: the packages of the image's dpkg database, its copyright
  * files, and each .deb's SHA256 from the package tree (deb/NAME/VERSION/
  * ARCH/SHA256) the build left in the repository; the image commit is the
- * artifact described, dated by its timestamp.  From a lockfile: the locked
+ * artifact described, dated by its timestamp.  With the lockfile it was
+ * built from, each package also names its source and file there, and a
+ * local .deb is told from an archive's.  From a lockfile: the locked
  * packages, each read from its package tree, so the lockfile must have been
  * built into the repository; dated by the newest Release among its sources.
+ * Each package's Pre-Depends and Depends become relationships to the
+ * packages of the image that meet them (the first alternative that one
+ * does, by name or Provides).  No host is ever written: where a .deb comes
+ * from is its source's name and its file's path.
  * Nothing depends on the wall clock and everything is sorted: the same input
  * gives the same bytes. */
 #pragma once
@@ -25,6 +31,15 @@ typedef struct {
   char *sha256;                   /* of the .deb, or NULL when not known */
   char *license;                  /* an SPDX expression, or NULL (no machine-readable copyright) */
   char *distro;                   /* purl namespace: "debian" or "ubuntu" */
+  gboolean local;                 /* a local .deb (the lockfile's "local" source): its
+                                   * purl claims no archive (pkg:generic) */
+  char *apt_source;               /* the lockfile's source name, or NULL (not known) */
+  char *filename;                 /* the .deb's file: its pool path in the source, or a
+                                   * local .deb's path from the lockfile; NULL: not known */
+  char *depends;                  /* Pre-Depends and Depends, as the package says them */
+  char *provides;                 /* its Provides, or NULL */
+  GPtrArray *depends_on;          /* indices (GUINT_TO_POINTER) of the packages of the
+                                   * document its dependencies are met by, sorted */
 } SbomPackage;
 
 typedef struct {
@@ -39,8 +54,9 @@ typedef struct {
 void sbom_free (Sbom *sbom);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Sbom, sbom_free)
 
-Sbom *sbom_from_ref (OstreeRepo *repo, const char *ref, GCancellable *cancellable,
-                     GError **error);
+/* LOCK (or NULL) is the lockfile the image was built from. */
+Sbom *sbom_from_ref (OstreeRepo *repo, const char *ref, Lockfile *lock,
+                     GCancellable *cancellable, GError **error);
 Sbom *sbom_from_lockfile (OstreeRepo *repo, Lockfile *lock, const char *lock_path,
                           GCancellable *cancellable, GError **error);
 

@@ -507,10 +507,11 @@ commit_result (Mod *mod, RepoRev *rev, gboolean userxattr, char **out_commit,
     options->timings->cleanup += rm_seconds;
 
   g_autofree char *cmd = command_line (options->argv);
-  g_autofree char *subject = g_strdup_printf ("apt2ostree mod %s%s%s: %s", rev->commit,
-                                              options->chroot ? " --chroot" : "",
-                                              options->capture_subdir ? " --capture-subdir " : "",
-                                              options->capture_subdir ? options->capture_subdir : "");
+  g_autofree char *subject = options->subject != NULL
+    ? g_strdup (options->subject)
+    : g_strdup_printf ("apt2ostree mod %s%s%s: %s", rev->commit, options->chroot ? " --chroot" : "",
+                       options->capture_subdir ? " --capture-subdir " : "",
+                       options->capture_subdir ? options->capture_subdir : "");
   g_autoptr(GVariantBuilder) meta = g_variant_builder_new (G_VARIANT_TYPE ("a{sv}"));
   g_variant_builder_add (meta, "{sv}", "apt2ostree.mod.command", g_variant_new_string (cmd));
   if (options->metadata != NULL)

@@ -36,6 +36,7 @@ typedef struct {
   char **argv;                   /* the command */
   const char *description;       /* how errors name the command; NULL: its command line */
   GVariant *metadata;            /* more commit metadata (a{sv}) for OUT, or NULL */
+  const char *subject;           /* OUT's subject; NULL: "apt2ostree mod IN ..." */
   gboolean keep_checkout;        /* with chroot, as root: take the checkout of IN that the
                                   * last run to OUT_REF kept, if it is one, and keep one of
                                   * OUT for the next (store/keptcheckout.h) */

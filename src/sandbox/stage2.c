@@ -164,6 +164,46 @@ report_timings (const Stage2Options *options, const ModTimings *t)
                 t->commit, t->keep, t->cleanup);
 }
 
+char *
+stage2_subject (const char *release, guint n_packages, const char *arch, gboolean incremental)
+{
+  return g_strdup_printf ("%s%s%u package%s for %s, configured%s", release != NULL ? release : "",
+                          release != NULL ? ": " : "", n_packages, n_packages == 1 ? "" : "s",
+                          arch, incremental ? " incrementally" : "");
+}
+
+/* PRETTY_NAME of the stage-1 tree REV's os-release (base-files'), or NULL
+ * when it has none or it is not one line of plain text. */
+static char *
+stage1_release (OstreeRepo *repo, const char *rev, GCancellable *cancellable)
+{
+  g_autoptr(GFile) root = NULL;
+  if (!ostree_repo_read_commit (repo, rev, &root, NULL, cancellable, NULL))
+    return NULL;
+  g_autofree char *text = treeread_text (root, "usr/lib/os-release", cancellable, NULL);
+  if (text == NULL)
+    text = treeread_text (root, "etc/os-release", cancellable, NULL);
+  g_auto(GStrv) lines = g_strsplit (text != NULL ? text : "", "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    {
+      if (!g_str_has_prefix (*l, "PRETTY_NAME="))
+        continue;
+      g_autofree char *value = g_strdup (*l + strlen ("PRETTY_NAME="));
+      g_strstrip (value);
+      gsize len = strlen (value);
+      if (len >= 2 && (value[0] == '"' || value[0] == '\'') && value[len - 1] == value[0])
+        {
+          value[len - 1] = '\0';
+          memmove (value, value + 1, len - 1);
+        }
+      for (const char *c = value; *c != '\0'; c++)
+        if (!g_ascii_isprint (*c) || *c == '"' || *c == '\\' || *c == '$' || *c == '`')
+          return NULL;
+      return value[0] != '\0' && strlen (value) <= 80 ? g_steal_pointer (&value) : NULL;
+    }
+  return NULL;
+}
+
 gboolean
 stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
                   GCancellable *cancellable, GError **error)
@@ -197,12 +237,15 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
   g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
   const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
 
+  g_autofree char *release = stage1_release (repo, options->in, cancellable);
+  g_autofree char *subject = stage2_subject (release, packages->len, arch, FALSE);
   ModTimings timings = { 0, };
   ModOptions mod = {
     .in = options->in,
     .out_ref = options->out_ref,
     .chroot = TRUE,
     .setenv = setenv,
+    .subject = subject,
     .verbose = options->verbose,
     .keep_on_failure = options->keep_on_failure,
     .argv = (char **) argv->pdata,
@@ -259,6 +302,9 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_autoptr(RepoRev) stage1 = prev != NULL ? repo_resolve (repo, options->in, error) : NULL;
   if (stage1 == NULL)
     return FALSE;
+  g_autoptr(GPtrArray) packages = stage1_packages (repo, options->in, error);
+  if (packages == NULL)
+    return FALSE;
   g_autofree char *arch = stage1_arch (repo, options->in, cancellable, error);
   if (arch == NULL)
     return FALSE;
@@ -299,6 +345,8 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_variant_builder_add (&meta, "{sv}", STAGE2_META_INCREMENTAL_STAGE1,
                          g_variant_new_string (stage1->commit));
   g_autoptr(GVariant) metadata = g_variant_ref_sink (g_variant_builder_end (&meta));
+  g_autofree char *release = stage1_release (repo, options->in, cancellable);
+  g_autofree char *subject = stage2_subject (release, packages->len, arch, TRUE);
 
   ModTimings timings = { 0, };
   ModOptions mod = {
@@ -313,6 +361,7 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .description = "the incremental stage-2 script (dpkg --purge, dpkg --unpack, hooks, "
                    "dpkg --configure -a)",
     .metadata = metadata,
+    .subject = subject,
     .keep_checkout = TRUE,
     .timings = &timings,
     .limits = options->limits,

@@ -33,6 +33,15 @@ typedef struct {
                                  * install order, or NULL */
 } Stage2Incremental;
 
+/* The configured image's commit subject: what it is, from what it is made
+ * of alone ("Debian GNU/Linux 13 (trixie): 88 packages for amd64,
+ * configured"): the release its os-release names (RELEASE, or NULL: left
+ * out), the number of packages, the architecture; INCREMENTAL says so.
+ * Not the ref nor the lockfile's name: the same packages give the same
+ * commit under any name (a cache serves it to every image of them). */
+char *stage2_subject (const char *release, guint n_packages, const char *arch,
+                      gboolean incremental);
+
 /* Run the stage-2 script over IN (see stage2.c for each step) and commit the
  * configured image to OUT_REF. */
 gboolean stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
