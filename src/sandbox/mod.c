@@ -296,6 +296,8 @@ build_sandbox (Mod *mod, Sandbox *sandbox, GError **error)
 
   g_autofree char *log = g_build_filename (mod->scratch, "output.log", NULL);
   sandbox_set_output (sandbox, log, options->verbose);
+  if (options->output != NULL)
+    sandbox_set_output_func (sandbox, options->output, options->output_data);
   sandbox_set_terminal (sandbox, options->terminal);
   if (options->limits != NULL)
     sandbox_set_limits (sandbox, options->limits);
