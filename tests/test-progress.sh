@@ -126,9 +126,12 @@ status_lines () {
 
 build_test 'build on a terminal shows what runs now under ninja (a download line, the package stage 2 sets up, N of M) and a total at the end' '
     mkdir -p "$B" && cd "$B"
-    repo_sources_line "$SLOW" bookworm archive > sources.list
+    # locked from the fast URL, built from the slow one (the downloads)
+    repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+    repo_sources_line "$SLOW" bookworm archive > slow.list
     base_lock img big slowpost
-    on_terminal tty.out "$APT2OSTREE" build img.lock.json
+    # a terminal wide enough for the longest line (on 80 columns it is cut)
+    on_terminal tty.out sh -c "stty cols 200 && \"\$@\"" sh "$APT2OSTREE" build img.lock.json --sources slow.list
     status_lines tty.out > lines
     cat -v lines | sort -u | head -n 40
     grep -a -q "^.\[K\[[0-9]*/[0-9]*\] [0-9]*% [^ ]*\.deb: [0-9.]*[^ ]* of [0-9.]*[^ ]*, [0-9.]*[^ ]*/s, [0-9hmins ]* left" lines \
@@ -142,20 +145,38 @@ build_test 'build on a terminal shows what runs now under ninja (a download line
     grep -a -q "^image img: commit " tty.out
 '
 
+# (The step that runs here is the bill of materials: one cheap step.)
 build_test 'build in a log prints plain lines, ninja'"'"'s and a total; plain ninja in a log adds nothing' '
     cd "$B"
-    rm build/ostree/refs/heads/img
-    a2o build img.lock.json > log.out 2> log.err
+    a2o build img.lock.json --sources slow.list --sbom img.spdx.json > log.out 2> log.err
     cat log.out log.err
     ! grep -a -q "$(printf "[\r\033]")" log.out log.err || fail "terminal codes in a log"
-    grep -a -x -q "\[1/1\] configure img (dpkg --configure -a)" log.out || fail "not ninja'"'"'s line"
+    grep -a -x -q "\[1/1\] sbom img" log.out || fail "not ninja'"'"'s line"
     grep -a -q "^apt2ostree build: 1 step in [0-9.]* s$" log.out || fail "no total"
     [ ! -s log.err ] || fail "build wrote to standard error"
-    rm build/ostree/refs/heads/img
+    rm img.spdx.json
     ninja -f build/img.ninja > ninja.out 2>&1
     cat ninja.out
-    ! grep -a -q "$(printf "[\r\033]")" ninja.out || fail "terminal codes in a log"
-    assert_streq "$(cat ninja.out)" "[1/1] configure img (dpkg --configure -a)"
+    assert_streq "$(cat ninja.out)" "[1/1] sbom img"
+'
+
+test_expect_success 'cache-pull on a terminal shows the objects and bytes it has fetched, on one line it erases; in a log nothing' '
+    mkdir -p tree/usr/share && head -c 3000000 /dev/urandom > tree/usr/share/blob
+    rm -rf src pulled && new_repo src && new_repo pulled
+    a2o --repo src import --ref tree tree > /dev/null
+    a2o --repo src publish --to "$SRV/pub" tree > /dev/null
+    on_terminal tty.out "$APT2OSTREE" --repo pulled cache-pull --cache-url "$HTTPD_URL/fault/slow/pub" tree
+    tr "\r" "\n" < tty.out > split
+    grep -a "^$(printf "\033")\[Kcache tree: " split > lines || true
+    cat -v lines
+    [ "$(wc -l < lines)" -ge 2 ] || fail "fewer than two progress lines"
+    ! grep -a -v "^.\[Kcache tree: [0-9]* objects\?, [0-9.]*[^ ]* \?\([kM]B\|bytes\), [0-9.]*[^ ]* \?\([kM]B\|bytes\)/s ([0-9]* more known)\$" lines \
+        || fail "a line is not: cache REF: N objects, SIZE, RATE/s (N more known)"
+    last=$(grep -a -n "^.\[Kcache tree: " split | tail -n 1 | cut -d: -f1)
+    sed -n "$((last + 1))p" split | grep -a -q "^$(printf "\033")\[K" || fail "the line is not erased"
+    rm -rf pulled && new_repo pulled
+    a2o --repo pulled cache-pull --cache-url "$HTTPD_URL/fault/slow/pub" tree > out 2> err
+    [ ! -s err ] || { cat -v err; fail "cache-pull wrote to standard error"; }
 '
 
 test_done
