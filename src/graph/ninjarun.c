@@ -98,6 +98,20 @@ status_for_output (GMainContext *context)
   return buildstatus_new (STDOUT_FILENO, terminal, context, NULL);
 }
 
+/* This process's environment for ninja: with DISPLAY, ninja's status in
+ * the form it reads and, on a terminal, the socket the steps tell. */
+static char **
+ninja_environment (BuildStatus *display)
+{
+  char **envp = g_environ_unsetenv (g_get_environ (), PROGRESS_ENV);
+  if (display == NULL)
+    return envp;
+  envp = g_environ_setenv (envp, "NINJA_STATUS", BUILDSTATUS_NINJA_STATUS, TRUE);
+  if (buildstatus_socket_path (display) != NULL)
+    envp = g_environ_setenv (envp, PROGRESS_ENV, buildstatus_socket_path (display), TRUE);
+  return envp;
+}
+
 static void
 source_remove (gpointer source)
 {
@@ -140,11 +154,7 @@ ninjarun_run (const char *ninja, const char *file, int jobs, GPtrArray *images, 
   /* Ninja's output comes here; on a terminal, the steps say what they do
    * (base/progress.h). */
   g_autoptr(BuildStatus) display = status_for_output (context);
-  g_auto(GStrv) envp = g_environ_unsetenv (g_get_environ (), PROGRESS_ENV);
-  if (display != NULL)
-    envp = g_environ_setenv (envp, "NINJA_STATUS", BUILDSTATUS_NINJA_STATUS, TRUE);
-  if (display != NULL && buildstatus_socket_path (display) != NULL)
-    envp = g_environ_setenv (envp, PROGRESS_ENV, buildstatus_socket_path (display), TRUE);
+  g_auto(GStrv) envp = ninja_environment (display);
   util_autofd int output_fd = -1;
   g_autoptr(GError) local_error = NULL;
   gboolean spawned = g_spawn_async_with_pipes (NULL, (char **) argv->pdata, envp,

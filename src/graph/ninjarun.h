@@ -6,7 +6,9 @@
  * it runs (each step is a process group of its own, which ninja signals).
  * Each step's sandbox ends with the step (bubblewrap's --die-with-parent).
  * SIGINT, SIGTERM and SIGHUP that reach this process are passed on to
- * ninja, and this process waits until ninja has stopped its steps. */
+ * ninja, and this process waits until ninja has stopped its steps.
+ * Ninja's standard output goes through buildstatus.h: a line drawn in
+ * place on a terminal, ninja's plain lines in a log, and a total. */
 #pragma once
 
 #include <glib.h>
