@@ -269,6 +269,7 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
   const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
 
   g_auto(Stage2Watch) watch = { options->out_ref, packages->len, 0, g_string_new (NULL) };
+  g_autofree char *name = g_strconcat ("configure ", options->out_ref, NULL);
   ModTimings timings = { 0, };
   ModOptions mod = {
     .in = options->in,
@@ -282,6 +283,7 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
     .timings = &timings,
     .limits = options->limits,
     .progress = stage2_progress,
+    .progress_name = name,
     .output = progress_active () ? stage2_watch_output : NULL,
     .output_data = &watch,
   };
@@ -375,6 +377,7 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_autoptr(GVariant) metadata = g_variant_ref_sink (g_variant_builder_end (&meta));
 
   g_auto(Stage2Watch) watch = { options->out_ref, 0, 0, g_string_new (NULL) };
+  g_autofree char *name = g_strconcat ("configure ", options->out_ref, NULL);
   ModTimings timings = { 0, };
   ModOptions mod = {
     .in = prev->commit,
@@ -392,6 +395,7 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .timings = &timings,
     .limits = options->limits,
     .progress = stage2_progress,
+    .progress_name = name,
     .output = progress_active () ? stage2_watch_output : NULL,
     .output_data = &watch,
   };
