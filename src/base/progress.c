@@ -81,6 +81,24 @@ progress_say (const char *format, ...)
   progress_send (text);
 }
 
+/* A part of a package tree's ref as it was before deb_ref_name() wrote
+ * each character but letters, digits, "." and "-" as "_XX". */
+static char *
+unescape_ref_part (const char *part)
+{
+  GString *out = g_string_new (NULL);
+  for (const char *p = part; *p != '\0'; p++)
+    if (p[0] == '_' && g_ascii_isxdigit (p[1]) && g_ascii_isxdigit (p[2]))
+      {
+        g_string_append_c (out, (char) (g_ascii_xdigit_value (p[1]) * 16
+                                        + g_ascii_xdigit_value (p[2])));
+        p += 2;
+      }
+    else
+      g_string_append_c (out, *p);
+  return g_string_free (out, FALSE);
+}
+
 void
 progress_say_command (int argc, char **argv)
 {
@@ -96,7 +114,11 @@ progress_say_command (int argc, char **argv)
   g_auto(GStrv) parts = ref != NULL && g_str_has_prefix (ref, "deb/")
                         ? g_strsplit (ref, "/", 4) : NULL;
   if (parts != NULL && g_strv_length (parts) >= 3)
-    progress_say ("%s %s %s", argv[0], parts[1], parts[2]);
+    {
+      g_autofree char *name = unescape_ref_part (parts[1]);
+      g_autofree char *version = unescape_ref_part (parts[2]);
+      progress_say ("%s %s %s", argv[0], name, version);
+    }
   else if (ref != NULL)
     progress_say ("%s %s", argv[0], ref);
   else
