@@ -134,7 +134,7 @@ build_test 'build on a terminal shows what runs now under ninja (a download line
     on_terminal tty.out sh -c "stty cols 200 && \"\$@\"" sh "$APT2OSTREE" build img.lock.json --sources slow.list
     status_lines tty.out > lines
     cat -v lines | sort -u | head -n 40
-    grep -a -q "^.\[K\[[0-9]*/[0-9]*\] [0-9]*% [^ ]*\.deb: [0-9.]*[^ ]* of [0-9.]*[^ ]*, [0-9.]*[^ ]*/s, [0-9hmins ]* left" lines \
+    grep -a -q "^.\[K\[[0-9]*/[0-9]*\] [0-9]*% [^ ]*: [0-9.]*[^ ]* of [0-9.]*[^ ]*, [0-9.]*[^ ]*/s, [0-9hmins ]* left" lines \
         || fail "no download line under ninja"
     grep -a -q "^.\[K\[[0-9]*/[0-9]*\] configure img: setting up slowpost ([0-9]* of [0-9]*)" lines \
         || fail "stage 2 did not say which package it sets up, N of M"
