@@ -9,8 +9,9 @@
 # "build" under ninja (issue #42, point 1): on a terminal one line, redrawn
 # in place, says the steps done of the steps to run and what a running step
 # does now (a download's line, the package stage 2 sets up, N of M), and a
-# total ends the build; in a log, plain lines (ninja's and the total); plain
-# ninja in a log says nothing more than ninja does.
+# total ends the build (steps, time, .debs fetched, the longest step); in a
+# log, plain lines (ninja's and the total); plain ninja in a log says
+# nothing more than ninja does.  A long cache-pull says what it has fetched.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
@@ -140,7 +141,7 @@ build_test 'build on a terminal shows what runs now under ninja (a download line
         || fail "stage 2 did not say which package it sets up, N of M"
     ! grep -a -q "a2o " tty.out || fail "ninja'"'"'s status format shows"
     tr "\r" "\n" < tty.out | tail -n 6 | cat -v
-    tr "\r" "\n" < tty.out | grep -a -q "^$(printf "\033")\[Kapt2ostree build: [0-9]* steps in [0-9.]* s; the longest: configure img ([0-9.]* s)" \
+    tr "\r" "\n" < tty.out | grep -a -q "^$(printf "\033")\[Kapt2ostree build: [0-9]* steps in [0-9.]* s, 2[0-9] \.debs fetched ([0-9.]*[^ ]* \?MB); the longest: configure img ([0-9.]* s)" \
         || fail "no total at the end, on a line of its own"
     grep -a -q "^image img: commit " tty.out
 '

@@ -14,6 +14,8 @@
 
 #include "base/progress.h"
 #include "base/util.h"
+#include "apt/lockfile.h"
+#include "graph/build.h"
 #include "graph/buildstatus.h"
 
 /* How often the line is drawn again, at most. */
@@ -335,22 +337,87 @@ buildstatus_ninja_output (BuildStatus *status, const char *data, gsize len)
 }
 
 void
-buildstatus_finish (BuildStatus *status, gboolean success)
+build_total_clear (BuildTotal *total)
+{
+  g_clear_pointer (&total->longest, g_free);
+}
+
+void
+buildstatus_finish (BuildStatus *status, BuildTotal *out_total)
 {
   if (status->ninja_line->len > 0)
     ninja_line (status, status->ninja_line->str);
   g_string_truncate (status->ninja_line, 0);
   erase (status);
-  if (!success || status->finished == 0)
+  if (out_total == NULL)
     return;
-  double seconds = (g_get_monotonic_time () - status->start_us) / 1e6;
-  g_autoptr(GString) total = g_string_new (NULL);
-  g_string_printf (total, "apt2ostree build: %u step%s in %.1f s", status->finished,
-                   status->finished == 1 ? "" : "s", seconds);
-  if (status->longest != NULL)
-    g_string_append_printf (total, "; the longest: %s (%.1f s)", status->longest,
-                            status->longest_us / 1e6);
-  g_autofree char *shown = printable (total->str, total->len, 0);
-  g_autofree char *out = g_strconcat (shown, "\n", NULL);
-  write_all (status->out_fd, out);
+  out_total->steps = status->finished;
+  out_total->seconds = (g_get_monotonic_time () - status->start_us) / 1e6;
+  g_free (out_total->longest);
+  out_total->longest = g_strdup (status->longest);
+  out_total->longest_seconds = status->longest_us / 1e6;
+}
+
+/* The cache's file of PACKAGE's .deb (named by its sha256), or NULL for
+ * a local .deb or one without a sha256. */
+static char *
+cached_deb (const char *cache_dir, LockPackage *package)
+{
+  if (package->path != NULL || package->sha256 == NULL)
+    return NULL;
+  g_autofree char *name = g_ascii_strdown (package->sha256, -1);
+  return g_build_filename (cache_dir, name, NULL);
+}
+
+GPtrArray *
+buildstatus_missing_debs (const char *cache_dir, GPtrArray *images)
+{
+  g_autoptr(GPtrArray) missing = g_ptr_array_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint i = 0; i < images->len; i++)
+    {
+      GPtrArray *packages = ((BuildImage *) images->pdata[i])->lock->packages;
+      for (guint j = 0; j < packages->len; j++)
+        {
+          LockPackage *package = packages->pdata[j];
+          g_autofree char *path = cached_deb (cache_dir, package);
+          if (path != NULL && !g_file_test (path, G_FILE_TEST_EXISTS)
+              && g_hash_table_add (seen, package->sha256))
+            g_ptr_array_add (missing, package);
+        }
+    }
+  return g_steal_pointer (&missing);
+}
+
+void
+buildstatus_say_total (const BuildTotal *total, const char *cache_dir, GPtrArray *missing)
+{
+  if (total->steps == 0)
+    return;
+  guint debs = 0;
+  guint64 bytes = 0;
+  for (guint i = 0; missing != NULL && i < missing->len; i++)
+    {
+      LockPackage *package = missing->pdata[i];
+      g_autofree char *path = cached_deb (cache_dir, package);
+      if (path != NULL && g_file_test (path, G_FILE_TEST_EXISTS))
+        {
+          debs++;
+          bytes += MAX (package->size, 0);
+        }
+    }
+  g_autoptr(GString) line = g_string_new (NULL);
+  g_string_printf (line, "apt2ostree build: %u step%s in %.1f s", total->steps,
+                   total->steps == 1 ? "" : "s", total->seconds);
+  if (debs > 0)
+    {
+      g_autofree char *size = g_format_size (bytes);
+      g_string_append_printf (line, ", %u .deb%s fetched (%s)", debs, debs == 1 ? "" : "s", size);
+    }
+  if (total->longest != NULL)
+    g_string_append_printf (line, "; the longest: %s (%.1f s)", total->longest,
+                            total->longest_seconds);
+  g_autofree char *shown = printable (line->str, line->len, 0);
+  printf ("%s\n", shown);
+  fflush (stdout);
 }

@@ -8,7 +8,7 @@
  * the longest-running step says it does now.  Everything else ninja prints
  * (a failed step's output, its own messages) goes above that line.  At
  * the end, the line goes and one line says the total: the steps run, the
- * time, the step that took longest.  In a log (not a terminal) there is
+ * time, the .debs fetched, the step that took longest.  In a log (not a terminal) there is
  * no line: ninja's lines as ninja prints them, and the total. */
 #pragma once
 
@@ -35,8 +35,29 @@ const char *buildstatus_socket_path (BuildStatus *status);
 /* A piece of what ninja printed on its standard output. */
 void buildstatus_ninja_output (BuildStatus *status, const char *data, gsize len);
 
-/* Ninja ended (SUCCESS: it built everything): the line is erased and,
- * after a success, the total said. */
-void buildstatus_finish (BuildStatus *status, gboolean success);
+/* What a run of ninja did, for its total line. */
+typedef struct {
+  guint steps;             /* ninja's steps done */
+  double seconds;
+  char *longest;           /* the name of the step that took longest, or NULL */
+  double longest_seconds;
+} BuildTotal;
+void build_total_clear (BuildTotal *total);
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (BuildTotal, build_total_clear)
+
+/* Ninja ended: the line is erased, and *OUT_TOTAL (when not NULL) says
+ * what it did. */
+void buildstatus_finish (BuildStatus *status, BuildTotal *out_total);
+
+/* The .debs of IMAGES (BuildImage*, their LockPackage* borrowed) that
+ * the download cache CACHE_DIR lacks now, each once. */
+GPtrArray *buildstatus_missing_debs (const char *cache_dir, GPtrArray *images);
+
+/* The total line on standard output, after a build that ran steps: TOTAL,
+ * and of MISSING (from buildstatus_missing_debs() before the build) the
+ * .debs the cache holds now, those the build fetched:
+ * "apt2ostree build: 31 steps in 14.2 s, 29 .debs fetched (12.3 MB); the
+ * longest: configure img (6.1 s)". */
+void buildstatus_say_total (const BuildTotal *total, const char *cache_dir, GPtrArray *missing);
 
 G_END_DECLS

@@ -121,7 +121,7 @@ source_remove (gpointer source)
 
 gboolean
 ninjarun_run (const char *ninja, const char *file, int jobs, GPtrArray *images, const char *sbom,
-           GError **error)
+              BuildTotal *out_total, GError **error)
 {
   g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
   g_ptr_array_add (argv, g_strdup (ninja));
@@ -183,8 +183,7 @@ ninjarun_run (const char *ninja, const char *file, int jobs, GPtrArray *images, 
     {
       if (output_fd >= 0)
         ninja_drain_output (output_fd, display);
-      buildstatus_finish (display, spawned && run.signal == 0 && WIFEXITED (run.wait_status)
-                                      && WEXITSTATUS (run.wait_status) == 0);
+      buildstatus_finish (display, out_total);
     }
 
   if (!spawned)

@@ -13,12 +13,16 @@
 
 #include <glib.h>
 
+#include "graph/buildstatus.h"
+
 G_BEGIN_DECLS
 
 /* NINJA (a program name or path) -f FILE [-jJOBS] over IMAGES
- * (BuildImage*) and, with SBOM, their documents.  A failure of ninja, or
- * an interruption, is an error saying how to continue. */
+ * (BuildImage*) and, with SBOM, their documents; *OUT_TOTAL (may be NULL)
+ * says what it did (no steps when ninja's output could not be read).  A
+ * failure of ninja, or an interruption, is an error saying how to
+ * continue. */
 gboolean ninjarun_run (const char *ninja, const char *file, int jobs, GPtrArray *images,
-                       const char *sbom, GError **error);
+                       const char *sbom, BuildTotal *out_total, GError **error);
 
 G_END_DECLS
