@@ -5,9 +5,17 @@
 # for "unpack-deb URL".  Nothing of the kind when standard error is not a
 # terminal.  The terminal is script(1)'s pseudo-terminal; the downloads are
 # slow because tests/httpd.py's /fault/slow/ sends 256 KiB every 0.1 s.
+#
+# "build" under ninja (issue #42, point 1): on a terminal one line, redrawn
+# in place, says the steps done of the steps to run and what a running step
+# does now (a download's line, the package stage 2 sets up, N of M), and a
+# total ends the build (steps, time, .debs fetched, the longest step); in a
+# log, plain lines (ninja's and the total); plain ninja in a log says
+# nothing more than ninja does.  A long cache-pull says what it has fetched.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
+. "$TOP_SRCDIR/tests/libbuildtest.sh"
 
 command -v script > /dev/null || skip_all "script (util-linux) is not installed: it gives the tests a terminal"
 unset http_proxy https_proxy no_proxy
@@ -26,6 +34,14 @@ mkdir -p "$D/pool/main"
     make_deb stage padded 1.0 all "X-Padding: $(head -c 3000000 /dev/urandom | base64 -w0)" > /dev/null
     rm -rf stage
 ) || { echo "Bail out! cannot build the test packages"; exit 1; }
+# The builds' base (real .debs) and a package whose postinst takes a
+# second, so that stage 2 is seen setting it up.
+CAN_BUILD=
+if [ "$(id -u)" = 0 ] && command -v ninja > /dev/null; then
+    CAN_BUILD=1
+    base_repo "$D"
+    test_deb slowpost 1.0 "sleep 1"
+fi
 repo_key archive
 repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
@@ -91,6 +107,77 @@ test_expect_success 'lock prints no progress when standard error is not a termin
     a2o lock p.txt --sources sources.list --arch amd64 --cache cache > out 2> err
     [ ! -s err ] || { cat -v err; fail "lock wrote to standard error"; }
     assert_has_file p.lock.json
+'
+
+# build_test NAME BODY: a test that builds, skipped where stage 2 cannot run.
+build_test () {
+    if [ -n "$CAN_BUILD" ]; then
+        test_expect_success "$1" "$2"
+    else
+        test_skip "$1" "stage 2 needs root and ninja"
+    fi
+}
+
+B="$SCRATCH/build"
+# status_lines OUT: the lines the build's status line showed, one a line
+# ("\r\e[K" before each).
+status_lines () {
+    tr '\r' '\n' < "$1" | grep -a "^$(printf '\033')\[K\[[0-9]*/[0-9]*\] " || true
+}
+
+build_test 'build on a terminal shows what runs now under ninja (a download line, the package stage 2 sets up, N of M) and a total at the end' '
+    mkdir -p "$B" && cd "$B"
+    # locked from the fast URL, built from the slow one (the downloads)
+    repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
+    repo_sources_line "$SLOW" bookworm archive > slow.list
+    base_lock img big slowpost
+    # a terminal wide enough for the longest line (on 80 columns it is cut)
+    on_terminal tty.out sh -c "stty cols 200 && \"\$@\"" sh "$APT2OSTREE" build img.lock.json --sources slow.list
+    status_lines tty.out > lines
+    cat -v lines | sort -u | head -n 40
+    grep -a -q "^.\[K\[[0-9]*/[0-9]*\] [0-9]*% [^ ]*: [0-9.]*[^ ]* of [0-9.]*[^ ]*, [0-9.]*[^ ]*/s, [0-9hmins ]* left" lines \
+        || fail "no download line under ninja"
+    grep -a -q "^.\[K\[[0-9]*/[0-9]*\] configure img: setting up slowpost ([0-9]* of [0-9]*)" lines \
+        || fail "stage 2 did not say which package it sets up, N of M"
+    ! grep -a -q "a2o " tty.out || fail "ninja'"'"'s status format shows"
+    tr "\r" "\n" < tty.out | tail -n 6 | cat -v
+    tr "\r" "\n" < tty.out | grep -a -q "^$(printf "\033")\[Kapt2ostree build: [0-9]* steps in [0-9.]* s, 2[0-9] \.debs fetched ([0-9.]*[^ ]* \?MB); the longest: configure img ([0-9.]* s)" \
+        || fail "no total at the end, on a line of its own"
+    grep -a -q "^image img: commit " tty.out
+'
+
+# (The step that runs here is the bill of materials: one cheap step.)
+build_test 'build in a log prints plain lines, ninja'"'"'s and a total; plain ninja in a log adds nothing' '
+    cd "$B"
+    a2o build img.lock.json --sources slow.list --sbom img.spdx.json > log.out 2> log.err
+    cat log.out log.err
+    ! grep -a -q "$(printf "[\r\033]")" log.out log.err || fail "terminal codes in a log"
+    grep -a -x -q "\[1/1\] sbom img" log.out || fail "not ninja'"'"'s line"
+    grep -a -q "^apt2ostree build: 1 step in [0-9.]* s$" log.out || fail "no total"
+    [ ! -s log.err ] || fail "build wrote to standard error"
+    rm img.spdx.json
+    ninja -f build/img.ninja > ninja.out 2>&1
+    cat ninja.out
+    assert_streq "$(cat ninja.out)" "[1/1] sbom img"
+'
+
+test_expect_success 'cache-pull on a terminal shows the objects and bytes it has fetched, on one line it erases; in a log nothing' '
+    mkdir -p tree/usr/share && head -c 3000000 /dev/urandom > tree/usr/share/blob
+    rm -rf src pulled && new_repo src && new_repo pulled
+    a2o --repo src import --ref tree tree > /dev/null
+    a2o --repo src publish --to "$SRV/pub" tree > /dev/null
+    on_terminal tty.out "$APT2OSTREE" --repo pulled cache-pull --cache-url "$HTTPD_URL/fault/slow/pub" tree
+    tr "\r" "\n" < tty.out > split
+    grep -a "^$(printf "\033")\[Kcache tree: " split > lines || true
+    cat -v lines
+    [ "$(wc -l < lines)" -ge 2 ] || fail "fewer than two progress lines"
+    ! grep -a -v "^.\[Kcache tree: [0-9]* objects\?, [0-9.]*[^ ]* \?\([kM]B\|bytes\), [0-9.]*[^ ]* \?\([kM]B\|bytes\)/s ([0-9]* more known)\$" lines \
+        || fail "a line is not: cache REF: N objects, SIZE, RATE/s (N more known)"
+    last=$(grep -a -n "^.\[Kcache tree: " split | tail -n 1 | cut -d: -f1)
+    sed -n "$((last + 1))p" split | grep -a -q "^$(printf "\033")\[K" || fail "the line is not erased"
+    rm -rf pulled && new_repo pulled
+    a2o --repo pulled cache-pull --cache-url "$HTTPD_URL/fault/slow/pub" tree > out 2> err
+    [ ! -s err ] || { cat -v err; fail "cache-pull wrote to standard error"; }
 '
 
 test_done

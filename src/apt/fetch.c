@@ -11,6 +11,7 @@
 
 #include "apt/cache.h"
 #include "apt/fetch.h"
+#include "base/progress.h"
 #include "apt/fetchtransfer.h"
 #include "apt/proxy.h"
 #include "apt/tls.h"
@@ -34,8 +35,9 @@ typedef struct {
   gboolean too_big;
   int write_errno;
   GCancellable *cancellable;
-  /* progress line */
+  /* progress line: on the terminal (stderr), to the build (progress.h), or both */
   gboolean progress;
+  gboolean terminal;
   const char *label;
   gint64 start_us;
   gint64 last_report_us;
@@ -154,7 +156,7 @@ static gpointer progress_line_owner = NULL;
 static void
 progress_clear (FetchSink *sink)
 {
-  if (g_atomic_pointer_compare_and_exchange (&progress_line_owner, sink, NULL))
+  if (g_atomic_pointer_compare_and_exchange (&progress_line_owner, sink, NULL) && sink->terminal)
     fputs ("\r\033[K", stderr);
   sink->last_report_us = 0;
 }
@@ -179,7 +181,9 @@ sink_xferinfo (void *user_data, curl_off_t dltotal, curl_off_t dlnow, curl_off_t
   gint64 total = dltotal > 0 ? dltotal : sink->expected_size;
   g_autofree char *line = cache_progress_line (sink->label, dlnow, total,
                                                (now - sink->start_us) / 1e6);
-  fprintf (stderr, "\r\033[K%s", line);
+  progress_say ("%s", line);
+  if (sink->terminal)
+    fprintf (stderr, "\r\033[K%s", line);
   return 0;
 }
 
@@ -256,7 +260,8 @@ transfer_new (const char *url, int fd, GByteArray *buf, const FetchOptions *opts
     .sha256 = t->sha256,
     .expected_size = opts != NULL ? opts->expected_size : -1,
     .cancellable = cancellable,
-    .progress = opts != NULL && opts->progress && isatty (STDERR_FILENO),
+    .progress = opts != NULL && opts->progress && (isatty (STDERR_FILENO) || progress_active ()),
+    .terminal = isatty (STDERR_FILENO),
     .label = t->label,
   };
   return t;

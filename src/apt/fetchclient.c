@@ -16,6 +16,7 @@
 #include "apt/cache.h"
 #include "apt/fetchclient.h"
 #include "apt/sources.h"
+#include "base/progress.h"
 #include "base/util.h"
 
 /* How long a new service may take to listen, and how often a client starts
@@ -145,8 +146,10 @@ service_spawn (const char *cache_dir, GError **error)
   if (self == NULL)
     return unavailable (error, "cannot find this program (/proc/self/exe)");
   const char *argv[] = { self, "fetch-service", "--cache", cache_dir, NULL };
+  /* Not a step of the build, which would wait for its end on its terminal. */
+  g_auto(GStrv) envp = g_environ_unsetenv (g_get_environ (), PROGRESS_ENV);
   g_autoptr(GError) local_error = NULL;
-  if (!g_spawn_async (NULL, (char **) argv, NULL,
+  if (!g_spawn_async (NULL, (char **) argv, envp,
                       G_SPAWN_STDIN_FROM_DEV_NULL | G_SPAWN_STDOUT_TO_DEV_NULL
                       | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL, NULL, &local_error))
     return unavailable (error, "cannot start the fetch service: %s", local_error->message);
@@ -228,9 +231,11 @@ read_line (int fd, GString *buf)
 }
 
 /* A "progress DONE TOTAL" line drawn on a terminal's line (*DRAWN set),
- * as fetch.c draws its own downloads'. */
+ * as fetch.c draws its own downloads', and said to the build that runs
+ * this step (progress.h). */
 static void
-draw_progress (const char *line, const char *label, gint64 start_us, gboolean *drawn)
+draw_progress (const char *line, const char *label, gint64 start_us, gboolean terminal,
+               gboolean *drawn)
 {
   g_auto(GStrv) f = g_strsplit (line, "\t", 3);
   gint64 done, total;
@@ -239,6 +244,9 @@ draw_progress (const char *line, const char *label, gint64 start_us, gboolean *d
     return;
   double seconds = (g_get_monotonic_time () - start_us) / 1e6;
   g_autofree char *text = cache_progress_line (label, done, total, seconds);
+  progress_say ("%s", text);
+  if (!terminal)
+    return;
   fprintf (stderr, "\r\033[K%s", text);
   *drawn = TRUE;
 }
@@ -257,8 +265,8 @@ read_answer (int fd, const char *label, gboolean *out_gone, GError **error)
       g_autofree char *line = read_line (fd, buf);
       if (line != NULL && g_str_has_prefix (line, "progress\t"))
         {
-          if (terminal)
-            draw_progress (line, label, start_us, &drawn);
+          if (terminal || progress_active ())
+            draw_progress (line, label, start_us, terminal, &drawn);
           continue;
         }
       if (drawn)

@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "graph/build.h"
+#include "graph/buildstatus.h"
 #include "graph/localcheck.h"
 #include "graph/ninjarun.h"
 #include "cmd/cmd.h"
@@ -232,8 +233,12 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     g_setenv ("APT2OSTREE_VERBOSE", "1", TRUE);
   if (keep)
     g_setenv ("APT2OSTREE_KEEP_ON_FAILURE", "1", TRUE);
+  /* What the cache lacks now: what it holds after, the build fetched. */
+  g_autofree char *debs_dir = g_build_filename (args.builddir, "cache", "debs", NULL);
+  g_autoptr(GPtrArray) missing = buildstatus_missing_debs (debs_dir, todo);
+  g_auto(BuildTotal) total = { 0, };
   gboolean ran = todo->len == 0 || ninjarun_run (ninja != NULL ? ninja : "ninja", ninja_file,
-                                                 jobs, todo, args.sbom, error);
+                                                 jobs, todo, args.sbom, &total, error);
   /* A cache refused for its signature: one line for all its trees. */
   if (args.cache.url != NULL)
     {
@@ -243,6 +248,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     }
   if (!ran)
     return FALSE;
+  buildstatus_say_total (&total, debs_dir, missing);
   /* Each image is recorded under its key, with or without a cache, so
    * that publishing the repository offers it whole to a machine that has
    * one; an incremental image never is (the key means from scratch). */

@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/commands.h"
+#include "base/progress.h"
 
 /* In the order a user meets them: images, their steps, then tree tools. */
 static const CmdEntry commands[] = {
@@ -90,6 +91,7 @@ apt2ostree_commands_main (int argc, char **argv)
     }
 
   inv.name = command->name;
+  progress_say_command (argc - i, argv + i);
   g_autoptr(GError) error = NULL;
   if (!command->func (argc - i, argv + i, &inv, NULL, &error))
     {

@@ -28,6 +28,7 @@
 #include "apt/cache.h"
 #include "base/installdirs.h"
 #include "base/cmdline.h"
+#include "base/progress.h"
 #include "cmd/commands.h"
 #include "deb/leanrepo.h"
 #include "deb/unpack.h"
@@ -130,6 +131,7 @@ lean_unpack_deb (int argc, char **argv)
   g_autoptr(GError) error = NULL;
   if (!unpack_args_parse (&inv, copy_argc, copy, &args, &error))
     return -1;
+  progress_say_command (argc - i, argv + i);
   if (lean_repo_run (&args, fetch_from_cache, &error))
     return 0;
   if (g_error_matches (error, UNPACK_ERROR, UNPACK_ERROR_DEFER))

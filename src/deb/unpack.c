@@ -10,6 +10,7 @@
 #include "apt/cache.h"
 #include "apt/fetchclient.h"
 #include "base/debpolicy.h"
+#include "base/progress.h"
 #include "barestore/refs.h"
 #include "deb/unpack.h"
 #include "base/util.h"
@@ -205,6 +206,9 @@ unpack_job (UnpackRepo *repo, StoreSink **sink, UnpackJob *job, const UnpackArgs
     return FALSE;
   if (*sink == NULL && (*sink = repo->begin (repo, error)) == NULL)
     return FALSE;
+  /* (After a download's line: the download is over.) */
+  g_autofree char *name = g_path_get_basename (job->source);
+  progress_say ("unpacking %s", name);
   DebUnpackOptions opts = {
     .merged_usr = args->merged_usr,
     .display_name = job->source,

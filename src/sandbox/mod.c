@@ -18,6 +18,7 @@
 #include "sandbox/mod.h"
 #include "store/repo.h"
 #include "sandbox/sandbox.h"
+#include "base/progress.h"
 #include "base/scratch.h"
 #include "sandbox/upper.h"
 #include "base/util.h"
@@ -296,6 +297,8 @@ build_sandbox (Mod *mod, Sandbox *sandbox, GError **error)
 
   g_autofree char *log = g_build_filename (mod->scratch, "output.log", NULL);
   sandbox_set_output (sandbox, log, options->verbose);
+  if (options->output != NULL)
+    sandbox_set_output_func (sandbox, options->output, options->output_data);
   sandbox_set_terminal (sandbox, options->terminal);
   if (options->limits != NULL)
     sandbox_set_limits (sandbox, options->limits);
@@ -585,7 +588,10 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
                 GError **error)
 {
   ModTimings *t = mod->options->timings;
+  const char *name = mod->options->progress_name;
   gint64 since = g_get_monotonic_time ();
+  if (name != NULL)
+    progress_say ("%s: checking out", name);
   if (!checkout_lower (mod, rev, cancellable, error))
     return FALSE;
   lap (t ? &t->checkout : NULL, &since);
@@ -615,6 +621,8 @@ run_and_commit (Mod *mod, RepoRev *rev, char **out_commit, GCancellable *cancell
     return TRUE;
 
   g_autofree char *out = NULL;
+  if (name != NULL)
+    progress_say ("%s: committing", name);
   if (!commit_result (mod, rev, result.overlay_userxattr, &out, cancellable, error))
     return FALSE;
   lap (t ? &t->commit : NULL, &since);

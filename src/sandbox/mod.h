@@ -48,6 +48,12 @@ typedef struct {
   /* What the command was doing when its deadline came, from its output so
    * far (" while configuring NAME (VERSION)"), or NULL; may be NULL. */
   char *(*progress) (const char *output);
+  /* How the run names itself to the build that runs it (base/progress.h):
+   * "NAME: checking out", "NAME: committing"; NULL: it says nothing. */
+  const char *progress_name;
+  /* Each piece of the command's output as it comes (sandbox.h), or NULL. */
+  void (*output) (const char *data, gsize len, gpointer user_data);
+  gpointer output_data;
   char **limits_held;            /* set to the limits and what held each (for --verbose:
                                   * "timeout 3600 s, memory 4.0 GiB (cgroup v2), ..."),
                                   * when not NULL */

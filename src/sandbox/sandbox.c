@@ -46,6 +46,8 @@ struct Sandbox {
   gpointer mounted_data;
   char *log_path;
   gboolean echo;
+  SandboxOutputFunc output_func;
+  gpointer output_data;
   gboolean terminal;
   RunLimits limits;
 };
@@ -158,6 +160,13 @@ sandbox_set_output (Sandbox *sandbox, const char *log_path, gboolean echo)
   g_free (sandbox->log_path);
   sandbox->log_path = g_strdup (log_path);
   sandbox->echo = echo;
+}
+
+void
+sandbox_set_output_func (Sandbox *sandbox, SandboxOutputFunc func, gpointer user_data)
+{
+  sandbox->output_func = func;
+  sandbox->output_data = user_data;
 }
 
 void
@@ -675,6 +684,8 @@ collect_output (Sandbox *sandbox, int output_fd, int log_fd, GString *tail, gint
         (void) !write (log_fd, buf, r);
       if (sandbox->echo)
         (void) !write (STDERR_FILENO, buf, r);
+      if (sandbox->output_func != NULL)
+        sandbox->output_func (buf, r, sandbox->output_data);
     }
   return TRUE;
 }

@@ -85,6 +85,10 @@ void sandbox_set_share_ipc (Sandbox *sandbox, gboolean share_ipc);
 void sandbox_set_mounted_func (Sandbox *sandbox, SandboxMountedFunc func, gpointer user_data);
 /* The command's output goes to this file (and to stderr when ECHO). */
 void sandbox_set_output (Sandbox *sandbox, const char *log_path, gboolean echo);
+/* Each piece of the command's output, as it comes, is also given to FUNC
+ * (in pieces as read, not lines). */
+typedef void (*SandboxOutputFunc) (const char *data, gsize len, gpointer user_data);
+void sandbox_set_output_func (Sandbox *sandbox, SandboxOutputFunc func, gpointer user_data);
 /* The command reads and writes the caller's standard input, output and
  * error (a shell a user types into) instead of /dev/null and the log. */
 void sandbox_set_terminal (Sandbox *sandbox, gboolean terminal);

@@ -47,6 +47,7 @@
 #include "store/repo.h"
 #include "sandbox/stage2.h"
 #include "store/treeread.h"
+#include "base/progress.h"
 #include "base/scratch.h"
 #include "base/util.h"
 
@@ -154,6 +155,76 @@ stage2_progress (const char *output)
   return g_steal_pointer (&found);
 }
 
+/* What stage 2 tells the build as it runs (base/progress.h): the step the
+ * script announces, the package dpkg sets up (N of M) and the trigger it
+ * runs, read from the script's output line by line.  The script itself is
+ * left as it is: its text is part of every image's commit. */
+typedef struct {
+  const char *ref;        /* the image being configured */
+  guint total;            /* packages to set up; 0: not known (incremental) */
+  guint done;             /* "Setting up" lines so far */
+  GString *line;          /* the line not ended yet */
+} Stage2Watch;
+
+/* The name in "NAME (VERSION) ..." (what dpkg prints after its verb). */
+static char *
+dpkg_line_package (const char *rest)
+{
+  return g_strndup (rest, strcspn (rest, " "));
+}
+
+static void
+stage2_watch_line (Stage2Watch *w, const char *line)
+{
+  gboolean setting_up = g_str_has_prefix (line, "Setting up ");
+  if (setting_up)
+    w->done++;
+  g_autofree char *count = w->total > 0 ? g_strdup_printf ("%u of %u", w->done, w->total)
+                                        : g_strdup_printf ("%u", w->done);
+  if (setting_up)
+    {
+      g_autofree char *name = dpkg_line_package (line + strlen ("Setting up "));
+      progress_say ("configure %s: setting up %s (%s)", w->ref, name, count);
+    }
+  else if (g_str_has_prefix (line, "Processing triggers for "))
+    {
+      g_autofree char *name = dpkg_line_package (line + strlen ("Processing triggers for "));
+      progress_say ("configure %s: processing triggers for %s (%s set up)", w->ref, name, count);
+    }
+  else if (g_str_has_prefix (line, "Unpacking "))
+    {
+      g_autofree char *name = dpkg_line_package (line + strlen ("Unpacking "));
+      progress_say ("configure %s: unpacking %s", w->ref, name);
+    }
+  else if (g_str_has_prefix (line, "apt2ostree configure: "))
+    progress_say ("configure %s: %s", w->ref, line + strlen ("apt2ostree configure: "));
+}
+
+static void
+stage2_watch_output (const char *data, gsize len, gpointer user_data)
+{
+  Stage2Watch *w = user_data;
+  g_string_append_len (w->line, data, len);
+  char *nl;
+  while ((nl = memchr (w->line->str, '\n', w->line->len)) != NULL)
+    {
+      *nl = '\0';
+      stage2_watch_line (w, w->line->str);
+      g_string_erase (w->line, 0, nl - w->line->str + 1);
+    }
+  if (w->line->len > 4096)  /* no line of interest is that long */
+    g_string_truncate (w->line, 0);
+}
+
+static void
+stage2_watch_clear (Stage2Watch *w)
+{
+  if (w->line != NULL)
+    g_string_free (w->line, TRUE);
+  w->line = NULL;
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Stage2Watch, stage2_watch_clear)
+
 /* With --verbose, where the time around the script went (mod.h). */
 static void
 report_timings (const Stage2Options *options, const ModTimings *t)
@@ -239,6 +310,8 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
 
   g_autofree char *release = stage1_release (repo, options->in, cancellable);
   g_autofree char *subject = stage2_subject (release, packages->len, arch, FALSE);
+  g_auto(Stage2Watch) watch = { options->out_ref, packages->len, 0, g_string_new (NULL) };
+  g_autofree char *name = g_strconcat ("configure ", options->out_ref, NULL);
   ModTimings timings = { 0, };
   ModOptions mod = {
     .in = options->in,
@@ -253,6 +326,9 @@ stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_com
     .timings = &timings,
     .limits = options->limits,
     .progress = stage2_progress,
+    .progress_name = name,
+    .output = progress_active () ? stage2_watch_output : NULL,
+    .output_data = &watch,
   };
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     {
@@ -348,6 +424,8 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_autofree char *release = stage1_release (repo, options->in, cancellable);
   g_autofree char *subject = stage2_subject (release, packages->len, arch, TRUE);
 
+  g_auto(Stage2Watch) watch = { options->out_ref, 0, 0, g_string_new (NULL) };
+  g_autofree char *name = g_strconcat ("configure ", options->out_ref, NULL);
   ModTimings timings = { 0, };
   ModOptions mod = {
     .in = prev->commit,
@@ -366,6 +444,9 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
     .timings = &timings,
     .limits = options->limits,
     .progress = stage2_progress,
+    .progress_name = name,
+    .output = progress_active () ? stage2_watch_output : NULL,
+    .output_data = &watch,
   };
   gboolean ran = mod_run (repo, &mod, out_commit, cancellable, error);
   /* (after a failure, only the first error is said) */

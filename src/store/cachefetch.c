@@ -14,12 +14,14 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <libdeflate.h>
 #include <zlib.h>
 
+#include "base/progress.h"
 #include "base/sha256.h"
 #include "base/util.h"
 #include "store/cachefetch.h"
@@ -93,6 +95,15 @@ struct _Fetch {
   gboolean pausable;          /* not file:// (libcurl reads a file whole) */
   guint large;                /* LARGE_MAX permits held */
   GQueue paused;              /* of Slot: transfers waiting for one */
+  /* What the fetch says as it goes (a long pull is not silent): on a
+   * terminal's line (standard error) and to the build (base/progress.h). */
+  const char *ref;
+  guint objects_done;
+  guint64 bytes_done;
+  gint64 start_us;
+  gint64 said_us;
+  gboolean terminal;
+  gboolean drawn;
 };
 
 /* Content handed to a decoder thread (which inflates and makes it) before
@@ -800,6 +811,8 @@ collect (Fetch *f, guint *out_done, GError **error)
       s->busy = FALSE;
       f->running--;
       (*out_done)++;
+      f->objects_done++;
+      f->bytes_done += s->body.data->len;
       if (code != CURLE_OK)
         {
           g_autofree char *url = object_url (f, s->want.checksum, remote_suffix (s->want.type));
@@ -828,6 +841,36 @@ check_deadlines (Fetch *f, GError **error)
       return too_slow (f, url, FALSE, error);
     }
   return TRUE;
+}
+
+#define SAY_INTERVAL_US (250 * 1000)
+
+/* The objects fetched so far and the ones known to go, at most four
+ * times a second. */
+static void
+say_progress (Fetch *f)
+{
+  gint64 now = g_get_monotonic_time ();
+  if ((!f->terminal && !progress_active ()) || now - f->said_us < SAY_INTERVAL_US)
+    return;
+  guint64 bytes = f->bytes_done;
+  for (guint i = 0; i < f->n_slots; i++)
+    if (f->slots[i].busy)
+      bytes += f->slots[i].body.data->len;
+  if (bytes == 0)
+    return;
+  f->said_us = now;
+  guint left = f->running + f->meta.length + f->content.length + f->decoding;
+  g_autofree char *size = g_format_size (bytes);
+  g_autofree char *rate = g_format_size ((guint64) (bytes / MAX ((now - f->start_us) / 1e6, 0.001)));
+  g_autofree char *text = g_strdup_printf ("cache %s: %u object%s, %s, %s/s (%u more known)",
+                                           f->ref, f->objects_done,
+                                           f->objects_done == 1 ? "" : "s", size, rate, left);
+  progress_say ("%s", text);
+  if (!f->terminal)
+    return;
+  fprintf (stderr, "\r\033[K%s", text);
+  f->drawn = TRUE;
 }
 
 /* Fetch every wanted object, and what the dirtrees among them name. */
@@ -859,12 +902,15 @@ run (Fetch *f, GError **error)
         return util_fail (error, "%s: %s", f->url, curl_multi_strerror (mc));
       if (!check_deadlines (f, error))
         return FALSE;
+      say_progress (f);
     }
 }
 
 static void
 fetch_clear (Fetch *f)
 {
+  if (f->drawn)
+    fputs ("\r\033[K", stderr);
   /* The decoders first (they wake the multi handle); each job left ends
    * in the queue, to be freed. */
   if (f->decoders != NULL)
@@ -1046,7 +1092,8 @@ cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *r
   g_autofree char *base = g_strdup (url);
   while (g_str_has_suffix (base, "/") && strlen (base) > 1)
     base[strlen (base) - 1] = '\0';
-  Fetch f = { .objects_dfd = -1 };
+  Fetch f = { .objects_dfd = -1, .ref = ref, .start_us = g_get_monotonic_time (),
+              .terminal = isatty (STDERR_FILENO) };
   char *checksum = NULL;
   if (fetch_init (&f, w, repo_dfd, base, MAX (connections, 1), error))
     {
