@@ -84,7 +84,7 @@ write_blob (const char *layout, const char *text, Blob *out, GError **error)
 static gboolean
 write_layer (const char *layout, const char *tar, Blob *out, char **out_diff_id, GError **error)
 {
-  g_autofree char *tmp = g_build_filename (layout, "blobs", "sha256", "layer.tmp", NULL);
+  g_autofree char *tmp = g_strconcat (tar, ".gz", NULL);
   int in = open (tar, O_RDONLY | O_CLOEXEC);
   if (in < 0)
     return util_fail (error, "%s: %s", tar, g_strerror (errno));
@@ -298,6 +298,59 @@ layer_of (const char *path, const char *checksum, gpointer user_data)
                                                                   : layering->n_layers;
 }
 
+/* One layer to compress, on a thread of its own. */
+typedef struct {
+  const char *layout, *tar;
+  Blob blob;
+  char *diff_id;
+  GError *error;
+} LayerJob;
+
+static void
+layer_job_run (gpointer data, gpointer user_data)
+{
+  LayerJob *job = data;
+  (void) write_layer (job->layout, job->tar, &job->blob, &job->diff_id, &job->error);
+  (void) unlink (job->tar);
+}
+
+/* Each of TARS compressed into a blob of LAYOUT (removed then), on as
+ * many threads as there are processors: gzip is most of an export's time,
+ * and the layers are independent. */
+static gboolean
+write_layers (const char *layout, GPtrArray *tars, Blob *layers, char **diff_ids, GError **error)
+{
+  g_autofree LayerJob *jobs = g_new0 (LayerJob, tars->len);
+  GThreadPool *pool = g_thread_pool_new (layer_job_run, NULL,
+                                         (int) MIN (g_get_num_processors (), tars->len), FALSE,
+                                         NULL);
+  for (guint i = 0; i < tars->len; i++)
+    {
+      jobs[i].layout = layout;
+      jobs[i].tar = tars->pdata[i];
+      g_thread_pool_push (pool, &jobs[i], NULL);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < tars->len; i++)
+    {
+      layers[i] = jobs[i].blob;
+      diff_ids[i] = jobs[i].diff_id;
+      if (jobs[i].error != NULL && ok)
+        {
+          g_propagate_error (error, g_steal_pointer (&jobs[i].error));
+          ok = FALSE;
+        }
+      g_clear_error (&jobs[i].error);
+    }
+  for (guint i = 0; !ok && i < tars->len; i++)
+    {
+      blob_clear (&layers[i]);
+      g_clear_pointer (&diff_ids[i], g_free);
+    }
+  return ok;
+}
+
 /* The image's layers as plain tars in LAYOUT: their paths, N_LAYERS of them. */
 static GPtrArray *
 write_tars (OstreeRepo *repo, const char *commit, const char *layout, const OciOptions *opts,
@@ -340,18 +393,14 @@ write_layout (OstreeRepo *repo, const char *commit, const char *layout, const Oc
   guint n = tars->len;
   g_autofree Blob *layers = g_new0 (Blob, n);
   g_auto(GStrv) diff_ids = g_new0 (char *, n + 1);
-  gboolean ok = TRUE;
-  for (guint i = 0; i < n; i++)
-    {
-      ok = ok && write_layer (layout, tars->pdata[i], &layers[i], &diff_ids[i], error);
-      (void) unlink (tars->pdata[i]);
-    }
+  if (!write_layers (layout, tars, layers, diff_ids, error))
+    return FALSE;
 
   g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc (timestamp);
   g_autofree char *created = g_date_time_format (t, "%Y-%m-%dT%H:%M:%SZ");
-  g_autofree char *config_text = ok ? config_json (opts, created, diff_ids, n) : NULL;
+  g_autofree char *config_text = config_json (opts, created, diff_ids, n);
   g_auto(Blob) config = { NULL };
-  ok = ok && write_blob (layout, config_text, &config, error);
+  gboolean ok = write_blob (layout, config_text, &config, error);
   g_autofree char *manifest_text = ok ? manifest_json (&config, layers, n, opts) : NULL;
   for (guint i = 0; i < n; i++)
     blob_clear (&layers[i]);
