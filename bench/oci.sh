@@ -79,9 +79,10 @@ changed_kib () {
         name=$(echo "$line" | cut -d'"' -f4)
         echo "$name" >> changed.names
         ref=$(ostree --repo=build/ostree refs | grep "^deb/$name/.*/$sha\$" | head -n 1)
+        [ -n "$ref" ] || { echo "bench/oci.sh: no package tree of $name ($sha)" >&2; exit 1; }
         "$A2O" --repo build/ostree export "$ref" --tar pkg.tar.gz
         sum=$((sum + $(stat -c %s pkg.tar.gz)))
-    done < <(grep -o '{"name": "[^"]*", [^}]*' "$2")
+    done < <(grep -o '{"name": "[^"]*", "version": [^}]*' "$2")
     echo $((sum / 1024))
 }
 

@@ -330,4 +330,15 @@ else
     '
 fi
 
+test_expect_success 'a package whose tree is not in the repository: its files in the top layer, a warning counts it' '
+    cd "$W"
+    ostree --repo=build/ostree refs | grep "^deb/twins/1.1/" > twins-ref
+    ostree --repo=build/ostree refs --delete "$(cat twins-ref)"
+    a2o --repo build/ostree export next --oci no-tree --layers 8 --tag base:2 2> err
+    assert_file_has_content err "next: 1 packages have no package tree in the repository"
+    n=$(manifest_of no-tree base:2 | jq ".layers | length")
+    assert_streq "$(layer_of_path no-tree base:2 usr/share/twins/three)" $((n - 1))
+    test "$(layer_of_path no-tree base:2 usr/share/linked/a)" -lt $((n - 1))
+'
+
 test_done

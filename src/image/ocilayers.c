@@ -9,7 +9,6 @@
 #include "deb/deb.h"
 #include "image/imagedb.h"
 #include "image/ocilayers.h"
-#include "store/treeread.h"
 
 void
 ocilayers_plan_free (OciPlan *plan)
@@ -254,19 +253,16 @@ ocilayers_plan (OstreeRepo *repo, const char *commit, const char *name, guint n_
       lock_sha256 = g_compute_checksum_for_data (G_CHECKSUM_SHA256, (const guchar *) text, len);
     }
 
+  /* One layer needs no dpkg database: the count is left out without one. */
   g_autoptr(OciPlan) plan = g_new0 (OciPlan, 1);
-  g_autoptr(GPtrArray) stanzas = NULL;
-  g_autoptr(GPtrArray) installed = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *status = treeread_text (root, "var/lib/dpkg/status", cancellable, &local_error);
-  if (status != NULL || n_layers > 1)
-    {
-      stanzas = imagedb_read_status (root, name, cancellable, error);
-      installed = stanzas != NULL ? imagedb_packages (stanzas, IMAGEDB_INSTALLED, name, error)
-                                  : NULL;
-      if (installed == NULL)
-        return NULL;
-    }
+  GError **status_error = n_layers > 1 ? error : &local_error;
+  g_autoptr(GPtrArray) stanzas = imagedb_read_status (root, name, cancellable, status_error);
+  g_autoptr(GPtrArray) installed = NULL;
+  if (stanzas != NULL)
+    installed = imagedb_packages (stanzas, IMAGEDB_INSTALLED, name, status_error);
+  if (installed == NULL && n_layers > 1)
+    return NULL;
   if (n_layers > 1)
     {
       plan->layering = plan_layers (repo, installed, n_layers - 1, &plan->without_tree,
