@@ -330,6 +330,59 @@ else
     '
 fi
 
+# config_of LAYOUT: the hex digest of the config of the layout's one image.
+config_of () {
+    local m
+    m=$(jq -r ".manifests[0].digest" "$1/index.json" | sed "s/sha256://")
+    jq -r ".config.digest" "$1/blobs/sha256/$m" | sed "s/sha256://"
+}
+
+# moved_layout FROM TO I J SOURCE: a copy TO of the layout FROM whose
+# history moves the source package SOURCE from layer I's list to layer
+# J's, with the config, manifest and index rewritten to match.
+moved_layout () {
+    local c m digest
+    cp -r "$1" "$2"
+    c=$(config_of "$2")
+    jq -c --argjson i "$3" --argjson j "$4" --arg s "$5" '
+        def words: ltrimstr("source packages: ") | split(" ");
+        .history[$i].comment |= ("source packages: " + (words | map(select(. != $s)) | join(" ")))
+        | .history[$j].comment |= ("source packages: " + (words + [$s] | sort | join(" ")))' \
+        "$2/blobs/sha256/$c" > "$2/config.new"
+    digest=$(sha256sum < "$2/config.new" | cut -d" " -f1)
+    mv "$2/config.new" "$2/blobs/sha256/$digest"
+    m=$(jq -r ".manifests[0].digest" "$2/index.json" | sed "s/sha256://")
+    jq -c --arg d "sha256:$digest" --argjson n "$(stat -c %s "$2/blobs/sha256/$digest")" \
+        ".config.digest = \$d | .config.size = \$n" "$2/blobs/sha256/$m" > "$2/manifest.new"
+    digest=$(sha256sum < "$2/manifest.new" | cut -d" " -f1)
+    mv "$2/manifest.new" "$2/blobs/sha256/$digest"
+    jq -c --arg d "sha256:$digest" --argjson n "$(stat -c %s "$2/blobs/sha256/$digest")" \
+        ".manifests[0].digest = \$d | .manifests[0].size = \$n" "$2/index.json" > "$2/index.new"
+    mv "$2/index.new" "$2/index.json"
+}
+
+test_expect_success '--previous keeps each package in the layer it had in the earlier image, however many layers that had' '
+    cd "$W"
+    a2o --repo build/ostree export base --oci four --layers 4 --tag base:1
+    a2o --repo build/ostree export next --oci after-four --previous four --tag base:2
+    manifest_of four base:1 | jq -r ".layers[].digest" > four1
+    manifest_of after-four base:2 | jq -r ".layers[].digest" > four2
+    assert_streq "$(wc -l < four2)" "$(wc -l < four1)"
+    assert_streq "$(diff four1 four2 | grep -c "^>")" 2
+    assert_streq "$(layer_of_path after-four base:2 usr/share/twins/three)" "$(layer_of_path four base:1 usr/share/twins/one)"
+    # An earlier image that put twins elsewhere than the hash would: it stays there.
+    t=$(layer_of_path four base:1 usr/share/twins/one); o=$((t == 0 ? 1 : 0))
+    moved_layout four moved "$t" "$o" twins
+    a2o --repo build/ostree export next --oci after-moved --previous moved --tag base:2
+    i=$(layer_of_path after-moved base:2 usr/share/twins/three)
+    want=$(jq -r ".history[$o].comment" moved/blobs/sha256/$(config_of moved))
+    assert_streq "$(jq -r ".history[$i].comment" after-moved/blobs/sha256/$(config_of after-moved))" "$want"
+    expect_failure err a2o --repo build/ostree export next --oci p1 --previous layout
+    assert_file_has_content err "not an image \"export --oci --layers\" wrote"
+    expect_failure err a2o --repo build/ostree export next --oci p2 --previous four --layers 4
+    test ! -e p1 && test ! -e p2
+'
+
 test_expect_success 'a package whose tree is not in the repository: its files in the top layer, a warning counts it' '
     cd "$W"
     ostree --repo=build/ostree refs | grep "^deb/twins/1.1/" > twins-ref

@@ -55,6 +55,7 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_autofree char *size_text = NULL;
   g_autofree char *compression = NULL;
   g_autofree char *lockfile = NULL;
+  g_autofree char *previous = NULL;
   int layers = -1;  /* not given */
   const GOptionEntry entries[] = {
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir,
@@ -71,6 +72,9 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     { "layers", 0, 0, G_OPTION_ARG_INT, &layers,
       "With --oci: that many layers, the files grouped by the package that shipped them, what "
       "no package shipped in the top one (1-127; default: 1, the whole tree in one layer)", "N" },
+    { "previous", 0, 0, G_OPTION_ARG_FILENAME, &previous,
+      "With --oci: keep each package in its layer of this earlier image (an OCI layout "
+      "export --oci --layers wrote), and its number of layers", "DIR" },
     { "lockfile", 0, 0, G_OPTION_ARG_FILENAME, &lockfile,
       "With --oci: the image's lockfile, whose SHA256 the image's labels give", "FILE" },
     { "squashfs", 0, 0, G_OPTION_ARG_FILENAME, &squashfs,
@@ -84,7 +88,8 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     { NULL }
   };
   if (!cmd_parse (inv, "REV (--dir DIR | --tar FILE |\n"
-                  "                  --oci DIR|FILE.tar [--tag NAME] [--layers N] [--lockfile FILE] |\n"
+                  "                  --oci DIR|FILE.tar [--tag NAME] [--layers N | --previous DIR]\n"
+                  "                  [--lockfile FILE] |\n"
                   "                  --squashfs FILE [--compression gzip|zstd|xz] |\n"
                   "                  --ext4 FILE [--size SIZE])",
                   "Get the tree of REV (a ref or commit) out of the repository, keeping\n"
@@ -107,8 +112,13 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
       g_autofree char *choices = g_strjoinv ("|", (char **) fsimage_compressions ());
       return cmd_usage_error (inv, error, "--compression \"%s\": expected %s", compression, choices);
     }
-  if ((tag != NULL || arch != NULL || layers != -1 || lockfile != NULL) && oci == NULL)
-    return cmd_usage_error (inv, error, "--tag, --arch, --layers and --lockfile go with --oci");
+  if ((tag != NULL || arch != NULL || layers != -1 || lockfile != NULL || previous != NULL)
+      && oci == NULL)
+    return cmd_usage_error (inv, error, "--tag, --arch, --layers, --previous and --lockfile go "
+                            "with --oci");
+  if (layers != -1 && previous != NULL)
+    return cmd_usage_error (inv, error, "--previous keeps the earlier image's layers: give it or "
+                            "--layers, not both");
   if (oci != NULL && layers == -1)
     layers = 1;
   if (oci != NULL && (layers < 1 || layers > OCILAYERS_MAX))
@@ -132,7 +142,7 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
       if (!oci_platform (repo, rev, arch, &opts, cancellable, error))
         return FALSE;
       g_autoptr(OciPlan) plan = ocilayers_plan (repo, rev->commit, rev->name, (guint) layers,
-                                                lockfile, cancellable, error);
+                                                previous, lockfile, cancellable, error);
       if (plan == NULL)
         return FALSE;
       if (plan->without_tree > 0)

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <json-glib/json-glib.h>
+
 #include "base/deb822.h"
 #include "base/util.h"
 #include "deb/deb.h"
@@ -160,10 +162,122 @@ compare_stanzas (gconstpointer a, gconstpointer b)
   return strcmp (x, y);
 }
 
+/* --- the previous image's layers ----------------------------------------- */
+
+#define SOURCES_COMMENT "source packages: "
+
+/* O's member NAME when it has that type, else NULL (untrusted JSON). */
+static JsonObject *
+member_object (JsonObject *o, const char *name)
+{
+  JsonNode *node = o != NULL ? json_object_get_member (o, name) : NULL;
+  return node != NULL && JSON_NODE_HOLDS_OBJECT (node) ? json_node_get_object (node) : NULL;
+}
+
+static JsonArray *
+member_array (JsonObject *o, const char *name)
+{
+  JsonNode *node = o != NULL ? json_object_get_member (o, name) : NULL;
+  return node != NULL && JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
+}
+
+static const char *
+member_string (JsonObject *o, const char *name)
+{
+  JsonNode *node = o != NULL ? json_object_get_member (o, name) : NULL;
+  return node != NULL && JSON_NODE_HOLDS_VALUE (node)
+         && json_node_get_value_type (node) == G_TYPE_STRING ? json_node_get_string (node) : NULL;
+}
+
+/* The JSON object of the blob DIGEST ("sha256:HEX") of the layout DIR. */
+static JsonObject *
+read_blob_object (const char *dir, const char *digest, GError **error)
+{
+  const char *hex = digest != NULL && g_str_has_prefix (digest, "sha256:") ? digest + 7 : "";
+  gboolean hex_ok = strlen (hex) == 64;
+  for (const char *p = hex; hex_ok && *p != '\0'; p++)
+    hex_ok = g_ascii_isxdigit (*p) && !g_ascii_isupper (*p);
+  if (!hex_ok)
+    return util_fail (error, "%s: a blob named \"%s\" is not sha256:HEX", dir,
+                      digest != NULL ? digest : ""), NULL;
+  g_autofree char *path = g_build_filename (dir, "blobs", "sha256", hex, NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  if (!json_parser_load_from_file (parser, path, &local_error))
+    return util_fail (error, "%s: %s", path, local_error->message), NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+    return util_fail (error, "%s: not a JSON object", path), NULL;
+  return json_object_ref (json_node_get_object (root));
+}
+
+/* The digest of the only image of the layout DIR. */
+static char *
+previous_manifest (const char *dir, GError **error)
+{
+  g_autofree char *index = g_build_filename (dir, "index.json", NULL);
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autoptr(GError) local_error = NULL;
+  if (!json_parser_load_from_file (parser, index, &local_error))
+    return util_fail (error, "--previous %s: not an OCI image layout: %s", dir,
+                      local_error->message), NULL;
+  JsonNode *root = json_parser_get_root (parser);
+  JsonObject *o = root != NULL && JSON_NODE_HOLDS_OBJECT (root) ? json_node_get_object (root) : NULL;
+  JsonArray *manifests = member_array (o, "manifests");
+  if (manifests == NULL || json_array_get_length (manifests) != 1
+      || !JSON_NODE_HOLDS_OBJECT (json_array_get_element (manifests, 0)))
+    return util_fail (error, "--previous %s: expected a layout with one image", index), NULL;
+  return g_strdup (member_string (json_array_get_object_element (manifests, 0), "digest"));
+}
+
+/* The previous image's lower layers: each source package -> its layer
+ * (GUINT_TO_POINTER, from 1), and how many there are, from the history
+ * comments export --oci --layers wrote. */
+static GHashTable *
+read_previous (const char *dir, guint *out_n_layers, GError **error)
+{
+  g_autofree char *manifest_digest = previous_manifest (dir, error);
+  if (manifest_digest == NULL)
+    return NULL;
+  g_autoptr(JsonObject) manifest = read_blob_object (dir, manifest_digest, error);
+  if (manifest == NULL)
+    return NULL;
+  JsonObject *config_d = member_object (manifest, "config");
+  JsonArray *layers = member_array (manifest, "layers");
+  if (config_d == NULL || layers == NULL)
+    return util_fail (error, "--previous %s: its manifest has no config or layers", dir), NULL;
+  g_autoptr(JsonObject) config = read_blob_object (dir, member_string (config_d, "digest"), error);
+  if (config == NULL)
+    return NULL;
+  JsonArray *history = member_array (config, "history");
+  guint n = json_array_get_length (layers);
+  if (history == NULL || json_array_get_length (history) != n || n < 2)
+    return util_fail (error, "--previous %s: not an image \"export --oci --layers\" wrote (no "
+                      "history entry per layer)", dir), NULL;
+  g_autoptr(GHashTable) sources = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  for (guint i = 0; i + 1 < n; i++)
+    {
+      JsonNode *entry = json_array_get_element (history, i);
+      const char *comment = JSON_NODE_HOLDS_OBJECT (entry)
+                            ? member_string (json_node_get_object (entry), "comment") : NULL;
+      if (comment == NULL || !g_str_has_prefix (comment, SOURCES_COMMENT))
+        return util_fail (error, "--previous %s: layer %u's history names no source packages; "
+                          "not an image \"export --oci --layers\" wrote", dir, i + 1), NULL;
+      g_auto(GStrv) names = g_strsplit (comment + strlen (SOURCES_COMMENT), " ", -1);
+      for (char **p = names; *p != NULL; p++)
+        if (**p != '\0')
+          g_hash_table_insert (sources, g_strdup (*p), GUINT_TO_POINTER (i + 1));
+    }
+  *out_n_layers = n - 1;
+  return g_steal_pointer (&sources);
+}
+
+/* --- the plan ------------------------------------------------------------- */
+
 /* The lower layers of INSTALLED (status stanzas) in N_BUCKETS buckets. */
 static OciLayering *
-plan_layers (OstreeRepo *repo, GPtrArray *installed, guint n_buckets, guint *out_without_tree,
-             GCancellable *cancellable, GError **error)
+plan_layers (OstreeRepo *repo, GPtrArray *installed, guint n_buckets, GHashTable *previous,
+             guint *out_without_tree, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GHashTable) trees = package_trees (repo, cancellable, error);
   if (trees == NULL)
@@ -180,7 +294,9 @@ plan_layers (OstreeRepo *repo, GPtrArray *installed, guint n_buckets, guint *out
   for (guint i = 0; ok && i < sorted->len; i++)
     {
       g_autofree char *source = source_of (sorted->pdata[i]);
-      guint b = bucket_of (source, n_buckets);
+      guint b = previous != NULL && g_hash_table_contains (previous, source)
+                ? GPOINTER_TO_UINT (g_hash_table_lookup (previous, source)) - 1
+                : bucket_of (source, n_buckets);
       gboolean found = FALSE;
       ok = add_package (repo, trees, sorted->pdata[i], &buckets[b], b, owned, &found, error);
       *out_without_tree += !found;
@@ -200,7 +316,7 @@ plan_layers (OstreeRepo *repo, GPtrArray *installed, guint n_buckets, guint *out
           g_autofree char *list = g_strjoinv (" ", (char **) buckets[b].sources->pdata);
           layer_of_bucket[b] = layering->n_layers;
           layering->mtimes[layering->n_layers] = buckets[b].mtime;
-          layering->comments[layering->n_layers++] = g_strconcat ("source packages: ", list, NULL);
+          layering->comments[layering->n_layers++] = g_strconcat (SOURCES_COMMENT, list, NULL);
         }
       g_ptr_array_unref (buckets[b].sources);
     }
@@ -234,9 +350,19 @@ plan_annotations (const char *commit, gint64 timestamp, int n_packages, const ch
 
 OciPlan *
 ocilayers_plan (OstreeRepo *repo, const char *commit, const char *name, guint n_layers,
-                const char *lockfile, GCancellable *cancellable, GError **error)
+                const char *previous_dir, const char *lockfile, GCancellable *cancellable,
+                GError **error)
 {
   g_return_val_if_fail (n_layers >= 1 && n_layers <= OCILAYERS_MAX, NULL);
+  g_autoptr(GHashTable) previous = NULL;
+  if (previous_dir != NULL)
+    {
+      guint n_previous;
+      previous = read_previous (previous_dir, &n_previous, error);
+      if (previous == NULL)
+        return NULL;
+      n_layers = MIN (n_previous + 1, OCILAYERS_MAX);
+    }
   g_autoptr(GVariant) commit_v = NULL;
   g_autoptr(GFile) root = NULL;
   if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error)
@@ -265,8 +391,8 @@ ocilayers_plan (OstreeRepo *repo, const char *commit, const char *name, guint n_
     return NULL;
   if (n_layers > 1)
     {
-      plan->layering = plan_layers (repo, installed, n_layers - 1, &plan->without_tree,
-                                    cancellable, error);
+      plan->layering = plan_layers (repo, installed, n_layers - 1, previous,
+                                    &plan->without_tree, cancellable, error);
       if (plan->layering == NULL)
         return NULL;
     }

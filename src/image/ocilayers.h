@@ -7,7 +7,12 @@
  * of N-1 buckets, so a bucket's layer changes only when one of its
  * packages does, whatever else changes in the image.  Files no package
  * owns (the dpkg database, what maintainer scripts made or changed) go to
- * the top layer.  Buckets no package fell into are left out. */
+ * the top layer.  Buckets no package fell into are left out.
+ *
+ * With a previous image (an OCI layout that export --oci --layers wrote,
+ * read as untrusted input), its lower layers are the buckets: each source
+ * package its history lists stays in its layer, a new one is hashed among
+ * them. */
 #pragma once
 
 #include <ostree.h>
@@ -30,11 +35,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (OciPlan, ocilayers_plan_free)
 
 /* The plan for COMMIT (named NAME in errors) in N_LAYERS layers (1: one
  * layer, no package trees needed; more: the image must have a dpkg
- * database).  The annotations: org.opencontainers.image.created and
+ * database), or with PREVIOUS_DIR in as many as that image has.  The annotations: org.opencontainers.image.created and
  * .revision (the commit), apt2ostree.commit, apt2ostree.packages (how many
  * are installed, when the image has a dpkg database) and, with LOCKFILE,
  * apt2ostree.lockfile.sha256. */
 OciPlan *ocilayers_plan (OstreeRepo *repo, const char *commit, const char *name, guint n_layers,
-                         const char *lockfile, GCancellable *cancellable, GError **error);
+                         const char *previous_dir, const char *lockfile,
+                         GCancellable *cancellable, GError **error);
 
 G_END_DECLS
