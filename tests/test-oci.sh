@@ -205,4 +205,186 @@ else
     '
 fi
 
+# --- layers by package (issue #41) ---
+
+# layer_of_path LAYOUT TAG PATH: the number (from 0) of the layer of the
+# image TAG in LAYOUT whose tar has ./PATH; "none" when none has it.  The
+# layers' listings are read once, into LAYOUT-TAG.index.
+layer_of_path () {
+    local index="$1-$2.index" manifest i=0 d
+    if [ ! -f "$index" ]; then
+        manifest=$(manifest_of "$1" "$2" | jq -r ".layers[].digest" | sed "s/:/\//")
+        for d in $manifest; do
+            tar -tzf "$1/blobs/$d" | sed "s/^/$i /"
+            i=$((i + 1))
+        done > "$index"
+    fi
+    awk -v p="./$3" '$2 == p { print $1; found = 1; exit } END { if (!found) print "none" }' "$index"
+}
+
+# manifest_of LAYOUT TAG: the image's manifest, as skopeo reads it.
+manifest_of () {
+    skopeo inspect --raw "oci:$1:$2"
+}
+
+test_expect_success 'export --oci --layers 8: umoci unpacks the files of the one-layer image; each package in a lower layer, the dpkg database and every directory in the top one' '
+    cd "$W"
+    a2o --repo build/ostree export base --oci layered --layers 8 --tag base:1 --lockfile base.lock.json
+    n=$(manifest_of layered base:1 | jq ".layers | length")
+    test "$n" -ge 3 && test "$n" -le 8
+    umoci unpack --image layered:base:1 layered-bundle > /dev/null
+    listing base-bundle/rootfs > want
+    listing layered-bundle/rootfs > got
+    diff want got
+    diff -r base-bundle/rootfs layered-bundle/rootfs
+    top=$((n - 1))
+    assert_streq "$(layer_of_path layered base:1 var/lib/dpkg/status)" $top
+    assert_streq "$(layer_of_path layered base:1 usr/bin/dpkg)" "$(layer_of_path layered base:1 usr/bin/dpkg-query)"
+    test "$(layer_of_path layered base:1 usr/bin/dpkg)" -lt $top
+    test "$(layer_of_path layered base:1 usr/share/twins/one)" -lt $top
+    manifest_of layered base:1 | jq -r ".layers[] | .digest" | sort -u | wc -l > distinct
+    assert_streq "$(cat distinct)" "$n"
+'
+
+test_expect_success 'the layered export has the hard links the package shipped, inside its own layer, and no others' '
+    cd "$W"
+    i=$(layer_of_path layered base:1 usr/share/linked/a)
+    d=$(manifest_of layered base:1 | jq -r ".layers[$i].digest" | sed "s/:/\//")
+    assert_streq "$(layer_of_path layered base:1 usr/share/linked/b)" "$i"
+    layer_links "layered/blobs/$d" > links
+    assert_streq "$(cat links)" "$LINKS"
+    r=layered-bundle/rootfs/usr/share
+    assert_streq "$(stat -c %i $r/linked/a $r/linked/b $r/linked/c | sort -u | wc -l)" 1
+    assert_streq "$(stat -c %i $r/twins/one $r/twins/two $r/twins/like-a | sort -u | wc -l)" 3
+'
+
+test_expect_success 'the same commit and options give the same bytes, layered' '
+    cd "$W"
+    a2o --repo build/ostree export base --oci layered-again --layers 8 --tag base:1 --lockfile base.lock.json
+    diff -r layered layered-again
+'
+
+test_expect_success 'the labels say what the image is: the lockfile SHA256, the commit, the package count' '
+    cd "$W"
+    commit=$(ostree --repo=build/ostree rev-parse base)
+    skopeo inspect oci:layered:base:1 > inspect.json
+    assert_streq "$(jq -r ".Labels.\"apt2ostree.lockfile.sha256\"" inspect.json)" "$(sha256sum < base.lock.json | cut -d" " -f1)"
+    assert_streq "$(jq -r ".Labels.\"org.opencontainers.image.revision\"" inspect.json)" "$commit"
+    assert_streq "$(jq -r ".Labels.\"apt2ostree.packages\"" inspect.json)" "$(grep -c "\"sha256\": " base.lock.json)"
+    assert_streq "$(manifest_of layered base:1 | jq -r ".annotations.\"apt2ostree.commit\"")" "$commit"
+'
+
+test_expect_success 'bad --layers: 0, 128, a tree with no dpkg database; nothing is written' '
+    cd "$W"
+    expect_failure err a2o --repo build/ostree export base --oci l0 --layers 0
+    assert_file_has_content err "expected 1 to 127"
+    expect_failure err a2o --repo build/ostree export base --oci l128 --layers 128
+    expect_failure err a2o --repo "$REPO" export tree --oci ltree --layers 4
+    assert_file_has_content err "not a Debian image"
+    expect_failure err a2o --repo build/ostree export base --tar x.tar --layers 4
+    test ! -e l0 && test ! -e l128 && test ! -e ltree && test ! -e x.tar
+'
+
+# One package changed: twins 1.1 ships one more file.
+echo three > "$W/twins/usr/share/twins/three"
+( cd "$SRV/debian/pool/main" && make_deb "$W/twins" twins 1.1 amd64 "Priority: optional" ) > /dev/null
+repo_dists "$SRV/debian" bookworm amd64
+repo_sign "$SRV/debian" bookworm archive
+
+test_expect_success 'one package changed: its layer and the top layer are new, skopeo copies only those blobs (and the config and manifest)' '
+    cd "$W"
+    a2o lock base.txt --sources sources.list --variant custom --merged-usr yes --cache cache \
+        -o next.lock.json > /dev/null
+    grep -q "\"1.1\"" next.lock.json
+    a2o build next.lock.json > /dev/null
+    a2o --repo build/ostree export next --oci layered2 --layers 8 --tag base:2 --lockfile next.lock.json
+    manifest_of layered base:1 | jq -r ".layers[].digest" > layers1
+    manifest_of layered2 base:2 | jq -r ".layers[].digest" > layers2
+    assert_streq "$(wc -l < layers1)" "$(wc -l < layers2)"
+    changed=$(diff layers1 layers2 | grep -c "^>")
+    assert_streq "$changed" 2
+    i=$(layer_of_path layered2 base:2 usr/share/twins/three)
+    assert_streq "$(sed -n "$((i + 1))p" layers1 | grep -c -x -f layers2)" 0
+    skopeo copy -q oci:layered:base:1 oci:mirror:base:1
+    ls mirror/blobs/sha256 | sort > before
+    skopeo copy -q oci:layered2:base:2 oci:mirror:base:2
+    ls mirror/blobs/sha256 | sort > after
+    assert_streq "$(comm -13 before after | wc -l)" 4
+    comm -13 before after | sed "s/^/sha256:/" > new
+    assert_streq "$(grep -c -x -f new layers2)" 2
+'
+
+if ! podman_usable; then
+    test_skip 'podman runs both layered images: dpkg-query gives each lockfile'"'"'s packages' "podman or runc is not installed (tools/setup installs them)"
+else
+    test_expect_success 'podman runs both layered images: dpkg-query gives each lockfile'"'"'s packages' '
+        cd "$W"
+        for n in 1 2; do
+            lock=base.lock.json; [ $n = 1 ] || lock=next.lock.json
+            skopeo copy -q oci:mirror:base:$n oci-archive:layered-$n.tar:localhost/layered:$n
+            podman_run layered-$n.tar localhost/layered:$n dpkg-query -W -f "\${Package} \${Version}\n" | sort > got-$n
+            jq -r ".packages[] | \"\(.name) \(.version)\"" $lock | sort > want-$n
+            diff want-$n got-$n
+        done
+        grep -x "twins 1.1" got-2
+    '
+fi
+
+# config_of LAYOUT: the hex digest of the config of the layout's one image.
+config_of () {
+    local m
+    m=$(jq -r ".manifests[0].digest" "$1/index.json" | sed "s/sha256://")
+    jq -r ".config.digest" "$1/blobs/sha256/$m" | sed "s/sha256://"
+}
+
+# moved_layout FROM TO I J SOURCE: a copy TO of the layout FROM whose
+# history moves the source package SOURCE from layer I's list to layer
+# J's, with the config, manifest and index rewritten to match.
+moved_layout () {
+    local c m digest
+    cp -r "$1" "$2"
+    c=$(config_of "$2")
+    jq -c --argjson i "$3" --argjson j "$4" --arg s "$5" '
+        def words: ltrimstr("source packages: ") | split(" ");
+        .history[$i].comment |= ("source packages: " + (words | map(select(. != $s)) | join(" ")))
+        | .history[$j].comment |= ("source packages: " + (words + [$s] | sort | join(" ")))' \
+        "$2/blobs/sha256/$c" > "$2/config.new"
+    digest=$(sha256sum < "$2/config.new" | cut -d" " -f1)
+    mv "$2/config.new" "$2/blobs/sha256/$digest"
+    m=$(jq -r ".manifests[0].digest" "$2/index.json" | sed "s/sha256://")
+    jq -c --arg d "sha256:$digest" --argjson n "$(stat -c %s "$2/blobs/sha256/$digest")" \
+        ".config.digest = \$d | .config.size = \$n" "$2/blobs/sha256/$m" > "$2/manifest.new"
+    digest=$(sha256sum < "$2/manifest.new" | cut -d" " -f1)
+    mv "$2/manifest.new" "$2/blobs/sha256/$digest"
+    jq -c --arg d "sha256:$digest" --argjson n "$(stat -c %s "$2/blobs/sha256/$digest")" \
+        ".manifests[0].digest = \$d | .manifests[0].size = \$n" "$2/index.json" > "$2/index.new"
+    mv "$2/index.new" "$2/index.json"
+}
+
+test_expect_success '--previous keeps each package in the layer it had in the earlier image, not where the hash puts it' '
+    cd "$W"
+    t=$(layer_of_path layered base:1 usr/share/twins/one); o=$((t == 0 ? 1 : 0))
+    moved_layout layered moved "$t" "$o" twins
+    a2o --repo build/ostree export next --oci after-moved --previous moved --tag base:2
+    i=$(layer_of_path after-moved base:2 usr/share/twins/three)
+    want=$(jq -r ".history[$o].comment" moved/blobs/sha256/$(config_of moved))
+    assert_streq "$(jq -r ".history[$i].comment" after-moved/blobs/sha256/$(config_of after-moved))" "$want"
+    test "$(manifest_of after-moved base:2 | jq ".layers | length")" -le "$(manifest_of layered base:1 | jq ".layers | length")"
+    expect_failure err a2o --repo build/ostree export next --oci p1 --previous layout
+    assert_file_has_content err "not an image \"export --oci --layers\" wrote"
+    expect_failure err a2o --repo build/ostree export next --oci p2 --previous moved --layers 4
+    test ! -e p1 && test ! -e p2
+'
+
+test_expect_success 'a package whose tree is not in the repository: its files in the top layer, a warning counts it' '
+    cd "$W"
+    ostree --repo=build/ostree refs | grep "^deb/twins/1.1/" > twins-ref
+    ostree --repo=build/ostree refs --delete "$(cat twins-ref)"
+    a2o --repo build/ostree export next --oci no-tree --layers 8 --tag base:2 2> err
+    assert_file_has_content err "next: 1 packages have no package tree in the repository"
+    n=$(manifest_of no-tree base:2 | jq ".layers | length")
+    assert_streq "$(layer_of_path no-tree base:2 usr/share/twins/three)" $((n - 1))
+    test "$(layer_of_path no-tree base:2 usr/share/linked/a)" -lt $((n - 1))
+'
+
 test_done

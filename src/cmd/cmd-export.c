@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "image/ocilayers.h"
 #include "store/direxport.h"
 #include "store/fsimage.h"
 #include "store/oci.h"
@@ -53,6 +54,9 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   g_autofree char *ext4 = NULL;
   g_autofree char *size_text = NULL;
   g_autofree char *compression = NULL;
+  g_autofree char *lockfile = NULL;
+  g_autofree char *previous = NULL;
+  int layers = -1;  /* not given */
   const GOptionEntry entries[] = {
     { "dir", 0, 0, G_OPTION_ARG_FILENAME, &dir,
       "Copy the tree to this new or empty directory", "DIR" },
@@ -65,6 +69,14 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
     { "tag", 0, 0, G_OPTION_ARG_STRING, &tag, "With --oci: the image's tag (ref.name)", "NAME" },
     { "arch", 0, 0, G_OPTION_ARG_STRING, &arch,
       "With --oci: the dpkg architecture (default: the image's var/lib/dpkg/arch)", "ARCH" },
+    { "layers", 0, 0, G_OPTION_ARG_INT, &layers,
+      "With --oci: that many layers, the files grouped by the package that shipped them, what "
+      "no package shipped in the top one (1-127; default: 1, the whole tree in one layer)", "N" },
+    { "previous", 0, 0, G_OPTION_ARG_FILENAME, &previous,
+      "With --oci: keep each package in its layer of this earlier image (an OCI layout "
+      "export --oci --layers wrote), and its number of layers", "DIR" },
+    { "lockfile", 0, 0, G_OPTION_ARG_FILENAME, &lockfile,
+      "With --oci: the image's lockfile, whose SHA256 the image's labels give", "FILE" },
     { "squashfs", 0, 0, G_OPTION_ARG_FILENAME, &squashfs,
       "Write a squashfs image with mksquashfs (as root)", "FILE" },
     { "compression", 0, 0, G_OPTION_ARG_STRING, &compression,
@@ -75,7 +87,9 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
       "With --ext4: the image's size (512M, 2G; default: the tree's with room to spare)", "SIZE" },
     { NULL }
   };
-  if (!cmd_parse (inv, "REV (--dir DIR | --tar FILE | --oci DIR|FILE.tar [--tag NAME] |\n"
+  if (!cmd_parse (inv, "REV (--dir DIR | --tar FILE |\n"
+                  "                  --oci DIR|FILE.tar [--tag NAME] [--layers N | --previous DIR]\n"
+                  "                  [--lockfile FILE] |\n"
                   "                  --squashfs FILE [--compression gzip|zstd|xz] |\n"
                   "                  --ext4 FILE [--size SIZE])",
                   "Get the tree of REV (a ref or commit) out of the repository, keeping\n"
@@ -98,8 +112,17 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
       g_autofree char *choices = g_strjoinv ("|", (char **) fsimage_compressions ());
       return cmd_usage_error (inv, error, "--compression \"%s\": expected %s", compression, choices);
     }
-  if ((tag != NULL || arch != NULL) && oci == NULL)
-    return cmd_usage_error (inv, error, "--tag and --arch go with --oci");
+  if ((tag != NULL || arch != NULL || layers != -1 || lockfile != NULL || previous != NULL)
+      && oci == NULL)
+    return cmd_usage_error (inv, error, "--tag, --arch, --layers, --previous and --lockfile go "
+                            "with --oci");
+  if (layers != -1 && previous != NULL)
+    return cmd_usage_error (inv, error, "--previous keeps the earlier image's layers: give it or "
+                            "--layers, not both");
+  if (oci != NULL && layers == -1)
+    layers = 1;
+  if (oci != NULL && (layers < 1 || layers > OCILAYERS_MAX))
+    return cmd_usage_error (inv, error, "--layers %d: expected 1 to %d", layers, OCILAYERS_MAX);
 
   g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
   if (repo == NULL)
@@ -118,6 +141,15 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
       OciOptions opts = { .tag = tag };
       if (!oci_platform (repo, rev, arch, &opts, cancellable, error))
         return FALSE;
+      g_autoptr(OciPlan) plan = ocilayers_plan (repo, rev->commit, rev->name, (guint) layers,
+                                                previous, lockfile, cancellable, error);
+      if (plan == NULL)
+        return FALSE;
+      if (plan->without_tree > 0)
+        fprintf (stderr, "apt2ostree export: warning: %s: %u packages have no package tree in the "
+                 "repository; their files are in the top layer\n", rev->name, plan->without_tree);
+      opts.layering = plan->layering;
+      opts.annotations = (const char *const *) plan->annotations;
       return oci_write_commit (repo, rev->commit, oci, g_str_has_suffix (oci, ".tar"), &opts,
                                cancellable, error);
     }

@@ -84,7 +84,7 @@ write_blob (const char *layout, const char *text, Blob *out, GError **error)
 static gboolean
 write_layer (const char *layout, const char *tar, Blob *out, char **out_diff_id, GError **error)
 {
-  g_autofree char *tmp = g_build_filename (layout, "blobs", "sha256", "layer.tmp", NULL);
+  g_autofree char *tmp = g_strconcat (tar, ".gz", NULL);
   int in = open (tar, O_RDONLY | O_CLOEXEC);
   if (in < 0)
     return util_fail (error, "%s: %s", tar, g_strerror (errno));
@@ -158,8 +158,42 @@ platform (JsonBuilder *b, const OciOptions *opts)
     member_string (b, "variant", opts->variant);
 }
 
+static void
+annotations (JsonBuilder *b, const char *name, const OciOptions *opts)
+{
+  if (opts->annotations == NULL || opts->annotations[0] == NULL)
+    return;
+  json_builder_set_member_name (b, name);
+  json_builder_begin_object (b);
+  for (guint i = 0; opts->annotations[i] != NULL && opts->annotations[i + 1] != NULL; i += 2)
+    member_string (b, opts->annotations[i], opts->annotations[i + 1]);
+  json_builder_end_object (b);
+}
+
+/* The history entry of each of the N_LAYERS layers. */
+static void
+history (JsonBuilder *b, const OciOptions *opts, const char *created, guint n_layers)
+{
+  json_builder_set_member_name (b, "history");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < n_layers; i++)
+    {
+      json_builder_begin_object (b);
+      member_string (b, "created", created);
+      gboolean top = opts->layering == NULL || i == opts->layering->n_layers;
+      member_string (b, "created_by", "apt2ostree export --oci");
+      if (opts->layering != NULL)
+        member_string (b, "comment",
+                       top ? "what no package shipped as it is: the dpkg database, what the "
+                             "maintainer scripts made or changed, every directory"
+                           : opts->layering->comments[i]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static char *
-config_json (const OciOptions *opts, const char *created, const char *diff_id)
+config_json (const OciOptions *opts, const char *created, char **diff_ids, guint n_layers)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -175,28 +209,24 @@ config_json (const OciOptions *opts, const char *created, const char *diff_id)
   json_builder_begin_array (b);
   json_builder_add_string_value (b, "/bin/sh");
   json_builder_end_array (b);
+  annotations (b, "Labels", opts);
   json_builder_end_object (b);
   json_builder_set_member_name (b, "rootfs");
   json_builder_begin_object (b);
   member_string (b, "type", "layers");
   json_builder_set_member_name (b, "diff_ids");
   json_builder_begin_array (b);
-  json_builder_add_string_value (b, diff_id);
+  for (guint i = 0; i < n_layers; i++)
+    json_builder_add_string_value (b, diff_ids[i]);
   json_builder_end_array (b);
   json_builder_end_object (b);
-  json_builder_set_member_name (b, "history");
-  json_builder_begin_array (b);
-  json_builder_begin_object (b);
-  member_string (b, "created", created);
-  member_string (b, "created_by", "apt2ostree export --oci");
-  json_builder_end_object (b);
-  json_builder_end_array (b);
+  history (b, opts, created, n_layers);
   json_builder_end_object (b);
   return json_text (b);
 }
 
 static char *
-manifest_json (const Blob *config, const Blob *layer)
+manifest_json (const Blob *config, const Blob *layers, guint n_layers, const OciOptions *opts)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
   json_builder_begin_object (b);
@@ -209,10 +239,14 @@ manifest_json (const Blob *config, const Blob *layer)
   json_builder_end_object (b);
   json_builder_set_member_name (b, "layers");
   json_builder_begin_array (b);
-  json_builder_begin_object (b);
-  descriptor (b, MEDIA_LAYER, layer);
-  json_builder_end_object (b);
+  for (guint i = 0; i < n_layers; i++)
+    {
+      json_builder_begin_object (b);
+      descriptor (b, MEDIA_LAYER, &layers[i]);
+      json_builder_end_object (b);
+    }
   json_builder_end_array (b);
+  annotations (b, "annotations", opts);
   json_builder_end_object (b);
   return json_text (b);
 }
@@ -246,31 +280,132 @@ index_json (const Blob *manifest, const OciOptions *opts)
   return json_text (b);
 }
 
-/* The layout in LAYOUT (blobs/sha256 made): layer, config, manifest,
+void
+oci_layering_free (OciLayering *layering)
+{
+  g_free (layering->mtimes);
+  g_strfreev (layering->comments);
+  g_clear_pointer (&layering->owned, g_hash_table_unref);
+  g_free (layering);
+}
+
+static guint
+layer_of (const char *path, const char *checksum, gpointer user_data)
+{
+  const OciLayering *layering = user_data;
+  const OciOwned *owned = g_hash_table_lookup (layering->owned, path);
+  return owned != NULL && g_str_equal (owned->checksum, checksum) ? owned->layer
+                                                                  : layering->n_layers;
+}
+
+/* One layer to compress, on a thread of its own. */
+typedef struct {
+  const char *layout, *tar;
+  Blob blob;
+  char *diff_id;
+  GError *error;
+} LayerJob;
+
+static void
+layer_job_run (gpointer data, gpointer user_data)
+{
+  LayerJob *job = data;
+  (void) write_layer (job->layout, job->tar, &job->blob, &job->diff_id, &job->error);
+  (void) unlink (job->tar);
+}
+
+/* Each of TARS compressed into a blob of LAYOUT (removed then), on as
+ * many threads as there are processors: gzip is most of an export's time,
+ * and the layers are independent. */
+static gboolean
+write_layers (const char *layout, GPtrArray *tars, Blob *layers, char **diff_ids, GError **error)
+{
+  g_autofree LayerJob *jobs = g_new0 (LayerJob, tars->len);
+  GThreadPool *pool = g_thread_pool_new (layer_job_run, NULL,
+                                         (int) MIN (g_get_num_processors (), tars->len), FALSE,
+                                         NULL);
+  for (guint i = 0; i < tars->len; i++)
+    {
+      jobs[i].layout = layout;
+      jobs[i].tar = tars->pdata[i];
+      g_thread_pool_push (pool, &jobs[i], NULL);
+    }
+  g_thread_pool_free (pool, FALSE, TRUE);
+  gboolean ok = TRUE;
+  for (guint i = 0; i < tars->len; i++)
+    {
+      layers[i] = jobs[i].blob;
+      diff_ids[i] = jobs[i].diff_id;
+      if (jobs[i].error != NULL && ok)
+        {
+          g_propagate_error (error, g_steal_pointer (&jobs[i].error));
+          ok = FALSE;
+        }
+      g_clear_error (&jobs[i].error);
+    }
+  for (guint i = 0; !ok && i < tars->len; i++)
+    {
+      blob_clear (&layers[i]);
+      g_clear_pointer (&diff_ids[i], g_free);
+    }
+  return ok;
+}
+
+/* The image's layers as plain tars in LAYOUT: their paths, N_LAYERS of them. */
+static GPtrArray *
+write_tars (OstreeRepo *repo, const char *commit, const char *layout, const OciOptions *opts,
+            gint64 timestamp, GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GPtrArray) tars = g_ptr_array_new_with_free_func (g_free);
+  const OciLayering *layering = opts->layering;
+  if (layering == NULL)
+    {
+      g_ptr_array_add (tars, g_build_filename (layout, "layer.tar", NULL));
+      if (!tarball_write_commit (repo, commit, tars->pdata[0], cancellable, error))
+        return NULL;
+      return g_steal_pointer (&tars);
+    }
+  guint n = layering->n_layers + 1;
+  g_autofree TarballLayer *layers = g_new0 (TarballLayer, n);
+  for (guint i = 0; i < n; i++)
+    {
+      g_autofree char *name = g_strdup_printf ("layer-%u.tar", i);
+      g_ptr_array_add (tars, g_build_filename (layout, name, NULL));
+      layers[i].file = tars->pdata[i];
+      layers[i].mtime = i < layering->n_layers ? layering->mtimes[i] : timestamp;
+    }
+  if (!tarball_write_layers (repo, commit, layers, n, layer_of, (gpointer) layering, cancellable,
+                             error))
+    return NULL;
+  return g_steal_pointer (&tars);
+}
+
+/* The layout in LAYOUT (blobs/sha256 made): layers, config, manifest,
  * index.json, oci-layout. */
 static gboolean
 write_layout (OstreeRepo *repo, const char *commit, const char *layout, const OciOptions *opts,
               gint64 timestamp, GCancellable *cancellable, GError **error)
 {
-  g_autofree char *tar = g_build_filename (layout, "layer.tar", NULL);
-  if (!tarball_write_commit (repo, commit, tar, cancellable, error))
+  g_autoptr(GPtrArray) tars = write_tars (repo, commit, layout, opts, timestamp, cancellable,
+                                          error);
+  if (tars == NULL)
     return FALSE;
-  g_auto(Blob) layer = { NULL };
-  g_autofree char *diff_id = NULL;
-  gboolean ok = write_layer (layout, tar, &layer, &diff_id, error);
-  (void) unlink (tar);
-  if (!ok)
+  guint n = tars->len;
+  g_autofree Blob *layers = g_new0 (Blob, n);
+  g_auto(GStrv) diff_ids = g_new0 (char *, n + 1);
+  if (!write_layers (layout, tars, layers, diff_ids, error))
     return FALSE;
 
   g_autoptr(GDateTime) t = g_date_time_new_from_unix_utc (timestamp);
   g_autofree char *created = g_date_time_format (t, "%Y-%m-%dT%H:%M:%SZ");
-  g_autofree char *config_text = config_json (opts, created, diff_id);
+  g_autofree char *config_text = config_json (opts, created, diff_ids, n);
   g_auto(Blob) config = { NULL };
-  if (!write_blob (layout, config_text, &config, error))
-    return FALSE;
-  g_autofree char *manifest_text = manifest_json (&config, &layer);
+  gboolean ok = write_blob (layout, config_text, &config, error);
+  g_autofree char *manifest_text = ok ? manifest_json (&config, layers, n, opts) : NULL;
+  for (guint i = 0; i < n; i++)
+    blob_clear (&layers[i]);
   g_auto(Blob) manifest = { NULL };
-  if (!write_blob (layout, manifest_text, &manifest, error))
+  if (!ok || !write_blob (layout, manifest_text, &manifest, error))
     return FALSE;
 
   g_autofree char *index_text = index_json (&manifest, opts);

@@ -385,42 +385,85 @@ tarball_read_to_mtree (StoreSink *sink, const char *file, OstreeMutableTree *mtr
 
 /* --- writing --- */
 
+/* One archive being written: a layer, or the whole tree's. */
+typedef struct {
+  struct archive *archive;
+  const char *file;              /* for messages */
+  gint64 mtime;
+  guint dirs_written;            /* how many of the open directories it has */
+  GHashTable *first_of;          /* "GROUP:CHECKSUM" -> the entry written first, "./usr/bin/a" */
+  int fd_to_close;               /* a layer's file, else unused */
+} TarOut;
+
+/* A directory being walked, written into an archive only when the archive
+ * gets an entry below it (the last archive gets every one). */
+typedef struct {
+  char *path;                    /* "./usr/bin" */
+  guint32 mode, uid, gid;
+  GVariant *xattrs;
+} TarDir;
+
+static void
+tar_dir_free (TarDir *dir)
+{
+  g_free (dir->path);
+  g_clear_pointer (&dir->xattrs, g_variant_unref);
+  g_free (dir);
+}
+
 typedef struct {
   OstreeRepo *repo;
-  const char *file;              /* for messages */
-  struct archive *archive;
+  TarOut *outs;
+  guint n_outs;                  /* the last one gets every directory */
+  TarballLayerFunc layer_of;     /* NULL: everything into outs[0] */
+  gpointer layer_data;
   struct archive_entry *entry;
-  gint64 mtime;
   GString *path;                 /* "./usr/bin" */
+  GPtrArray *open_dirs;          /* TarDir*, the root first */
   GHashTable *link_group;        /* tree path -> its hard-link group's number, or NULL */
-  GHashTable *first_of;          /* "GROUP:CHECKSUM" -> the entry written first, "./usr/bin/a" */
 } TarWriter;
 
 static gboolean
-tar_fail (TarWriter *w, GError **error)
+tar_fail (TarOut *out, GError **error)
 {
-  return util_fail (error, "%s: cannot write the archive: %s", w->file,
-                    archive_error_string (w->archive));
+  return util_fail (error, "%s: cannot write the archive: %s", out->file,
+                    archive_error_string (out->archive));
 }
 
 static void
-tar_entry_start (TarWriter *w, guint32 mode, guint32 uid, guint32 gid)
+tar_entry_start (TarWriter *w, TarOut *out, const char *path, guint32 mode, guint32 uid,
+                 guint32 gid)
 {
   archive_entry_clear (w->entry);
-  archive_entry_set_pathname (w->entry, w->path->str);
+  archive_entry_set_pathname (w->entry, path);
   archive_entry_set_mode (w->entry, mode);
   archive_entry_set_uid (w->entry, uid);
   archive_entry_set_gid (w->entry, gid);
-  archive_entry_set_mtime (w->entry, w->mtime, 0);
+  archive_entry_set_mtime (w->entry, out->mtime, 0);
+}
+
+/* The open directories OUT does not have yet, written into it. */
+static gboolean
+tar_out_dirs (TarWriter *w, TarOut *out, GError **error)
+{
+  for (; out->dirs_written < w->open_dirs->len; out->dirs_written++)
+    {
+      const TarDir *dir = w->open_dirs->pdata[out->dirs_written];
+      tar_entry_start (w, out, dir->path, dir->mode, dir->uid, dir->gid);
+      tarentry_set_xattrs (w->entry, dir->xattrs);
+      if (archive_write_header (out->archive, w->entry) != ARCHIVE_OK)
+        return tar_fail (out, error);
+    }
+  return TRUE;
 }
 
 /* The entry a regular file at w->path (content CHECKSUM) is a hard link
- * to: the first one written of its commit's link group that has the same
- * content (so the same owner and mode), else NULL and it is recorded as
- * that first one.  A member a later step changed or replaced is only
- * linked to members it still equals. */
+ * to in OUT: the first one written there of its commit's link group that
+ * has the same content (so the same owner and mode), else NULL and it is
+ * recorded as that first one.  A member a later step changed or replaced
+ * is only linked to members it still equals. */
 static const char *
-tar_link_target (TarWriter *w, const char *checksum)
+tar_link_target (TarWriter *w, TarOut *out, const char *checksum)
 {
   if (w->link_group == NULL)
     return NULL;
@@ -428,10 +471,18 @@ tar_link_target (TarWriter *w, const char *checksum)
   if (group == NULL)
     return NULL;
   g_autofree char *key = g_strdup_printf ("%u:%s", GPOINTER_TO_UINT (group), checksum);
-  const char *first = g_hash_table_lookup (w->first_of, key);
+  const char *first = g_hash_table_lookup (out->first_of, key);
   if (first == NULL)
-    g_hash_table_insert (w->first_of, g_steal_pointer (&key), g_strdup (w->path->str));
+    g_hash_table_insert (out->first_of, g_steal_pointer (&key), g_strdup (w->path->str));
   return first;
+}
+
+/* The archive the file at w->path (content CHECKSUM) goes to. */
+static TarOut *
+tar_out_of (TarWriter *w, const char *checksum)
+{
+  guint layer = w->layer_of != NULL ? w->layer_of (w->path->str + 1, checksum, w->layer_data) : 0;
+  return &w->outs[MIN (layer, w->n_outs - 1)];
 }
 
 static gboolean
@@ -443,18 +494,21 @@ tar_write_file (TarWriter *w, const char *checksum, GCancellable *cancellable, G
   if (!ostree_repo_load_file (w->repo, checksum, &input, &info, &xattrs, cancellable, error))
     return FALSE;
 
-  tar_entry_start (w, g_file_info_get_attribute_uint32 (info, "unix::mode"),
+  TarOut *out = tar_out_of (w, checksum);
+  if (!tar_out_dirs (w, out, error))
+    return FALSE;
+  tar_entry_start (w, out, w->path->str, g_file_info_get_attribute_uint32 (info, "unix::mode"),
                    g_file_info_get_attribute_uint32 (info, "unix::uid"),
                    g_file_info_get_attribute_uint32 (info, "unix::gid"));
   tarentry_set_xattrs (w->entry, xattrs);
   gboolean is_link = g_file_info_get_file_type (info) == G_FILE_TYPE_SYMBOLIC_LINK;
-  const char *link_target = is_link ? NULL : tar_link_target (w, checksum);
+  const char *link_target = is_link ? NULL : tar_link_target (w, out, checksum);
   if (link_target != NULL)
     {
       archive_entry_set_hardlink (w->entry, link_target);
       archive_entry_set_size (w->entry, 0);
-      if (archive_write_header (w->archive, w->entry) != ARCHIVE_OK)
-        return tar_fail (w, error);
+      if (archive_write_header (out->archive, w->entry) != ARCHIVE_OK)
+        return tar_fail (out, error);
       return TRUE;
     }
   guint64 size = is_link ? 0 : (guint64) g_file_info_get_size (info);
@@ -462,8 +516,8 @@ tar_write_file (TarWriter *w, const char *checksum, GCancellable *cancellable, G
     archive_entry_set_symlink (w->entry, g_file_info_get_symlink_target (info));
   else
     archive_entry_set_size (w->entry, size);
-  if (archive_write_header (w->archive, w->entry) != ARCHIVE_OK)
-    return tar_fail (w, error);
+  if (archive_write_header (out->archive, w->entry) != ARCHIVE_OK)
+    return tar_fail (out, error);
   if (is_link)
     return TRUE;
 
@@ -476,8 +530,8 @@ tar_write_file (TarWriter *w, const char *checksum, GCancellable *cancellable, G
         return FALSE;
       if (n == 0)
         break;
-      if (archive_write_data (w->archive, buffer, n) != n)
-        return tar_fail (w, error);
+      if (archive_write_data (out->archive, buffer, n) != n)
+        return tar_fail (out, error);
       written += n;
     }
   if (written != size)
@@ -486,6 +540,9 @@ tar_write_file (TarWriter *w, const char *checksum, GCancellable *cancellable, G
                       checksum, written, size);
   return TRUE;
 }
+
+static gboolean tar_write_entries (TarWriter *w, const char *contents_checksum, GVariant *dirtree,
+                                   GCancellable *cancellable, GError **error);
 
 static gboolean
 tar_write_dir (TarWriter *w, const char *contents_checksum, const char *meta_checksum,
@@ -500,13 +557,27 @@ tar_write_dir (TarWriter *w, const char *contents_checksum, const char *meta_che
     return FALSE;
 
   guint32 uid, gid, mode;
-  g_autoptr(GVariant) xattrs = NULL;
-  g_variant_get (dirmeta, "(uuu@a(ayay))", &uid, &gid, &mode, &xattrs);
-  tar_entry_start (w, GUINT32_FROM_BE (mode), GUINT32_FROM_BE (uid), GUINT32_FROM_BE (gid));
-  tarentry_set_xattrs (w->entry, xattrs);
-  if (archive_write_header (w->archive, w->entry) != ARCHIVE_OK)
-    return tar_fail (w, error);
+  TarDir *dir = g_new0 (TarDir, 1);
+  g_variant_get (dirmeta, "(uuu@a(ayay))", &uid, &gid, &mode, &dir->xattrs);
+  dir->path = g_strdup (w->path->str);
+  dir->mode = GUINT32_FROM_BE (mode);
+  dir->uid = GUINT32_FROM_BE (uid);
+  dir->gid = GUINT32_FROM_BE (gid);
+  g_ptr_array_add (w->open_dirs, dir);
+  guint depth = w->open_dirs->len;
+  gboolean ok = tar_out_dirs (w, &w->outs[w->n_outs - 1], error)
+                && tar_write_entries (w, contents_checksum, dirtree, cancellable, error);
+  g_ptr_array_set_size (w->open_dirs, depth - 1);
+  for (guint i = 0; i < w->n_outs; i++)
+    w->outs[i].dirs_written = MIN (w->outs[i].dirs_written, depth - 1);
+  return ok;
+}
 
+/* The entries of the directory at w->path, DIRTREE. */
+static gboolean
+tar_write_entries (TarWriter *w, const char *contents_checksum, GVariant *dirtree,
+                   GCancellable *cancellable, GError **error)
+{
   /* Files and subdirectories are each sorted by name in the dirtree; merge
    * them so the archive lists a directory's entries in one sorted order. */
   g_autoptr(GVariant) files = g_variant_get_child_value (dirtree, 0);
@@ -590,23 +661,10 @@ tar_add_filter (struct archive *a, const char *file, GError **error)
                     ".tar.zst or .tar.bz2 (or \"-\" for a plain tar on standard output)", file);
 }
 
+/* A pax archive on FD, with what every archive of a tree has. */
 static gboolean
-tar_write_to_fd (OstreeRepo *repo, const char *commit, const char *file, int fd,
-                 GCancellable *cancellable, GError **error)
+tar_open (struct archive *a, const char *file, int fd, GError **error)
 {
-  g_autoptr(GVariant) commit_v = NULL;
-  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_COMMIT, commit, &commit_v, error))
-    return FALSE;
-  g_autoptr(GVariant) contents_v = NULL;
-  g_autoptr(GVariant) meta_v = NULL;
-  g_variant_get_child (commit_v, 6, "@ay", &contents_v);
-  g_variant_get_child (commit_v, 7, "@ay", &meta_v);
-  g_autofree char *contents = ostree_checksum_from_bytes_v (contents_v);
-  g_autofree char *meta = ostree_checksum_from_bytes_v (meta_v);
-
-  g_autoptr(Archive) a = archive_write_new ();
-  if (!tar_add_filter (a, file, error))
-    return FALSE;
   if (archive_write_set_format_pax_restricted (a) != ARCHIVE_OK
       /* GNU tar reads SCHILY.xattr and warns about libarchive's own keyword */
       || archive_write_set_format_option (a, "pax", "xattrheader", "SCHILY") != ARCHIVE_OK
@@ -614,21 +672,89 @@ tar_write_to_fd (OstreeRepo *repo, const char *commit, const char *file, int fd,
       || archive_write_set_bytes_in_last_block (a, 1) != ARCHIVE_OK
       || archive_write_open_fd (a, fd) != ARCHIVE_OK)
     return util_fail (error, "%s: cannot write the archive: %s", file, archive_error_string (a));
+  return TRUE;
+}
+
+/* COMMIT_V's tree into the open archives OUTS (their mtimes set), each
+ * file where LAYER_OF says; then each archive closed. */
+static gboolean
+tar_write_tree (OstreeRepo *repo, GVariant *commit_v, TarOut *outs, guint n_outs,
+                TarballLayerFunc layer_of, gpointer layer_data, GCancellable *cancellable,
+                GError **error)
+{
+  g_autoptr(GVariant) contents_v = NULL;
+  g_autoptr(GVariant) meta_v = NULL;
+  g_variant_get_child (commit_v, 6, "@ay", &contents_v);
+  g_variant_get_child (commit_v, 7, "@ay", &meta_v);
+  g_autofree char *contents = ostree_checksum_from_bytes_v (contents_v);
+  g_autofree char *meta = ostree_checksum_from_bytes_v (meta_v);
 
   struct archive_entry *entry = archive_entry_new ();
   g_autoptr(GString) path = g_string_new ("./");
+  g_autoptr(GPtrArray) open_dirs = g_ptr_array_new_with_free_func ((GDestroyNotify) tar_dir_free);
   g_autoptr(GVariant) metadata = g_variant_get_child_value (commit_v, 0);
   g_autoptr(GHashTable) link_group = linkgroups_index_metadata (metadata);
-  g_autoptr(GHashTable) first_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  TarWriter w = { repo, file, a, entry, (gint64) ostree_commit_get_timestamp (commit_v), path,
-                  link_group, first_of };
+  for (guint i = 0; i < n_outs; i++)
+    outs[i].first_of = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  TarWriter w = { repo, outs, n_outs, layer_of, layer_data, entry, path, open_dirs, link_group };
   gboolean ok = tar_write_dir (&w, contents, meta, cancellable, error);
   archive_entry_free (entry);
-  if (!ok)
+  for (guint i = 0; i < n_outs; i++)
+    {
+      g_clear_pointer (&outs[i].first_of, g_hash_table_unref);
+      if (ok && archive_write_close (outs[i].archive) != ARCHIVE_OK)
+        ok = tar_fail (&outs[i], error);
+    }
+  return ok;
+}
+
+static gboolean
+tar_write_to_fd (OstreeRepo *repo, const char *commit, const char *file, int fd,
+                 GCancellable *cancellable, GError **error)
+{
+  g_autoptr(GVariant) commit_v = NULL;
+  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_COMMIT, commit, &commit_v, error))
     return FALSE;
-  if (archive_write_close (a) != ARCHIVE_OK)
-    return util_fail (error, "%s: cannot write the archive: %s", file, archive_error_string (a));
-  return TRUE;
+  g_autoptr(Archive) a = archive_write_new ();
+  if (!tar_add_filter (a, file, error) || !tar_open (a, file, fd, error))
+    return FALSE;
+  TarOut out = { a, file, (gint64) ostree_commit_get_timestamp (commit_v), 0, NULL, -1 };
+  return tar_write_tree (repo, commit_v, &out, 1, NULL, NULL, cancellable, error);
+}
+
+gboolean
+tarball_write_layers (OstreeRepo *repo, const char *commit, const TarballLayer *layers,
+                      guint n_layers, TarballLayerFunc layer_of, gpointer layer_data,
+                      GCancellable *cancellable, GError **error)
+{
+  g_return_val_if_fail (n_layers > 0, FALSE);
+  g_autoptr(GVariant) commit_v = NULL;
+  if (!ostree_repo_load_variant (repo, OSTREE_OBJECT_TYPE_COMMIT, commit, &commit_v, error))
+    return FALSE;
+  g_autofree TarOut *outs = g_new0 (TarOut, n_layers);
+  gboolean ok = TRUE;
+  for (guint i = 0; ok && i < n_layers; i++)
+    {
+      int fd = open (layers[i].file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0)
+        {
+          ok = util_fail (error, "%s: cannot create: %s", layers[i].file, g_strerror (errno));
+          break;
+        }
+      outs[i] = (TarOut) { archive_write_new (), layers[i].file, layers[i].mtime, 0, NULL, fd };
+      archive_write_add_filter_none (outs[i].archive);
+      /* libarchive does not own FD: closed here once the archive is */
+      ok = tar_open (outs[i].archive, layers[i].file, fd, error);
+    }
+  ok = ok && tar_write_tree (repo, commit_v, outs, n_layers, layer_of, layer_data, cancellable,
+                             error);
+  for (guint i = 0; i < n_layers && outs[i].archive != NULL; i++)
+    {
+      archive_write_free (outs[i].archive);
+      if (close (outs[i].fd_to_close) < 0 && ok)
+        ok = util_fail (error, "%s: cannot write: %s", layers[i].file, g_strerror (errno));
+    }
+  return ok;
 }
 
 gboolean

@@ -41,4 +41,24 @@ gboolean tarball_read_to_mtree (StoreSink *sink, const char *file, OstreeMutable
 gboolean tarball_write_commit (OstreeRepo *repo, const char *commit, const char *file,
                                GCancellable *cancellable, GError **error);
 
+/* Which layer a file, symlink or hard link of a tree goes to: PATH is its
+ * path in the tree ("/usr/bin/a"), CHECKSUM its content object's. */
+typedef guint (*TarballLayerFunc) (const char *path, const char *checksum, gpointer user_data);
+
+typedef struct {
+  const char *file;  /* a plain tar, created or truncated */
+  gint64 mtime;      /* of every entry */
+} TarballLayer;
+
+/* The tree of COMMIT split into N_LAYERS plain tars (an OCI image's
+ * layers), in one walk, each entry as tarball_write_commit() writes it:
+ * each file in the layer LAYER_OF says (a number past the last means the
+ * last); each layer has the directories above its entries, with the
+ * tree's metadata, and the last layer has every directory.  A hard link
+ * only ever names an entry of its own layer.  Unpacked in order, the
+ * layers give the tree. */
+gboolean tarball_write_layers (OstreeRepo *repo, const char *commit, const TarballLayer *layers,
+                               guint n_layers, TarballLayerFunc layer_of, gpointer user_data,
+                               GCancellable *cancellable, GError **error);
+
 G_END_DECLS
