@@ -35,7 +35,7 @@ writer_symlink (StoreSink *sink, guint32 uid, guint32 gid, const char *target, G
 static char *
 writer_metadata (StoreSink *sink, ObjectsType type, GVariant *object, GError **error)
 {
-  return object_writer_metadata (((WriterSink *) sink)->writer, type, object, error);
+  return object_writer_metadata (((WriterSink *) sink)->writer, type, object, NULL, error);
 }
 
 StoreSink *

@@ -582,10 +582,26 @@ object_writer_symlink (ObjectWriter *w, guint32 uid, guint32 gid, const char *ta
   return g_steal_pointer (&checksum);
 }
 
+/* The detached metadata DETACHED (sunk) of the commit CHECKSUM, as
+ * libostree stores it: its normal form in objects/XX/REST.commitmeta. */
+static gboolean
+store_detached (ObjectWriter *w, const char *checksum, GVariant *detached, GError **error)
+{
+  g_autoptr(GVariant) normal = g_variant_get_normal_form (detached);
+  char path[OBJECTS_PATH_MAX];
+  objects_path (path, checksum, "commitmeta");
+  g_autofree char *stored = store (w, path, g_strdup (checksum), TRUE, 0, 0, 0, NULL,
+                                   g_variant_get_data (normal), g_variant_get_size (normal),
+                                   error);
+  return stored != NULL;
+}
+
 char *
-object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *object, GError **error)
+object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *object, GVariant *detached,
+                        GError **error)
 {
   g_autoptr(GVariant) sunk = g_variant_ref_sink (object);
+  g_autoptr(GVariant) sunk_detached = detached != NULL ? g_variant_ref_sink (detached) : NULL;
   g_autoptr(GVariant) normal = g_variant_get_normal_form (sunk);
   gsize size = g_variant_get_size (normal);
   const guint8 *data = g_variant_get_data (normal);
@@ -594,6 +610,11 @@ object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *object, GEr
   char *checksum = sha256_finish_hex (sha);
   char path[OBJECTS_PATH_MAX];
   objects_type_path (path, checksum, type);
+  if (sunk_detached != NULL && !store_detached (w, checksum, sunk_detached, error))
+    {
+      g_free (checksum);
+      return NULL;
+    }
   if (type == OBJECTS_COMMIT && w->marks != NULL && !partial_marks_add (w->marks, checksum, error))
     {
       g_free (checksum);

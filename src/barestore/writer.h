@@ -90,9 +90,12 @@ char *object_writer_symlink (ObjectWriter *w, guint32 uid, guint32 gid, const ch
 
 /* A dirmeta, dirtree or commit OBJECT (a floating reference is taken),
  * stored in its normal form; its checksum is the SHA-256 of those bytes.
- * A commit is marked partial first (partial.h). */
+ * A commit is marked partial first (partial.h).  DETACHED (a commit's
+ * detached metadata, a{sv}, or NULL; a floating reference is taken) is
+ * stored beside the commit as its .commitmeta, published before it (a
+ * .commitmeta the repository has is kept). */
 char *object_writer_metadata (ObjectWriter *w, ObjectsType type, GVariant *object,
-                              GError **error);
+                              GVariant *detached, GError **error);
 
 /* Link the waiting objects into objects/ and move the staged symlinks
  * there, in the order they were written: content, dirmeta and dirtrees

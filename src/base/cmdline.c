@@ -85,3 +85,55 @@ cmd_parse_global (int argc, char **argv, CmdInvocation *inv)
     }
   return i;
 }
+
+int
+cmd_split_at_command (int argc, char **argv, int *out_opt_argc, char ***out_opt_argv)
+{
+  int cmd_start = -1;
+  for (int i = 1; i < argc; i++)
+    if (g_str_equal (argv[i], "--"))
+      {
+        cmd_start = i;
+        break;
+      }
+  *out_opt_argc = cmd_start >= 0 ? cmd_start : argc;
+  *out_opt_argv = g_new0 (char *, *out_opt_argc + 1);
+  memcpy (*out_opt_argv, argv, *out_opt_argc * sizeof (char *));
+  return cmd_start;
+}
+
+gboolean
+cmd_take_pairs (CmdInvocation *inv, int *argc, char **argv, CmdPairOption *pairs, guint n_pairs,
+                GError **error)
+{
+  int out = 0;
+  for (int i = 0; i < *argc; i++)
+    {
+      CmdPairOption *match = NULL;
+      for (guint p = 0; p < n_pairs; p++)
+        if (g_str_equal (argv[i], pairs[p].name))
+          match = &pairs[p];
+      if (match == NULL)
+        {
+          argv[out++] = argv[i];
+          continue;
+        }
+      if (i + 2 >= *argc)
+        return cmd_usage_error (inv, error, "%s takes two arguments", match->name);
+      g_ptr_array_add (match->values, argv[i + 1]);
+      g_ptr_array_add (match->values, argv[i + 2]);
+      i += 2;
+    }
+  argv[out] = NULL;
+  *argc = out;
+  return TRUE;
+}
+
+gboolean
+cmd_pair_option_callback (const char *option_name, const char *value, gpointer data,
+                          GError **error)
+{
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "%s takes two arguments, separated by a space", option_name);
+  return FALSE;
+}

@@ -26,6 +26,30 @@ gboolean cmd_parse (CmdInvocation *inv, const char *parameters, const char *summ
 gboolean cmd_usage_error (CmdInvocation *inv, GError **error, const char *format, ...)
     G_GNUC_PRINTF (3, 4);
 
+/* A command line whose arguments after "--" are a command's own (mod,
+ * run): the index of "--" in ARGV (ARGC arguments), or -1; *OUT_OPT_ARGV
+ * (g_free() it, not its strings) the arguments before it, NULL-terminated,
+ * *OUT_OPT_ARGC their count. */
+int cmd_split_at_command (int argc, char **argv, int *out_opt_argc, char ***out_opt_argv);
+
+/* An option that takes two arguments (GOption takes one), e.g. --bind SRC
+ * DEST: NAME ("--bind") and the values given, two per use. */
+typedef struct {
+  const char *name;
+  GPtrArray *values;
+} CmdPairOption;
+
+/* Take the N_PAIRS options PAIRS out of ARGV (*ARGC arguments, both
+ * updated) before GOption parses the rest; one without its two arguments
+ * is a usage error. */
+gboolean cmd_take_pairs (CmdInvocation *inv, int *argc, char **argv, CmdPairOption *pairs,
+                         guint n_pairs, GError **error);
+
+/* The G_OPTION_ARG_CALLBACK of a pair option's entry in the option table
+ * (for --help; cmd_take_pairs() took every use before): an error. */
+gboolean cmd_pair_option_callback (const char *option_name, const char *value, gpointer data,
+                                   GError **error);
+
 /* The repository's path: --repo, else $APT2OSTREE_REPO, else build/ostree. */
 const char *cmd_repo_path (const CmdInvocation *inv);
 

@@ -3,53 +3,9 @@
 #include "config.h"
 
 #include <stdio.h>
-#include <string.h>
 
 #include "cmd/cmd.h"
 #include "sandbox/mod.h"
-
-/* Options that take two arguments (GOption takes one): --bind SRC DEST,
- * --ro-bind SRC DEST, --setenv VAR VALUE.  Taken out of ARGV before the rest
- * is parsed. */
-typedef struct {
-  const char *name;
-  GPtrArray *values;
-} PairOption;
-
-static gboolean
-take_pairs (CmdInvocation *inv, int *argc, char **argv, PairOption *pairs, guint n_pairs,
-            GError **error)
-{
-  int out = 0;
-  for (int i = 0; i < *argc; i++)
-    {
-      PairOption *match = NULL;
-      for (guint p = 0; p < n_pairs; p++)
-        if (g_str_equal (argv[i], pairs[p].name))
-          match = &pairs[p];
-      if (match == NULL)
-        {
-          argv[out++] = argv[i];
-          continue;
-        }
-      if (i + 2 >= *argc)
-        return cmd_usage_error (inv, error, "%s takes two arguments", match->name);
-      g_ptr_array_add (match->values, argv[i + 1]);
-      g_ptr_array_add (match->values, argv[i + 2]);
-      i += 2;
-    }
-  argv[out] = NULL;
-  *argc = out;
-  return TRUE;
-}
-
-static gboolean
-pair_in_help (const char *option_name, const char *value, gpointer data, GError **error)
-{
-  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
-               "%s takes two arguments, separated by a space", option_name);
-  return FALSE;
-}
 
 /* The command line: the options before "--" (PAIRS taken out), the
  * command after it. */
@@ -85,23 +41,13 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ModArgs, mod_args_clear)
 static gboolean
 split_at_command (CmdInvocation *inv, int argc, char **argv, ModArgs *a, GError **error)
 {
-  a->cmd_start = -1;
-  for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--"))
-      {
-        a->cmd_start = i;
-        break;
-      }
-  a->opt_argc = a->cmd_start >= 0 ? a->cmd_start : argc;
-  a->opt_argv = g_new0 (char *, a->opt_argc + 1);
-  memcpy (a->opt_argv, argv, a->opt_argc * sizeof (char *));
-
+  a->cmd_start = cmd_split_at_command (argc, argv, &a->opt_argc, &a->opt_argv);
   a->binds = g_ptr_array_new ();
   a->ro_binds = g_ptr_array_new ();
   a->setenv = g_ptr_array_new ();
-  PairOption pairs[] = { { "--bind", a->binds }, { "--ro-bind", a->ro_binds },
-                         { "--setenv", a->setenv } };
-  return take_pairs (inv, &a->opt_argc, a->opt_argv, pairs, G_N_ELEMENTS (pairs), error);
+  CmdPairOption pairs[] = { { "--bind", a->binds }, { "--ro-bind", a->ro_binds },
+                            { "--setenv", a->setenv } };
+  return cmd_take_pairs (inv, &a->opt_argc, a->opt_argv, pairs, G_N_ELEMENTS (pairs), error);
 }
 
 static gboolean
@@ -116,11 +62,11 @@ parse_options (CmdInvocation *inv, int argc, ModArgs *a, GError **error)
       "OUT is this directory of the tree after the command", "PATH" },
     { "workdir", 0, 0, G_OPTION_ARG_FILENAME, &a->workdir,
       "Scratch directory, on the repository's filesystem (default: REPO/tmp)", "DIR" },
-    { "bind", 0, 0, G_OPTION_ARG_CALLBACK, pair_in_help,
+    { "bind", 0, 0, G_OPTION_ARG_CALLBACK, cmd_pair_option_callback,
       "Bind the host's SRC on DEST in the sandbox (not committed)", "SRC DEST" },
-    { "ro-bind", 0, 0, G_OPTION_ARG_CALLBACK, pair_in_help, "The same, read-only",
+    { "ro-bind", 0, 0, G_OPTION_ARG_CALLBACK, cmd_pair_option_callback, "The same, read-only",
       "SRC DEST" },
-    { "setenv", 0, 0, G_OPTION_ARG_CALLBACK, pair_in_help,
+    { "setenv", 0, 0, G_OPTION_ARG_CALLBACK, cmd_pair_option_callback,
       "Set an environment variable for the command", "VAR VALUE" },
     { "network", 0, 0, G_OPTION_ARG_NONE, &a->network, "Share the host's network", NULL },
     { "keep-on-failure", 0, 0, G_OPTION_ARG_NONE, &a->keep,

@@ -29,16 +29,11 @@ gboolean
 cmd_run (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable, GError **error)
 {
   /* Everything after "--" is the command, options included. */
-  int cmd_start = argc;
-  for (int i = 1; i < argc; i++)
-    if (g_str_equal (argv[i], "--"))
-      {
-        cmd_start = i;
-        break;
-      }
-  int opt_argc = cmd_start;
-  g_autofree char **opt_argv = g_new0 (char *, opt_argc + 1);
-  memcpy (opt_argv, argv, opt_argc * sizeof (char *));
+  int opt_argc = 0;
+  g_autofree char **opt_argv = NULL;
+  int cmd_start = cmd_split_at_command (argc, argv, &opt_argc, &opt_argv);
+  if (cmd_start < 0)
+    cmd_start = argc;
 
   g_autofree char *commit_ref = NULL;
   g_auto(GStrv) binds = NULL;

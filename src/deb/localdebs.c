@@ -305,14 +305,6 @@ add_local_entries (LockLocal *local, char **entries, const char *base_dir, const
   return TRUE;
 }
 
-void
-local_debs_dir_free (LocalDebsDir *dir)
-{
-  g_free (dir->name);
-  g_free (dir->dir);
-  g_free (dir);
-}
-
 gboolean
 local_debs_to_lock (Lockfile *previous, GPtrArray *dirs, char **entries, const char *base_dir,
                     const char *arch, const char *output, const char *index_dir,
@@ -329,7 +321,7 @@ local_debs_to_lock (Lockfile *previous, GPtrArray *dirs, char **entries, const c
     }
   for (guint i = 0; i < dirs->len; i++)
     {
-      LocalDebsDir *d = dirs->pdata[i];
+      LockDebsDir *d = dirs->pdata[i];
       if (!add_local_dir (local, d->name, d->pin_priority, d->dir, output, index_dir, error))
         return FALSE;
     }

@@ -10,6 +10,7 @@
 #include <glib.h>
 
 #include "apt/lock.h"
+#include "apt/lockinput.h"
 
 G_BEGIN_DECLS
 
@@ -47,20 +48,11 @@ LockLocalSource *local_debs_source (const char *name, int pin_priority, const ch
  * ":ARCH" when it is neither ARCH (the image's) nor "all". */
 char *local_deb_request (LocalDeb *deb, const char *arch);
 
-/* One --debs directory: its .debs as the local source NAME. */
-typedef struct {
-  char *name;
-  int pin_priority;
-  char *dir;
-} LocalDebsDir;
-
-void local_debs_dir_free (LocalDebsDir *dir);
-
 /* The local .debs "lock" resolves from, into LOCAL (cleared by the
  * caller): the local sources PREVIOUS records (the lockfile being updated,
  * or NULL; their directories relative to BASE_DIR), then DIRS
- * (LocalDebsDir*), then the .debs ENTRIES (the request's packages, relative
- * to BASE_DIR) name, read into the source "local", each entry rewritten
+ * (LockDebsDir*), then the .debs ENTRIES (the request's packages,
+ * relative to BASE_DIR) name, read into the source "local", each entry rewritten
  * relative to OUTPUT (the lockfile being written) and asked of the
  * resolver as NAME=VERSION (ARCH: the image's).  Their Packages indices go
  * into INDEX_DIR. */

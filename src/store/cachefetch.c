@@ -506,7 +506,7 @@ take_metadata (Fetch *f, const Want *want, GBytes *bytes, const char *url, GErro
                                             want->checksum, url, error);
   if (v == NULL)
     return FALSE;
-  g_autofree char *written = object_writer_metadata (f->w, want->type, v, error);
+  g_autofree char *written = object_writer_metadata (f->w, want->type, v, NULL, error);
   if (written == NULL)
     return FALSE;
   return !tree || walk_dirtree (f, v, url, error);
@@ -1053,7 +1053,7 @@ fetch_tree (Fetch *f, GVariant *commit, const char *url, GError **error)
 /* The commit REF names, fetched into F's writer; see cachefetch_commit(). */
 static char *
 fetch_ref (Fetch *f, CURL *curl, const char *ref, CacheFetchVerify verify, gpointer verify_data,
-           GVariant **out_commitmeta, GError **error)
+           GError **error)
 {
   g_autofree char *checksum = NULL;
   g_autoptr(GVariant) commit = fetch_commit (f, curl, ref, &checksum, error);
@@ -1074,20 +1074,19 @@ fetch_ref (Fetch *f, CURL *curl, const char *ref, CacheFetchVerify verify, gpoin
     return g_steal_pointer (&checksum);
   if (!fetch_tree (f, commit, url, error))
     return NULL;
-  g_autofree char *written = object_writer_metadata (f->w, OBJECTS_COMMIT, commit,
+  /* The detached metadata too, as libostree's pull keeps it. */
+  g_autofree char *written = object_writer_metadata (f->w, OBJECTS_COMMIT, commit, commitmeta,
                                                      error);
   if (written == NULL)
     return NULL;
-  *out_commitmeta = g_steal_pointer (&commitmeta);
   return g_steal_pointer (&checksum);
 }
 
 char *
 cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *ref,
                    guint connections, CacheFetchVerify verify, gpointer verify_data,
-                   GVariant **out_commitmeta, GError **error)
+                   GError **error)
 {
-  *out_commitmeta = NULL;
   global_init ();
   g_autofree char *base = g_strdup (url);
   while (g_str_has_suffix (base, "/") && strlen (base) > 1)
@@ -1098,7 +1097,7 @@ cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *r
   if (fetch_init (&f, w, repo_dfd, base, MAX (connections, 1), error))
     {
       CURL *curl = curl_easy_init ();
-      checksum = fetch_ref (&f, curl, ref, verify, verify_data, out_commitmeta, error);
+      checksum = fetch_ref (&f, curl, ref, verify, verify_data, error);
       curl_easy_cleanup (curl);
     }
   fetch_clear (&f);

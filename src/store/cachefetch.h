@@ -62,14 +62,13 @@ typedef gboolean (*CacheFetchVerify) (GVariant *commit, GVariant *commitmeta, co
  * writer of a transaction on the repository REPO_DFD, with CONNECTIONS
  * transfers at a time (metadata before content, so that the directory
  * tree is not walked one round trip at a time), after VERIFY (when not
- * NULL) accepted the commit.  The commit object is written last; a
- * commit the repository holds in full is not fetched again.  Returns the
- * commit's checksum; *OUT_COMMITMETA is its detached metadata when the
- * cache has one and the commit was fetched, else NULL.  Any failure is
- * one line naming the URL at fault, and the caller drops the
- * transaction. */
+ * NULL) accepted the commit.  The commit object is written last, with
+ * its detached metadata when the cache has one; a commit the repository
+ * holds in full is not fetched again.  Returns the commit's checksum.
+ * Any failure is one line naming the URL at fault, and the caller drops
+ * the transaction. */
 char *cachefetch_commit (ObjectWriter *w, int repo_dfd, const char *url, const char *ref,
                          guint connections, CacheFetchVerify verify, gpointer verify_data,
-                         GVariant **out_commitmeta, GError **error);
+                         GError **error);
 
 G_END_DECLS

@@ -152,18 +152,11 @@ pull_own (OstreeRepo *repo, RepoTxn *txn, ObjectWriter *w, const CachePullSource
           GCancellable *cancellable, GError **error)
 {
   SignatureCheck check = { repo, remote };
-  g_autoptr(GVariant) commitmeta = NULL;
   g_autofree char *commit = cachefetch_commit (w, ostree_repo_get_dfd (repo), cache->url, ref,
                                                cachefetch_connections (),
                                                remote != NULL ? check_signature : NULL, &check,
-                                               &commitmeta, error);
-  if (commit == NULL)
-    return NULL;
-  /* Kept as libostree's pull keeps it (before the commit is visible). */
-  if (commitmeta != NULL
-      && !ostree_repo_write_commit_detached_metadata (repo, commit, commitmeta, cancellable, error))
-    return NULL;
-  if (!finish_with_refs (txn, set_refs, commit, cancellable, error))
+                                               error);
+  if (commit == NULL || !finish_with_refs (txn, set_refs, commit, cancellable, error))
     return NULL;
   return g_steal_pointer (&commit);
 }
