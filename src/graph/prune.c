@@ -71,6 +71,20 @@ doom_orphan_cache_refs (GHashTable *refs, GHashTable *doomed)
       g_hash_table_add (doomed, ref);
 }
 
+/* The repository's own refs (no remote's, no mirror's), each to its commit. */
+static GHashTable *
+local_refs (OstreeRepo *repo, GError **error)
+{
+  g_autoptr(GHashTable) refs = NULL;
+  g_autoptr(GError) local_error = NULL;
+  if (!ostree_repo_list_refs_ext (repo, NULL, &refs,
+                                  OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_REMOTES
+                                      | OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_MIRRORS,
+                                  NULL, &local_error))
+    return util_fail (error, "cannot list the repository's refs: %s", local_error->message), NULL;
+  return g_steal_pointer (&refs);
+}
+
 GPtrArray *
 prune_plan (OstreeRepo *repo, GPtrArray *specs, GError **error)
 {
@@ -79,13 +93,9 @@ prune_plan (OstreeRepo *repo, GPtrArray *specs, GError **error)
   if (needed == NULL)
     return NULL;
 
-  g_autoptr(GHashTable) refs = NULL;
-  g_autoptr(GError) local_error = NULL;
-  if (!ostree_repo_list_refs_ext (repo, NULL, &refs,
-                                  OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_REMOTES
-                                      | OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_MIRRORS,
-                                  NULL, &local_error))
-    return util_fail (error, "cannot list the repository's refs: %s", local_error->message), NULL;
+  g_autoptr(GHashTable) refs = local_refs (repo, error);
+  if (refs == NULL)
+    return NULL;
 
   g_autoptr(GHashTable) made = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autoptr(GHashTable) doomed = g_hash_table_new (g_str_hash, g_str_equal);
@@ -201,13 +211,9 @@ prune_graph_refs (const char *graph, GError **error)
 gboolean
 prune_plan_derived (OstreeRepo *repo, GHashTable *named, GPtrArray *plan, GError **error)
 {
-  g_autoptr(GHashTable) refs = NULL;
-  g_autoptr(GError) local_error = NULL;
-  if (!ostree_repo_list_refs_ext (repo, NULL, &refs,
-                                  OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_REMOTES
-                                      | OSTREE_REPO_LIST_REFS_EXT_EXCLUDE_MIRRORS,
-                                  NULL, &local_error))
-    return util_fail (error, "cannot list the repository's refs: %s", local_error->message);
+  g_autoptr(GHashTable) refs = local_refs (repo, error);
+  if (refs == NULL)
+    return FALSE;
   GHashTableIter iter;
   gpointer ref;
   g_hash_table_iter_init (&iter, refs);
