@@ -143,4 +143,14 @@ test_expect_success 'a comment-only edit compiles the package again and stops th
     assert_streq "$(cat noop2.out)" "ninja: no work to do."
 '
 
+test_expect_success 'a broken lockfile: configure.py fails with apt2ostree'"'"'s one-line error, no traceback' '
+    cp -r "$TOP_SRCDIR/examples/composition" "$SCRATCH/broken"
+    cd "$SCRATCH/broken"
+    echo "{not json" > build-root.lock.json
+    ! ./configure.py --userspace build-root.lock.json > out.txt 2> err.txt || fail "configure.py succeeded"
+    cat err.txt
+    assert_streq "$(wc -l < err.txt)" 1
+    assert_file_has_content err.txt "build-root.lock.json"
+    assert_not_file_has_content err.txt "Traceback"
+'
 test_done

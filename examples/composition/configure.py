@@ -176,6 +176,8 @@ def locked_packages(lockfile):
             data = json.load(f)
     except FileNotFoundError:
         return set()
+    except ValueError as e:
+        sys.exit("configure.py: %s: not a lockfile (%s)" % (lockfile, e))
     names = set()
 
     def walk(node):
@@ -281,4 +283,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except subprocess.CalledProcessError as e:
+        # apt2ostree said what was wrong.
+        sys.exit(e.returncode)
