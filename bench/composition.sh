@@ -1,7 +1,8 @@
 #!/bin/bash
 # bench/composition.sh DIR — the article's two numbers for the composed root
 # filesystem of examples/composition: the no-op (ninja with nothing to do)
-# and the rebuild after a one-file edit (packages/hello/hello.in), split
+# and the rebuild after a one-file edit (hello.c, or hello.in of the tests'
+# stand-in packages, in the package directory given to configure.py), split
 # into the compile (the "mod package/hello" edge, from .ninja_log) and
 # everything else ninja ran (import, graft, combine, subtrees, grafts).
 #
@@ -25,7 +26,11 @@ edge_seconds () {
     awk -v out="$1" '$4 == out { t = ($2 - $1) / 1000 } END { printf "%.3f\n", t }' "$log"
 }
 
-src=packages/hello/hello.in
+# The package directory configure.py was given (--package-dir), from the
+# import edge of hello's sources.
+pkgdir=$(sed -n 's/^  dir = \(.*\)\/hello$/\1/p' build.ninja | head -n 1)
+src=${pkgdir:-packages}/hello/hello.c
+[ -f "$src" ] || src=${pkgdir:-packages}/hello/hello.in
 cp "$src" "$src.bench-orig"
 trap 'mv "$src.bench-orig" "$src"; ninja > /dev/null' EXIT
 
@@ -39,9 +44,14 @@ for _ in $(seq "$RUNS"); do
 done
 
 for r in $(seq "$RUNS"); do
-    # Each edit gives a new tree (another line each time), so each rebuild
+    # Each edit gives a new program (another line each time: a string the
+    # C program keeps, a command of the stand-in's script), so each rebuild
     # runs the whole chain after the compile.
-    { cat "$src.bench-orig"; echo "echo edit $r"; } > "$src"
+    case $src in
+        *.c) line="const char *bench_edit = \"edit $r\";" ;;
+        *) line="echo edit $r" ;;
+    esac
+    { cat "$src.bench-orig"; echo "$line"; } > "$src"
     t0=$(now)
     ninja > edit.log
     t1=$(now)

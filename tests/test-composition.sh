@@ -4,10 +4,13 @@
 # derived ref names): an image from a lockfile, a kernel tarball, two
 # packages compiled in a build-root tree with mod --capture-subdir, a
 # container tree, and two caches each made by a mod over the one subtree
-# it reads, grafted back.  Its claims, checked from what ninja ran.  Built
+# it reads, laid over it.  Its claims, checked from what ninja ran.  Built
 # hermetically: real Debian .debs from a repository signed and served here;
 # the userspace and the build-root come from one lockfile, to build one
-# image only (the example's README says so).
+# image only, and the packages are the stand-ins of
+# tests/composition-packages, which "compile" with sed: that build-root
+# has no gcc, make or mandb (the example's README says so;
+# test-composition-mirror.sh builds the example itself).
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/tests/librepo.sh"
 . "$TOP_SRCDIR/tests/libdeb.sh"
@@ -33,6 +36,7 @@ export APT2OSTREE
 cd "$E"
 repo_sources_line "$HTTPD_URL/debian" bookworm archive > sources.list
 printf '%s\n' $BASE_REQUEST > userspace.txt
+cp -r "$TOP_SRCDIR/tests/composition-packages" stand-ins
 a2o lock userspace.txt --sources sources.list --variant custom --merged-usr yes --cache out/lists \
     > /dev/null
 
@@ -45,9 +49,9 @@ mkdir -p "$STAMPS"
 for p in hello greet; do
     other=$([ $p = hello ] && echo greet || echo hello)
     sed -i "s|^set -e\$|&\nif [ -e /stamps/meet ]; then touch /stamps/$p.start; i=0; while [ ! -e /stamps/$other.start ] \&\& [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done; [ -e /stamps/$other.start ] \&\& touch /stamps/$p.saw-$other; fi|" \
-        "packages/$p/build"
+        "stand-ins/$p/build"
 done
-./configure.py --build-root userspace.lock.json --compile-bind "$STAMPS:/stamps" \
+./configure.py --build-root userspace.lock.json --package-dir stand-ins --compile-bind "$STAMPS:/stamps" \
     || { echo "Bail out! configure.py failed"; exit 1; }
 
 # steps FILE: the steps ninja ran, as "RULE NAME" lines, sorted.
@@ -66,7 +70,12 @@ test_expect_success 'ninja -j2 builds the root filesystem from every tree, compi
     assert_streq "$(r /var/lib/machines/web/srv/www/index.html)" "<p>served from a container</p>"
     r /var/lib/machines/web/usr/bin/dpkg > /dev/null
     assert_streq "$(r /var/cache/man-index/whatis | tr "\n" " ")" "greet (man1) - greet someone by name hello (man1) - say hello "
-    r /var/cache/soname-index/sonames | grep -q "^libc.so.6 => /usr/lib/x86_64-linux-gnu/libc.so.6\$"
+    # The real ldconfig (the build-root'"'"'s libc-bin) over /usr/lib alone.
+    r /etc/ld.so.cache > ld.so.cache
+    ostree --repo=out/ostree cat index/ld.so.cache /etc/ld.so.cache | cmp - ld.so.cache
+    ldconfig -p -C ld.so.cache > ld.so.cache.list
+    grep -q "^[[:space:]]*libc.so.6 (.*) => /usr/lib/x86_64-linux-gnu/libc.so.6\$" ld.so.cache.list \
+        || { cat ld.so.cache.list; fail "libc.so.6 is not in the ld.so.cache"; }
     r /usr/bin/dpkg > /dev/null
 '
 
@@ -74,7 +83,7 @@ test_expect_success 'the no-op does nothing; every derived ref is the name ref-n
     cd "$E"
     ninja > noop.out
     assert_streq "$(cat noop.out)" "ninja: no work to do."
-    src=$(a2o ref-name import packages/hello)
+    src=$(a2o ref-name import stand-ins/hello)
     assert_has_file "out/ostree/refs/heads/$src"
     assert_has_file "out/ostree/refs/heads/$(a2o ref-name graft userspace /src "$src")"
     a2o --repo out/ostree prune --graph build.ninja --dry-run > prune.out
@@ -85,7 +94,7 @@ test_expect_success 'editing one source compiles that package only, then runs th
     cd "$E"
     before=$(cat out/ostree/refs/heads/rootfs)
     echo "$before" > "$SCRATCH/before"
-    sed -i "s/hello, world/hello, composed world/" packages/hello/hello.in
+    sed -i "s/hello, world/hello, composed world/" stand-ins/hello/hello.in
     ninja > edit.out || { cat edit.out; fail "ninja"; }
     steps edit.out > edit.steps
     cat edit.steps
@@ -97,8 +106,8 @@ test_expect_success 'editing one source compiles that package only, then runs th
     ! grep "^configure " edit.steps || fail "the image was configured again"
     # import, graft into the build-root, compile; combine, graft the
     # container, the two subtrees (unchanged: their caches stop there), the
-    # two caches grafted back.
-    assert_streq "$(sed "s/ .*//" edit.steps | uniq -c | tr -s " " | tr "\n" ";")" " 1 combine; 4 graft; 1 import; 1 mkdir; 1 mod; 2 subtree;"
+    # two caches laid over it.
+    assert_streq "$(sed "s/ .*//" edit.steps | uniq -c | tr -s " " | tr "\n" ";")" " 1 combine; 2 graft; 1 import; 1 mkdir; 1 mod; 1 overlay; 2 subtree;"
     assert_streq "$(ostree --repo=out/ostree cat rootfs /usr/bin/hello | tail -n 1)" "echo \"hello, composed world\""
 '
 
@@ -112,18 +121,18 @@ test_expect_success 'apt2ostree diff --files of the root filesystem before and a
 
 test_expect_success 'a change inside /usr/share/man makes the man index again; the library index stays' '
     cd "$E"
-    sed -i "s/say hello/say hello to the world/" packages/hello/hello.1
+    sed -i "s/say hello/say hello to the world/" stand-ins/hello/hello.1
     ninja > man.out || { cat man.out; fail "ninja"; }
     steps man.out > man.steps
-    grep -x "mod index/whatis" man.steps
-    ! grep -x "mod index/sonames" man.steps || fail "the library index was made again"
+    grep -x "mod index/man" man.steps
+    ! grep -x "mod index/ld.so.cache" man.steps || fail "the library index was made again"
     ostree --repo=out/ostree cat rootfs /var/cache/man-index/whatis | grep -x "hello (man1) - say hello to the world"
 '
 
 test_expect_success 'a comment-only edit compiles the package again and stops there: the same tree, the same ref (restat)' '
     cd "$E"
-    sed -i "s/^# greet NAME: greet someone by name\\.\$/# greet NAME: greet someone, by name./" packages/greet/greet.in
-    grep -q "someone, by name" packages/greet/greet.in
+    sed -i "s/^# greet NAME: greet someone by name\\.\$/# greet NAME: greet someone, by name./" stand-ins/greet/greet.in
+    grep -q "someone, by name" stand-ins/greet/greet.in
     ninja > comment.out || { cat comment.out; fail "ninja"; }
     steps comment.out > comment.steps
     cat comment.steps
@@ -134,4 +143,14 @@ test_expect_success 'a comment-only edit compiles the package again and stops th
     assert_streq "$(cat noop2.out)" "ninja: no work to do."
 '
 
+test_expect_success 'a broken lockfile: configure.py fails with apt2ostree'"'"'s one-line error, no traceback' '
+    cp -r "$TOP_SRCDIR/examples/composition" "$SCRATCH/broken"
+    cd "$SCRATCH/broken"
+    echo "{not json" > build-root.lock.json
+    ! ./configure.py --userspace build-root.lock.json > out.txt 2> err.txt || fail "configure.py succeeded"
+    cat err.txt
+    assert_streq "$(wc -l < err.txt)" 1
+    assert_file_has_content err.txt "build-root.lock.json"
+    assert_not_file_has_content err.txt "Traceback"
+'
 test_done

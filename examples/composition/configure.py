@@ -18,6 +18,7 @@ Run it in this directory; then "ninja".  See README.md.
 
 import argparse
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -111,6 +112,12 @@ def subtree(tree, path, ref=None):
                   tree=tree, path=path)
 
 
+def overlay(base, trees, ref=None):
+    """The TREES over BASE: their files replace BASE's."""
+    return G.edge("a2o_overlay", ref or derived("overlay", base, *trees), [base, *trees],
+                  base=base, trees=" ".join(trees))
+
+
 def mod(tree, cmd, chroot=False, capture=None, binds=(), flags="", files=(), ref=None):
     """Run CMD over TREE (as / with CHROOT, else at /work over the host's
     /usr); the tree it leaves, or its directory CAPTURE, is the result."""
@@ -128,13 +135,20 @@ def mod(tree, cmd, chroot=False, capture=None, binds=(), flags="", files=(), ref
 
 # --- the project: what a build script would say ---
 
-def package(name, build_root, binds):
-    """Compile packages/NAME in the build-root tree; its tree is what the
-    build installed into /dest."""
-    src = import_dir("packages/" + name)
+def package(directory, name, build_root, binds):
+    """Compile DIRECTORY/NAME in the build-root tree; its tree is what the
+    build installed into /dest.  A package with a Makefile is built with
+    "make DESTDIR=/dest install"; one with a "build" script (the tests'
+    stand-ins) with "sh ./build /dest"."""
+    path = os.path.join(directory, name)
+    src = import_dir(path)
     build_input = graft(build_root, "/src", src)
-    return mod(build_input, "cd /src && sh ./build /dest", chroot=True, capture="/dest",
-               binds=binds, ref="package/" + name)
+    if os.path.exists(os.path.join(path, "Makefile")):
+        cmd = "cd /src && make DESTDIR=/dest install"
+    else:
+        cmd = "cd /src && sh ./build /dest"
+    return mod(build_input, cmd, chroot=True, capture="/dest", binds=binds,
+               ref="package/" + name)
 
 
 def container(name, userspace):
@@ -142,13 +156,42 @@ def container(name, userspace):
     return combine([userspace, import_dir("container/" + name)], ref="container/" + name)
 
 
-def index(tree, path, script, ref):
-    """A cache made from one subtree only (ldconfig's, mandb's stand-ins):
-    the script runs over the subtree alone, so the step runs again only when
-    that subtree changes."""
-    tools = os.path.abspath("tools")
-    return mod(subtree(tree, path), "sh /tools/%s" % script, capture="/index",
-               flags="--ro-bind %s /tools" % tools, files=["tools/" + script], ref=ref)
+def index(tree, path, tools, script, ref):
+    """A cache made from one subtree of TREE only (ldconfig's, mandb's): the
+    subtree at /work PATH in the TOOLS tree, tools/SCRIPT run there as /,
+    the tree it leaves in /out the result.  Its inputs are the subtree and
+    the tool tree, so it runs again only when one of them changes."""
+    at = "/work" + path
+    work = graft(mkdir(tools, os.path.dirname(at)), at, subtree(tree, path))
+    return mod(work, "sh /tools/%s" % script, chroot=True, capture="/out",
+               flags="--ro-bind %s /tools" % os.path.abspath("tools"),
+               files=["tools/" + script], ref=ref)
+
+
+def locked_packages(lockfile):
+    """The names of the packages LOCKFILE locks (empty if it is not there
+    yet: build.ninja is written again when it is)."""
+    try:
+        with open(lockfile) as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return set()
+    except ValueError as e:
+        sys.exit("configure.py: %s: not a lockfile (%s)" % (lockfile, e))
+    names = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "name" in node and "version" in node:
+                names.add(node["name"])
+            for key, value in node.items():
+                if key != "sources":
+                    walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+    walk(data)
+    return names
 
 
 def compose(args):
@@ -156,13 +199,16 @@ def compose(args):
     binds = [tuple(b.split(":", 1)) for b in args.compile_bind]
     kernel = import_tarball(args.kernel, ref="kernel")
 
-    rootfs = combine([userspace, kernel] + [package(p, build_root, binds) for p in args.packages])
+    packages = [package(args.package_dir, p, build_root, binds) for p in args.packages]
+    rootfs = combine([userspace, kernel] + packages)
     rootfs = graft(mkdir(rootfs, "/var/lib/machines"), "/var/lib/machines/web",
                    container("web", userspace))
-    sonames = index(rootfs, "/usr/lib", "soname-index.sh", ref="index/sonames")
-    whatis = index(rootfs, "/usr/share/man", "man-index.sh", ref="index/whatis")
-    rootfs = graft(rootfs, "/var/cache/soname-index", sonames)
-    return graft(rootfs, "/var/cache/man-index", whatis, ref="rootfs")
+    # ldconfig and mandb run in the build-root, over their one subtree.
+    ldcache = index(rootfs, "/usr/lib", build_root, "ldconfig-cache.sh", ref="index/ld.so.cache")
+    # Without man-db in the build-root (the tests' own), a listing in its place.
+    man_tool = "mandb-index.sh" if "man-db" in locked_packages(args.build_root) else "man-index.sh"
+    manidx = index(rootfs, "/usr/share/man", build_root, man_tool, ref="index/man")
+    return overlay(rootfs, [ldcache, manidx], ref="rootfs")
 
 
 def main():
@@ -173,7 +219,10 @@ def main():
                         help="the lockfile of the tree packages are compiled in")
     parser.add_argument("--kernel", default=OUT + "/kernel.tar",
                         help="the kernel tarball (default: made from kernel/)")
-    parser.add_argument("--packages", nargs="*", default=["hello", "greet"])
+    parser.add_argument("--packages", nargs="*", default=["hello", "greet"], metavar="NAME",
+                        help="the packages to compile, directories of --package-dir")
+    parser.add_argument("--package-dir", default="packages", metavar="DIR",
+                        help="where the packages' sources are (default: packages)")
     parser.add_argument("--compile-bind", action="append", default=[], metavar="SRC:DEST",
                         help="bind SRC on DEST while compiling (a compiler cache)")
     parser.add_argument("--apt2ostree", default=os.environ.get("APT2OSTREE", "apt2ostree"))
@@ -234,4 +283,8 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except subprocess.CalledProcessError as e:
+        # apt2ostree said what was wrong.
+        sys.exit(e.returncode)
