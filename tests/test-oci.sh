@@ -376,6 +376,26 @@ test_expect_success '--previous keeps each package in the layer it had in the ea
     test ! -e p1 && test ! -e p2
 '
 
+test_expect_success '--previous refuses a layout of more layers than an export writes (its last would be out of range)' '
+    cd "$W"
+    cp -r layered many-layers
+    c=$(config_of many-layers); m=$(jq -r ".manifests[0].digest" many-layers/index.json | sed "s/sha256://")
+    jq -c "(.history[0]) as \$h | .history = [range(200) | \$h]
+           | .history[198].comment = \"source packages: twins\"" \
+        many-layers/blobs/sha256/$c > many-layers/config.new
+    digest=$(sha256sum < many-layers/config.new | cut -d" " -f1)
+    mv many-layers/config.new many-layers/blobs/sha256/$digest
+    jq -c --arg d "sha256:$digest" "(.layers[0]) as \$l | .layers = [range(200) | \$l] | .config.digest = \$d" \
+        many-layers/blobs/sha256/$m > many-layers/manifest.new
+    digest=$(sha256sum < many-layers/manifest.new | cut -d" " -f1)
+    mv many-layers/manifest.new many-layers/blobs/sha256/$digest
+    jq -c --arg d "sha256:$digest" ".manifests[0].digest = \$d" many-layers/index.json > many-layers/index.new
+    mv many-layers/index.new many-layers/index.json
+    expect_failure err a2o --repo build/ostree export next --oci p3 --previous many-layers
+    assert_file_has_content err "^apt2ostree export: error: --previous many-layers: 200 layers, more than the 127"
+    test ! -e p3
+'
+
 test_expect_success 'a package whose tree is not in the repository: its files in the top layer, a warning counts it' '
     cd "$W"
     ostree --repo=build/ostree refs | grep "^deb/twins/1.1/" > twins-ref

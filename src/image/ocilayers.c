@@ -254,6 +254,9 @@ read_previous (const char *dir, guint *out_n_layers, GError **error)
   if (history == NULL || json_array_get_length (history) != n || n < 2)
     return util_fail (error, "--previous %s: not an image \"export --oci --layers\" wrote (no "
                       "history entry per layer)", dir), NULL;
+  if (n > OCILAYERS_MAX)
+    return util_fail (error, "--previous %s: %u layers, more than the %d \"export --oci "
+                      "--layers\" writes", dir, n, OCILAYERS_MAX), NULL;
   g_autoptr(GHashTable) sources = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i + 1 < n; i++)
     {
