@@ -5,6 +5,7 @@
 
 #include "apt/lockinput.h"
 #include "base/debpolicy.h"
+#include "base/util.h"
 
 void
 lock_args_clear (LockArgs *args)
@@ -44,19 +45,9 @@ lock_input_clear (LockInput *in)
   g_clear_pointer (&in->sources, sources_list_free);
 }
 
-static gboolean
-bad_value (GError **error, const char *format, ...) G_GNUC_PRINTF (2, 3);
-
-static gboolean
-bad_value (GError **error, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *message = g_strdup_vprintf (format, args);
-  va_end (args);
-  g_set_error_literal (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, message);
-  return FALSE;
-}
+/* A bad option value: the command's usage error, as GOption's own. */
+#define bad_value(error, ...) \
+  util_fail_code ((error), G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, __VA_ARGS__)
 
 /* --update PATH: the request the lockfile records. */
 static gboolean
