@@ -262,6 +262,12 @@ test_expect_success 'build --include with no lockfile locks into the build direc
     expect_failure err a2o build one.lock.json --include hello
     assert_one_line err
     assert_file_has_content err "give them without a LOCKFILE"
+    # The image name becomes file names in the build directory: checked first.
+    mkdir -p sub
+    expect_failure err a2o build --include hello --sources sources.list --builddir sub/b --ref ../../outside
+    assert_one_line err
+    assert_file_has_content err "\"../../outside\""
+    test ! -e outside.txt && test ! -e outside.lock.json && test ! -e sub/b
 '
 
 test_expect_success 'a failing postinst stops the build, naming the package; the image ref is not written' '

@@ -79,6 +79,9 @@ one_shot_lock (OneShot *o, BuildArgs *args, CmdInvocation *inv, char **out_arg,
 {
   const char *name = args->image != NULL ? args->image : "image";
   const char *builddir = args->builddir != NULL ? args->builddir : "build";
+  /* NAME makes file names under BUILDDIR: a valid ref has no "..". */
+  if (!repo_check_ref_name (name, error))
+    return FALSE;
   g_autofree char *list = g_strconcat (builddir, "/", name, ".txt", NULL);
   g_autofree char *lockfile = g_strconcat (builddir, "/", name, ".lock.json", NULL);
   g_autofree char *cache = g_build_filename (builddir, "cache", "lists", NULL);
