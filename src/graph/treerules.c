@@ -107,7 +107,11 @@ treerules_text (const char *a2o)
   /* A word for the shell, then "$" doubled for ninja. */
   g_autofree char *quoted = g_shell_quote (a2o);
   for (const char *p = quoted; *p != '\0'; p++)
-    g_string_append (text, *p == '$' ? "$$" : (char[]) { *p, '\0' });
+    {
+      if (*p == '$')
+        g_string_append_c (text, '$');
+      g_string_append_c (text, *p);
+    }
   g_string_append (text, "\n\n");
   g_string_append (text, rules);
   return g_string_free (g_steal_pointer (&text), FALSE);
