@@ -99,13 +99,12 @@ package_trees (OstreeRepo *repo, GCancellable *cancellable, GError **error)
   if (!ostree_repo_list_refs_ext (repo, "deb", &refs, OSTREE_REPO_LIST_REFS_EXT_NONE, cancellable,
                                   error))
     return NULL;
-  g_autoptr(GList) names = g_hash_table_get_keys (refs);
-  names = g_list_sort (names, (GCompareFunc) strcmp);
+  g_autoptr(GPtrArray) names = util_sorted_keys (refs);
   g_autoptr(GHashTable) trees = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                                        (GDestroyNotify) g_ptr_array_unref);
-  for (GList *l = names; l != NULL; l = l->next)
+  for (guint i = 0; i < names->len; i++)
     {
-      const char *ref = l->data;
+      const char *ref = names->pdata[i];
       const char *slash = strrchr (ref, '/');
       if (slash == NULL)
         continue;
