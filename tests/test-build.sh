@@ -17,8 +17,11 @@ D="$SRV/debian"
 base_repo "$D"
 repo_key archive
 
+# (ischroot: maintainer scripts run as in debootstrap's or mmdebstrap's
+# chroot, not as on a live system)
 hello_postinst () {
-    echo "if [ \"\$1\" = configure ]; then mkdir -p /var/lib/hello; echo \"hello $1 configured\" > /var/lib/hello/state; fi"
+    echo "if [ \"\$1\" = configure ]; then mkdir -p /var/lib/hello; echo \"hello $1 configured\" > /var/lib/hello/state;"
+    echo "  if ischroot; then echo yes; else echo \"no (\$?)\"; fi > /var/lib/hello/ischroot; fi"
 }
 
 test_deb hello 1.0 "$(hello_postinst 1.0)" "Depends: coreutils"
@@ -37,7 +40,7 @@ deb_mtimes () {
     (cd build/ostree/refs/heads && find deb -type f -printf '%p %T@\n' | sort)
 }
 
-test_expect_success 'build gives an image where every package is configured (ii), and prints its ref, commit and how to look inside' '
+test_expect_success 'build gives an image where every package is configured (ii) as in a chroot, and prints its ref, commit and how to look inside' '
     cd "$W"
     base_lock one hello
     a2o build one.lock.json > build-a.out
@@ -54,6 +57,8 @@ test_expect_success 'build gives an image where every package is configured (ii)
     dpkg --root="$W/img-a" --audit > audit
     [ ! -s audit ]
     assert_streq "$(cat img-a/var/lib/hello/state)" "hello 1.0 configured"
+    assert_streq "$(cat img-a/var/lib/hello/ischroot)" yes
+    [ ! -e img-a/run/apt2ostree ]
     assert_streq "$(chroot img-a /bin/sh -c "echo ok")" ok
     # the commit says what it is: the release (its os-release), how many packages, the architecture
     ostree --repo=build/ostree show one > show

@@ -162,10 +162,11 @@ else
     # commit (e7394136... before af3e8ec, 68a8e702... before step 3b's one
     # grep, 1ab59ed; d88242a6... before dpkg's output went through a file,
     # issue #37 point 2; fcb48ff5... before the commit's subject said what
-    # the image is made of, issue #42 point 10) while the tree, its content
+    # the image is made of, issue #42 point 10; 5b0a459e... before
+    # "ischroot" answered yes in stage 2, issue #36) while the tree, its content
     # checksum, stays the one recorded before the storage rework.
     cat > "$SCRATCH/expected-image" <<'END'
-image 5b0a459e4a515b3b421be2ed37d25f0c169459a5d074b6c7f72630afbc479db6
+image 19c992e693a0aa1746856e9a91af5a2fa2b14f28c00e006fbe0f9091cd64fcb1
 image/content f2cba1e700ceece735dec7b4224199576006b67447f482d5db30cf044537964f
 image/stage1 cd671dcd2a5478dfa9b360393cead3023696bf059fba3296798d23695592c1f7
 END

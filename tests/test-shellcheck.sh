@@ -1,8 +1,9 @@
 #!/bin/bash
 # The stage-2 scripts (src/sandbox/*.sh, built into the program) pass
 # shellcheck as the POSIX sh the image's /bin/sh runs: each script as the
-# program composes it (src/sandbox/stage2.c), its own steps then the steps
-# both end with (stage2-finish.sh).
+# program composes it (src/sandbox/stage2.c): the steps both begin with
+# (stage2-begin.sh), its own steps, then the steps both end with
+# (stage2-finish.sh).
 . "$TOP_SRCDIR/tests/libtest.sh"
 
 command -v shellcheck > /dev/null || skip_all "shellcheck is not installed (tools/setup installs it)"
@@ -18,8 +19,9 @@ S=$TOP_SRCDIR/src/sandbox
 #     /var/lib/dpkg/info, made of package names too.
 EXCLUDE=SC2086,SC2231,SC2013
 
-# check SCRIPT: SCRIPT's steps then the finishing steps, through shellcheck.
-check () { cat "$1" "$S/stage2-finish.sh" | shellcheck --shell=sh --exclude="$EXCLUDE" -; }
+# check SCRIPT: the first steps, SCRIPT's, then the finishing steps, through
+# shellcheck.
+check () { cat "$S/stage2-begin.sh" "$1" "$S/stage2-finish.sh" | shellcheck --shell=sh --exclude="$EXCLUDE" -; }
 
 for script in stage2.sh stage2-incremental.sh; do
     test_expect_success "shellcheck finds nothing in $script" '

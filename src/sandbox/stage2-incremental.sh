@@ -1,8 +1,3 @@
-set -e
-export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true
-cd /
-step() { echo "apt2ostree configure: $*"; }
-
 # 2. no services
 printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d
 chmod 755 /usr/sbin/policy-rc.d

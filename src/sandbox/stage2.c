@@ -54,9 +54,10 @@
 /* The scripts are the shell files beside this one, embedded at build time
  * (GResource): read from /usr/share at run time, a script that drifted from
  * the binary would change the image commits, which record its text.  Each
- * script is its own steps (stage2.sh, from scratch, whose bytes every image
- * commit's metadata holds; stage2-incremental.sh) followed by the steps both
- * end with (stage2-finish.sh). */
+ * script is the steps both begin with (stage2-begin.sh), its own steps
+ * (stage2.sh, from scratch; stage2-incremental.sh), then the steps both end
+ * with (stage2-finish.sh); every image commit's metadata holds the whole
+ * script's bytes. */
 #define STAGE2_RESOURCES "/apt2ostree/sandbox/"
 
 /* Made by glib-compile-resources from stage2.gresource.xml. */
@@ -66,7 +67,7 @@ static char *
 stage2_script (const char *name, GError **error)
 {
   g_autoptr(GString) script = g_string_new (NULL);
-  const char *parts[] = { name, "stage2-finish.sh" };
+  const char *parts[] = { "stage2-begin.sh", name, "stage2-finish.sh" };
   for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
     {
       g_autofree char *path = g_strconcat (STAGE2_RESOURCES, parts[i], NULL);

@@ -1,8 +1,3 @@
-set -e
-export DEBIAN_FRONTEND=noninteractive DEBCONF_NONINTERACTIVE_SEEN=true
-cd /
-step() { echo "apt2ostree configure: $*"; }
-
 # 1. users and groups
 for f in passwd group; do
   if [ ! -e /etc/$f ] && [ -e /usr/share/base-passwd/$f.master ]; then
