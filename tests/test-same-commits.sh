@@ -166,7 +166,7 @@ else
     # "ischroot" answered yes in stage 2, issue #36) while the tree, its content
     # checksum, stays the one recorded before the storage rework.
     cat > "$SCRATCH/expected-image" <<'END'
-image 19c992e693a0aa1746856e9a91af5a2fa2b14f28c00e006fbe0f9091cd64fcb1
+image 183ac1a2c3e98f0be26261c0a80d7911eb5ce73f802b0b5f6099ba806ee6ba0e
 image/content f2cba1e700ceece735dec7b4224199576006b67447f482d5db30cf044537964f
 image/stage1 cd671dcd2a5478dfa9b360393cead3023696bf059fba3296798d23695592c1f7
 END

@@ -92,14 +92,15 @@ build_image () {
 # hold, and again when the image's commit subject came to say what it is
 # ("Debian GNU/Linux 12 (bookworm): N packages for ARCH, configured",
 # issue #42), and again when the script's first steps made "ischroot" answer
-# yes, as in debootstrap's and mmdebstrap's chroots; the
+# yes, as in debootstrap's and mmdebstrap's chroots, and its preinst loop
+# read each package's architecture and version itself (issue #36); the
 # stage-1 commits did not move, nor did the images' trees.)
 cat > "$SCRATCH/expected" <<'END'
 amd64 packages 81d53401671639a3f7bd5ba6390841dcb664c982bccfd15920e86d5e9f57a87b
-amd64 image 8194b79e7ee9f0549f6f205272353dfdd791fbf29bb7564f48a8c95e760fa917
+amd64 image 378d1b521678d803ceca0920aadfd071c861c61687f2ebad59f648ee4d061127
 amd64 image/stage1 4170ccbe8c1cb0e9aeddfd91103f48d42ea26718bda2b8144b2c759b75bcfd7e
 arm64 packages 3a34b60b48f17346074f4c2f27f9f3747091d2b82ab5acedcc056427bb458de1
-arm64 image 91d12858ad19cd0ac851cc4280b374420d14afb4b9ba5f21a2638868e8f5654a
+arm64 image 89246f47ce0ebe3cad32485e3348810feaaae908475718d1f5fe7c22d74f3a9c
 arm64 image/stage1 26a785fb3ac3269b409881446820a0345b1339b2c3c70f6f31f844592e20a84b
 END
 

@@ -15,6 +15,7 @@ chmod 755 /usr/sbin/policy-rc.d
 [ -e /var/lib/dpkg/diversions ] || : > /var/lib/dpkg/diversions
 cp /var/lib/dpkg/diversions /tmp/apt2ostree-diversions
 ci=/var/lib/dpkg/tmp.ci
+dpkg_version=$(dpkg-query -f '${Version}' -W dpkg)
 for p in "$@"; do
   [ -e /var/lib/dpkg/info/$p.preinst ] || continue
   name=${p%%:*}
@@ -23,13 +24,20 @@ for p in "$@"; do
     case ${f##*.} in list|md5sums|conffiles) ;; *) cp -p "$f" $ci/${f##*.} ;; esac
   done
   dpkg-query -s "$p" > $ci/control
+  # the architecture and version from that record, read by the shell
+  arch='' version=''
+  while IFS= read -r line; do
+    case $line in
+      "Architecture: "*) arch=${line#Architecture: } ;;
+      "Version: "*) version=${line#Version: } ;;
+    esac
+  done < $ci/control
   step "$name: preinst install"
   if ! DPKG_MAINTSCRIPT_PACKAGE=$name DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=1 \
-       DPKG_MAINTSCRIPT_ARCH=$(dpkg-query -f '${Architecture}' -W "$p") \
-       DPKG_MAINTSCRIPT_NAME=preinst PERL_DL_NONLAZY=1 \
-       DPKG_RUNNING_VERSION=$(dpkg-query -f '${Version}' -W dpkg) \
+       DPKG_MAINTSCRIPT_ARCH=$arch DPKG_MAINTSCRIPT_NAME=preinst PERL_DL_NONLAZY=1 \
+       DPKG_RUNNING_VERSION=$dpkg_version \
        $ci/preinst install; then
-    echo "apt2ostree configure: package $name ($(dpkg-query -f '${Version}' -W "$p")): its preinst script failed" >&2
+    echo "apt2ostree configure: package $name ($version): its preinst script failed" >&2
     exit 1
   fi
 done
