@@ -15,6 +15,14 @@ cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError **error)
   return repo_open (cmd_repo_path (inv), cancellable, error);
 }
 
+RepoRev *
+cmd_open_rev (CmdInvocation *inv, const char *name, OstreeRepo **out_repo,
+              GCancellable *cancellable, GError **error)
+{
+  *out_repo = cmd_open_repo (inv, cancellable, error);
+  return *out_repo != NULL ? repo_resolve (*out_repo, name, error) : NULL;
+}
+
 
 gboolean
 cmd_edit_begin (CmdInvocation *inv, const char *out_ref, const char *in, CmdEdit *edit,

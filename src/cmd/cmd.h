@@ -21,6 +21,11 @@ typedef struct {
 /* The repository --repo names (or the default), which must exist. */
 OstreeRepo *cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError **error);
 
+/* The revision NAME (a ref or commit) resolved in the repository, which
+ * cmd_open_repo() opens into *OUT_REPO. */
+RepoRev *cmd_open_rev (CmdInvocation *inv, const char *name, OstreeRepo **out_repo,
+                       GCancellable *cancellable, GError **error);
+
 /* A command that writes one tree to --ref OUT: the repository open, IN
  * resolved and loaded (when given), a write transaction begun. */
 typedef struct {
