@@ -12,6 +12,7 @@
 #include "base/tool.h"
 #include "base/util.h"
 #include "store/fsimage.h"
+#include "store/repo.h"
 
 gboolean
 fsimage_parse_size (const char *text, guint64 *out, GError **error)
@@ -214,10 +215,9 @@ gboolean
 fsimage_write_commit (OstreeRepo *repo, const char *commit, FsimageKind kind, const char *dest,
                       const FsimageOptions *opts, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GVariant) commit_v = NULL;
-  if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
+  gint64 timestamp;
+  if (!repo_commit_timestamp (repo, commit, &timestamp, error))
     return FALSE;
-  gint64 timestamp = (gint64) ostree_commit_get_timestamp (commit_v);
 
   g_autofree char *work = scratch_beside (dest, "image", error);
   if (work == NULL)

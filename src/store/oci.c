@@ -16,6 +16,7 @@
 #include "base/sha256.h"
 #include "base/util.h"
 #include "store/oci.h"
+#include "store/repo.h"
 #include "store/tarball.h"
 
 #define MEDIA_INDEX "application/vnd.oci.image.index.v1+json"
@@ -507,10 +508,9 @@ gboolean
 oci_write_commit (OstreeRepo *repo, const char *commit, const char *dest, gboolean as_tar,
                   const OciOptions *opts, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GVariant) commit_v = NULL;
-  if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
+  gint64 timestamp;
+  if (!repo_commit_timestamp (repo, commit, &timestamp, error))
     return FALSE;
-  gint64 timestamp = (gint64) ostree_commit_get_timestamp (commit_v);
 
   g_autofree char *work = scratch_beside (dest, "oci", error);
   if (work == NULL)

@@ -524,6 +524,17 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
   return TRUE;
 }
 
+gboolean
+repo_commit_timestamp (OstreeRepo *repo, const char *commit, gint64 *out_timestamp,
+                       GError **error)
+{
+  g_autoptr(GVariant) commit_v = NULL;
+  if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
+    return FALSE;
+  *out_timestamp = (gint64) ostree_commit_get_timestamp (commit_v);
+  return TRUE;
+}
+
 GBytes *
 repo_read_file (OstreeRepo *repo, const char *checksum, GCancellable *cancellable, GError **error)
 {

@@ -78,6 +78,11 @@ gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **erro
  * then be a remote's, "REMOTE:REF" (what libostree's pull leaves). */
 void repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit);
 
+/* The time of the commit COMMIT (seconds since the epoch) into
+ * *OUT_TIMESTAMP. */
+gboolean repo_commit_timestamp (OstreeRepo *repo, const char *commit, gint64 *out_timestamp,
+                                GError **error);
+
 /* The commit the ref NAME (exactly that ref, not a checksum prefix) points
  * at, or NULL. */
 char *repo_read_ref (OstreeRepo *repo, const char *name);
