@@ -389,11 +389,12 @@ test_expect_success 'with --cache-key a commit signed by another key, or not sig
     assert_file_has_content err "images/one: not from the cache $URL/pub ($URL/pub/objects/.*\.commit: the commit has no GPG signature); building it, and every other tree this cache is asked for"
 '
 
-test_expect_success 'an archive-mode repository is still served by libostree'"'"'s pull' '
+test_expect_success 'an archive-mode repository is still served by libostree'"'"'s pull, and keeps no ref of the cache'"'"'s remote' '
     cd "$W"
     a2o init --repo arch --mode archive > /dev/null
     a2o --repo arch cache-pull --cache-url "$URL/pub" images/one > out
     assert_streq "$(cat arch/refs/heads/images/one)" "$(cat "$SRC/refs/heads/images/one")"
+    assert_streq "$(ostree --repo=arch refs | tr "\n" " ")" "images/one "
     ostree --repo=arch fsck > /dev/null
 '
 

@@ -279,6 +279,18 @@ remover_run (gpointer data, gpointer user_data)
   g_mutex_unlock (&rm->lock);
 }
 
+char *
+scratch_beside (const char *dest, const char *name, GError **error)
+{
+  g_autofree char *parent = g_path_get_dirname (dest);
+  g_autofree char *base = g_strconcat (".apt2ostree-", name, "-XXXXXX", NULL);
+  g_autofree char *template = g_build_filename (parent, base, NULL);
+  if (g_mkdtemp (template) == NULL)
+    return util_fail (error, "%s: cannot make a working directory: %s", parent,
+                      g_strerror (errno)), NULL;
+  return g_steal_pointer (&template);
+}
+
 gboolean
 scratch_rm_rf (const char *path, GError **error)
 {

@@ -31,6 +31,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (Scratch, scratch_free)
  * what cannot be removed is left, with a warning. */
 void scratch_reap (const char *parent, const char *prefix);
 
+/* A new directory .apt2ostree-NAME-XXXXXX (mode 0700) beside DEST, in its
+ * parent directory, where a result is made before it is renamed onto DEST
+ * (the same file system); the caller removes it (scratch_rm_rf()).  Not
+ * locked nor reaped as the others: DEST's directory is the user's. */
+char *scratch_beside (const char *dest, const char *name, GError **error);
+
 /* Remove the tree at PATH (a scratch directory or part of one): never
  * following symlinks nor crossing mounts, opening up directories without
  * write or search permission (a checkout's, overlayfs' work directory). */

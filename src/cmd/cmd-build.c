@@ -7,11 +7,13 @@
 #include "graph/build.h"
 #include "graph/buildstatus.h"
 #include "graph/localcheck.h"
+#include "graph/lockjob.h"
 #include "graph/ninjarun.h"
 #include "cmd/cmd.h"
 #include "sandbox/foreign.h"
 #include "sandbox/runlimits.h"
 #include "apt/lockfile.h"
+#include "apt/netcheck.h"
 #include "store/repo.h"
 #include "base/util.h"
 
@@ -71,7 +73,7 @@ one_shot_wanted (const OneShot *o)
 }
 
 /* Lock the one-shot build's request into BUILDDIR/NAME.lock.json (from its
- * package list, BUILDDIR/NAME.txt), as "apt2ostree lock" would; the
+ * package list, BUILDDIR/NAME.txt), as "apt2ostree lock" does; the
  * lockfile's argument for the build (LOCKFILE=NAME) in *OUT_ARG. */
 static gboolean
 one_shot_lock (OneShot *o, BuildArgs *args, CmdInvocation *inv, char **out_arg,
@@ -100,25 +102,16 @@ one_shot_lock (OneShot *o, BuildArgs *args, CmdInvocation *inv, char **out_arg,
   if (!g_file_set_contents (list, text->str, text->len, &local_error))
     return util_fail (error, "%s: %s", list, local_error->message);
 
-  g_autoptr(GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
-  const char *fixed[] = { "lock", list, "-o", lockfile, "--cache", cache };
-  for (guint i = 0; i < G_N_ELEMENTS (fixed); i++)
-    g_ptr_array_add (argv, g_strdup (fixed[i]));
-  const char *options[][2] = { { "--sources", args->sources }, { "--suite", o->suite },
-                               { "--variant", o->variant }, { "--arch", o->arch },
-                               { "--merged-usr", o->merged_usr } };
-  for (guint i = 0; i < G_N_ELEMENTS (options); i++)
-    if (options[i][1] != NULL)
-      g_ptr_array_add (argv, g_strconcat (options[i][0], "=", options[i][1], NULL));
-  for (char **c = o->components; c != NULL && *c != NULL; c++)
-    g_ptr_array_add (argv, g_strconcat ("--components=", *c, NULL));
-  for (char **m = args->mirrors; m != NULL && *m != NULL; m++)
-    g_ptr_array_add (argv, g_strconcat ("--mirror=", *m, NULL));
-  g_ptr_array_add (argv, NULL);
-  /* (GOption reorders what it parses: it gets a copy of the array) */
-  g_autofree char **copy = g_memdup2 (argv->pdata, argv->len * sizeof (char *));
+  g_auto(LockArgs) lock_args = { .output = g_strdup (lockfile), .cache = g_strdup (cache),
+                                 .sources_path = g_strdup (args->sources),
+                                 .suite = g_strdup (o->suite), .variant = g_strdup (o->variant),
+                                 .arch = g_strdup (o->arch),
+                                 .merged_usr = g_strdup (o->merged_usr),
+                                 .components = g_strdupv (o->components),
+                                 .mirrors = g_strdupv (args->mirrors) };
+  /* Its errors are the lock's: "see apt2ostree lock --help". */
   CmdInvocation lock_inv = { "lock", inv->repo_path };
-  if (!cmd_lock (argv->len - 1, copy, &lock_inv, cancellable, error))
+  if (!lockjob_run (&lock_inv, &lock_args, list, FALSE, cancellable, error))
     return FALSE;
   /* The lockfile names its sources file itself now. */
   g_clear_pointer (&args->sources, g_free);
@@ -126,15 +119,16 @@ one_shot_lock (OneShot *o, BuildArgs *args, CmdInvocation *inv, char **out_arg,
   return TRUE;
 }
 
-/* cmd_check_network over the sources of every image (a URI they share
- * is said once). */
+/* The network settings of every image's sources checked (a URI they
+ * share is said once). */
 static gboolean
 check_network (BuildArgs *args, CmdInvocation *inv, gboolean verbose, GError **error)
 {
   g_autoptr(GPtrArray) lists = g_ptr_array_new ();
   for (guint i = 0; i < args->images->len; i++)
     g_ptr_array_add (lists, ((BuildImage *) args->images->pdata[i])->sources);
-  return cmd_check_network (inv, (SourcesList *const *) lists->pdata, lists->len, verbose, error);
+  return netcheck_sources (inv->name, (SourcesList *const *) lists->pdata, lists->len, verbose,
+                           error);
 }
 
 gboolean

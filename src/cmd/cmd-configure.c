@@ -76,10 +76,8 @@ cmd_configure (int argc, char **argv, CmdInvocation *inv, GCancellable *cancella
     return cmd_usage_error (inv, error, "--incremental and --cache-url do not go together: the "
                             "cache holds from-scratch images only");
 
-  g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
-  if (repo == NULL)
-    return FALSE;
-  g_autoptr(RepoRev) in = repo_resolve (repo, argv[1], error);
+  g_autoptr(OstreeRepo) repo = NULL;
+  g_autoptr(RepoRev) in = cmd_open_rev (inv, argv[1], &repo, cancellable, error);
   if (in == NULL)
     return FALSE;
 

@@ -67,10 +67,8 @@ cmd_disk_image (int argc, char **argv, CmdInvocation *inv, GCancellable *cancell
       opts.remote_url = name_url[1];
     }
 
-  g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
-  if (repo == NULL)
-    return FALSE;
-  g_autoptr(RepoRev) rev = repo_resolve (repo, argv[1], error);
+  g_autoptr(OstreeRepo) repo = NULL;
+  g_autoptr(RepoRev) rev = cmd_open_rev (inv, argv[1], &repo, cancellable, error);
   if (rev == NULL)
     return FALSE;
   if (!diskimage_write (repo, rev, &opts, cancellable, error))

@@ -124,10 +124,8 @@ cmd_export (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable
   if (oci != NULL && (layers < 1 || layers > OCILAYERS_MAX))
     return cmd_usage_error (inv, error, "--layers %d: expected 1 to %d", layers, OCILAYERS_MAX);
 
-  g_autoptr(OstreeRepo) repo = cmd_open_repo (inv, cancellable, error);
-  if (repo == NULL)
-    return FALSE;
-  g_autoptr(RepoRev) rev = repo_resolve (repo, argv[1], error);
+  g_autoptr(OstreeRepo) repo = NULL;
+  g_autoptr(RepoRev) rev = cmd_open_rev (inv, argv[1], &repo, cancellable, error);
   if (rev == NULL)
     return FALSE;
 

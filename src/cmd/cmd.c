@@ -3,8 +3,6 @@
 
 #include <stdio.h>
 
-#include "apt/proxy.h"
-#include "apt/tls.h"
 #include "cmd/cmd.h"
 #include "store/repo.h"
 #include "store/tree.h"
@@ -15,6 +13,14 @@ OstreeRepo *
 cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError **error)
 {
   return repo_open (cmd_repo_path (inv), cancellable, error);
+}
+
+RepoRev *
+cmd_open_rev (CmdInvocation *inv, const char *name, OstreeRepo **out_repo,
+              GCancellable *cancellable, GError **error)
+{
+  *out_repo = cmd_open_repo (inv, cancellable, error);
+  return *out_repo != NULL ? repo_resolve (*out_repo, name, error) : NULL;
 }
 
 
@@ -70,43 +76,4 @@ cmd_edit_clear (CmdEdit *edit)
   g_clear_object (&edit->tree);
   g_clear_pointer (&edit->in, repo_rev_free);
   g_clear_object (&edit->repo);
-}
-
-/* "proxy URL (WHY)" or "direct (WHY)", and for an https URI with a CA
- * file of its own "; CA file PATH (WHY)". */
-static char *
-describe_network (const char *uri, GError **error)
-{
-  g_autofree char *how = proxy_describe (uri, error);
-  g_autofree char *ca_path = NULL;
-  g_autofree char *ca_why = NULL;
-  if (how == NULL || !tls_cainfo_for_url (uri, &ca_path, &ca_why, error))
-    return NULL;
-  if (ca_path == NULL)
-    return g_steal_pointer (&how);
-  return g_strdup_printf ("%s; CA file %s (%s)", how, ca_path, ca_why);
-}
-
-gboolean
-cmd_check_network (CmdInvocation *inv, SourcesList *const *lists, guint n, gboolean verbose,
-                   GError **error)
-{
-  g_autoptr(GHashTable) seen = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  for (guint l = 0; l < n; l++)
-    for (guint i = 0; i < lists[l]->sources->len; i++)
-      {
-        Source *s = lists[l]->sources->pdata[i];
-        for (char **uri = s->uris; uri != NULL && *uri != NULL; uri++)
-          {
-            g_autofree char *line = g_strdup_printf ("source %s: %s", s->name, *uri);
-            if (!g_hash_table_add (seen, g_strdup (line)))
-              continue;
-            g_autofree char *how = describe_network (*uri, error);
-            if (how == NULL)
-              return FALSE;
-            if (verbose)
-              g_printerr ("apt2ostree %s: %s: %s\n", inv->name, line, how);
-          }
-      }
-  return TRUE;
 }

@@ -4,7 +4,6 @@
 
 #include <ostree.h>
 
-#include "apt/sources.h"
 #include "base/cmdline.h"
 #include "store/repo.h"
 
@@ -21,6 +20,11 @@ typedef struct {
 
 /* The repository --repo names (or the default), which must exist. */
 OstreeRepo *cmd_open_repo (CmdInvocation *inv, GCancellable *cancellable, GError **error);
+
+/* The revision NAME (a ref or commit) resolved in the repository, which
+ * cmd_open_repo() opens into *OUT_REPO. */
+RepoRev *cmd_open_rev (CmdInvocation *inv, const char *name, OstreeRepo **out_repo,
+                       GCancellable *cancellable, GError **error);
 
 /* A command that writes one tree to --ref OUT: the repository open, IN
  * resolved and loaded (when given), a write transaction begun. */
@@ -44,15 +48,6 @@ gboolean cmd_edit_finish (CmdInvocation *inv, CmdEdit *edit, const char *out_ref
                           GVariant *metadata, GCancellable *cancellable, GError **error);
 void cmd_edit_clear (CmdEdit *edit);
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (CmdEdit, cmd_edit_clear)
-
-/* Which proxy each URI of the N source lists LISTS goes through
- * (apt/proxy.h) and, for https, which CA file it is checked against
- * (apt/tls.h), asked before any download so that a malformed proxy
- * setting or a missing CA file is one error up front.  With VERBOSE, one
- * line on stderr for each ("apt2ostree lock: source NAME: URI: proxy URL
- * (WHY)", then "; CA file PATH (WHY)" when one is set). */
-gboolean cmd_check_network (CmdInvocation *inv, SourcesList *const *lists, guint n,
-                            gboolean verbose, GError **error);
 
 /* The commands (see CmdFunc), one per cmd-*.c. */
 gboolean cmd_init (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,

@@ -109,6 +109,24 @@ append_printf (NinjaOut *out, const char *format, ...)
   va_end (args);
 }
 
+/* " OPTION VALUE" (VALUE a word of a command), when VALUE is given. */
+static void
+append_option (NinjaOut *out, const char *option, const char *value)
+{
+  if (value == NULL)
+    return;
+  append_printf (out, " %s ", option);
+  append_word (out, value);
+}
+
+/* " OPTION VALUE" for each of VALUES. */
+static void
+append_options (NinjaOut *out, const char *option, const char *const *values)
+{
+  for (const char *const *v = values; v != NULL && *v != NULL; v++)
+    append_option (out, option, *v);
+}
+
 static void
 append_variable (NinjaOut *out, const char *name, const char *word)
 {
@@ -330,13 +348,9 @@ append_header (NinjaOut *out, const NinjaImage *images, guint n_images, PackageG
   if (options->cache_url != NULL)
     {
       /* --cache-url: each step first asks the shared cache. */
-      append_text (out, "\nbuild_cache = --cache-url ");
-      append_word (out, options->cache_url);
-      if (options->cache_key != NULL)
-        {
-          append_text (out, " --cache-key ");
-          append_word (out, options->cache_key);
-        }
+      append_text (out, "\nbuild_cache =");
+      append_option (out, "--cache-url", options->cache_url);
+      append_option (out, "--cache-key", options->cache_key);
     }
   append_text (out, "\n\n");
 }
@@ -355,30 +369,13 @@ append_repository_claim (NinjaOut *out)
       "phony\n\n");
 }
 
-/* " OPTION VALUE" for each of VALUES. */
-static void
-append_options (NinjaOut *out, const char *option, const char *const *values)
-{
-  for (const char *const *v = values; v != NULL && *v != NULL; v++)
-    {
-      append_printf (out, " %s ", option);
-      append_word (out, *v);
-    }
-}
-
 /* " --timeout SECONDS" and the other sandbox limits that were given. */
 static void
 append_limits (NinjaOut *out, const NinjaOptions *options)
 {
-  const char *const names[] = { "--timeout", "--memory-limit", "--max-processes" };
-  const char *const values[] = { options->timeout, options->memory_limit,
-                                 options->max_processes };
-  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
-    if (values[i] != NULL)
-      {
-        append_printf (out, " %s ", names[i]);
-        append_word (out, values[i]);
-      }
+  append_option (out, "--timeout", options->timeout);
+  append_option (out, "--memory-limit", options->memory_limit);
+  append_option (out, "--max-processes", options->max_processes);
 }
 
 /* "apt2ostree ninja LOCKFILE=REF… -o FILE …" again, with the options that
@@ -399,20 +396,10 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
       append_text (out, " ");
       append_word (out, operand);
     }
-  append_text (out, " -o ");
-  append_word (out, options->output_path);
-  append_text (out, " --builddir ");
-  append_word (out, options->builddir);
-  if (options->repo != NULL)
-    {
-      append_text (out, " --repo ");
-      append_word (out, options->repo);
-    }
-  if (options->sources_path != NULL)
-    {
-      append_text (out, " --sources ");
-      append_word (out, options->sources_path);
-    }
+  append_option (out, "-o", options->output_path);
+  append_option (out, "--builddir", options->builddir);
+  append_option (out, "--repo", options->repo);
+  append_option (out, "--sources", options->sources_path);
   append_options (out, "--mirror", options->mirrors);
   if (options->subninja)
     append_text (out, " --subninja");
@@ -427,11 +414,7 @@ append_regen_command (NinjaOut *out, const NinjaImage *images, guint n_images,
     append_text (out, " --apt-sources");
   if (options->incremental)
     append_text (out, " --incremental");
-  if (options->sbom != NULL)
-    {
-      append_text (out, " --sbom ");
-      append_word (out, options->sbom);
-    }
+  append_option (out, "--sbom", options->sbom);
   if (options->cache_url != NULL)
     append_text (out, " $build_cache");
 }
@@ -592,11 +575,7 @@ append_stage1 (NinjaOut *out, const NinjaImage *image, GPtrArray *refs, const ch
   if (filters != NULL && filters[0] != NULL)
     {
       append_text (out, "  path_filters =");
-      for (char **f = filters; *f != NULL; f++)
-        {
-          append_text (out, " --path-filter ");
-          append_word (out, *f);
-        }
+      append_options (out, "--path-filter", (const char *const *) filters);
       append_text (out, "\n");
     }
   g_autofree char *list = stage1_list_name (image->image);

@@ -42,10 +42,12 @@ ensure_remote (OstreeRepo *repo, const char *name, const CachePullSource *cache,
 }
 
 /* REF pulled with libostree's pull (archive-mode repositories, signed
- * caches); its commit. */
+ * caches); its commit.  The pull wrote the remote's ref too, named in
+ * *OUT_REMOTE_REF ("REMOTE:REF") for the caller to delete (it would show
+ * among the repository's refs). */
 static char *
 pull_with_libostree (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
-                     GCancellable *cancellable, GError **error)
+                     char **out_remote_ref, GCancellable *cancellable, GError **error)
 {
   g_autofree char *name = remote_name (cache);
   if (!ensure_remote (repo, name, cache, cancellable, error))
@@ -65,14 +67,11 @@ pull_with_libostree (OstreeRepo *repo, const CachePullSource *cache, const char 
   if (!ostree_repo_pull_with_options (repo, name, opts, NULL, cancellable, error))
     return NULL;
 
-  /* The pull wrote the remote's ref; the caller writes its own, so the
-   * remote's goes again (it would show among the repository's refs). */
   g_autofree char *remote_ref = g_strconcat (name, ":", ref, NULL);
   g_autofree char *commit = NULL;
   if (!ostree_repo_resolve_rev (repo, remote_ref, FALSE, &commit, error))
     return NULL;
-  if (!ostree_repo_set_ref_immediate (repo, name, ref, NULL, cancellable, error))
-    return NULL;
+  *out_remote_ref = g_steal_pointer (&remote_ref);
   return g_steal_pointer (&commit);
 }
 
@@ -181,11 +180,16 @@ cachepull_pull (OstreeRepo *repo, const CachePullSource *cache, const char *ref,
         return pull_own (repo, txn, w, cache, remote, ref, set_refs, cancellable, error);
       g_clear_pointer (&txn, repo_txn_free);
     }
-  g_autofree char *commit = pull_with_libostree (repo, cache, ref, cancellable, error);
+  g_autofree char *remote_ref = NULL;
+  g_autofree char *commit = pull_with_libostree (repo, cache, ref, &remote_ref, cancellable,
+                                                 error);
   if (commit == NULL)
     return NULL;
   txn = repo_txn_begin (repo, cancellable, error);
-  if (txn == NULL || !finish_with_refs (txn, set_refs, commit, cancellable, error))
+  if (txn == NULL)
+    return NULL;
+  repo_txn_set_ref (txn, remote_ref, NULL);
+  if (!finish_with_refs (txn, set_refs, commit, cancellable, error))
     return NULL;
   return g_steal_pointer (&commit);
 }

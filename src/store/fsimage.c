@@ -12,6 +12,7 @@
 #include "base/tool.h"
 #include "base/util.h"
 #include "store/fsimage.h"
+#include "store/repo.h"
 
 gboolean
 fsimage_parse_size (const char *text, guint64 *out, GError **error)
@@ -214,15 +215,13 @@ gboolean
 fsimage_write_commit (OstreeRepo *repo, const char *commit, FsimageKind kind, const char *dest,
                       const FsimageOptions *opts, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GVariant) commit_v = NULL;
-  if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
+  gint64 timestamp;
+  if (!repo_commit_timestamp (repo, commit, &timestamp, error))
     return FALSE;
-  gint64 timestamp = (gint64) ostree_commit_get_timestamp (commit_v);
 
-  g_autofree char *parent = g_path_get_dirname (dest);
-  g_autofree char *work = g_build_filename (parent, ".apt2ostree-image-XXXXXX", NULL);
-  if (g_mkdtemp (work) == NULL)
-    return util_fail (error, "%s: cannot make a working directory: %s", parent, g_strerror (errno));
+  g_autofree char *work = scratch_beside (dest, "image", error);
+  if (work == NULL)
+    return FALSE;
   g_autofree char *root = g_build_filename (work, "root", NULL);
   g_autofree char *tmp = g_build_filename (work, "image", NULL);
   gboolean ok = checkout_copy (repo, commit, root, timestamp, cancellable, error);

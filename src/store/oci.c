@@ -16,6 +16,7 @@
 #include "base/sha256.h"
 #include "base/util.h"
 #include "store/oci.h"
+#include "store/repo.h"
 #include "store/tarball.h"
 
 #define MEDIA_INDEX "application/vnd.oci.image.index.v1+json"
@@ -507,15 +508,13 @@ gboolean
 oci_write_commit (OstreeRepo *repo, const char *commit, const char *dest, gboolean as_tar,
                   const OciOptions *opts, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GVariant) commit_v = NULL;
-  if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
+  gint64 timestamp;
+  if (!repo_commit_timestamp (repo, commit, &timestamp, error))
     return FALSE;
-  gint64 timestamp = (gint64) ostree_commit_get_timestamp (commit_v);
 
-  g_autofree char *parent = g_path_get_dirname (dest);
-  g_autofree char *work = g_build_filename (parent, ".apt2ostree-oci-XXXXXX", NULL);
-  if (g_mkdtemp (work) == NULL)
-    return util_fail (error, "%s: cannot make a working directory: %s", parent, g_strerror (errno));
+  g_autofree char *work = scratch_beside (dest, "oci", error);
+  if (work == NULL)
+    return FALSE;
   g_autofree char *blobs = g_build_filename (work, "blobs", "sha256", NULL);
   gboolean ok = g_mkdir_with_parents (blobs, 0755) == 0
                 || util_fail (error, "%s: %s", blobs, g_strerror (errno));

@@ -224,7 +224,10 @@ pull_refs (OstreeRepo *src, OstreeRepo *dest, GPtrArray *refs, GCancellable *can
 }
 
 /* COMMIT signed in STAGE with the key of OPTS, over the signatures DEST
- * has for it already (the stage starts with none of its own). */
+ * has for it already (the stage starts with none of its own).  Written
+ * outside RepoTxn, which could take this second repository, because the
+ * stage is itself publish's transaction over DEST and ostree_repo_sign_commit
+ * rewrites this very file right after, with no sink to go through. */
 static gboolean
 sign_commit (OstreeRepo *stage, OstreeRepo *dest, const char *what, const char *commit,
              const PublishOptions *opts, GCancellable *cancellable, GError **error)

@@ -374,6 +374,14 @@ write_mtree (StoreSink *sink, OstreeMutableTree *mtree, GError **error)
 void
 repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit)
 {
+  if (commit == NULL && strchr (ref, ':') != NULL)
+    {
+      /* A remote's ref (libostree's pull wrote it): only OSTree writes
+       * refs/remotes/, after the rest. */
+      g_ptr_array_add (txn->refs, g_strdup (ref));
+      g_ptr_array_add (txn->refs, NULL);
+      return;
+    }
   g_autofree char *current = repo_read_ref (txn->repo, ref);
   if (g_strcmp0 (current, commit) == 0)
     return;
@@ -506,9 +514,24 @@ repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error)
     return FALSE;
   /* The refs left to OSTree, each synced as the repository's settings say. */
   for (guint i = 0; i + 1 < txn->refs->len; i += 2)
-    if (!ostree_repo_set_ref_immediate (txn->repo, NULL, txn->refs->pdata[i],
-                                        txn->refs->pdata[i + 1], cancellable, error))
-      return FALSE;
+    {
+      g_autofree char *remote = NULL, *ref = NULL;
+      if (!ostree_parse_refspec (txn->refs->pdata[i], &remote, &ref, error)
+          || !ostree_repo_set_ref_immediate (txn->repo, remote, ref, txn->refs->pdata[i + 1],
+                                             cancellable, error))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+repo_commit_timestamp (OstreeRepo *repo, const char *commit, gint64 *out_timestamp,
+                       GError **error)
+{
+  g_autoptr(GVariant) commit_v = NULL;
+  if (!ostree_repo_load_commit (repo, commit, &commit_v, NULL, error))
+    return FALSE;
+  *out_timestamp = (gint64) ostree_commit_get_timestamp (commit_v);
   return TRUE;
 }
 

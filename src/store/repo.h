@@ -74,8 +74,14 @@ void repo_txn_keep_same_tree (RepoTxn *txn);
 gboolean repo_txn_finish (RepoTxn *txn, GCancellable *cancellable, GError **error);
 
 /* Point REF at COMMIT when the transaction finishes (unless it already
- * does, then its file is left alone); COMMIT NULL deletes REF. */
+ * does, then its file is left alone); COMMIT NULL deletes REF, which may
+ * then be a remote's, "REMOTE:REF" (what libostree's pull leaves). */
 void repo_txn_set_ref (RepoTxn *txn, const char *ref, const char *commit);
+
+/* The time of the commit COMMIT (seconds since the epoch) into
+ * *OUT_TIMESTAMP. */
+gboolean repo_commit_timestamp (OstreeRepo *repo, const char *commit, gint64 *out_timestamp,
+                                GError **error);
 
 /* The commit the ref NAME (exactly that ref, not a checksum prefix) points
  * at, or NULL. */

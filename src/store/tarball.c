@@ -96,19 +96,52 @@ tar_entry_components (TarReader *r, const char *pathname, const char *link_of, G
   return components;
 }
 
+/* The file info of entry TE: its owner, TYPE, MODE (with the type's
+ * bits) and SIZE. */
+static GFileInfo *
+entry_info (const TarEntry *te, GFileType type, guint32 mode, goffset size)
+{
+  GFileInfo *info = g_file_info_new ();
+  g_file_info_set_attribute_uint32 (info, "unix::uid", te->uid);
+  g_file_info_set_attribute_uint32 (info, "unix::gid", te->gid);
+  g_file_info_set_file_type (info, type);
+  g_file_info_set_attribute_uint32 (info, "unix::mode", mode);
+  g_file_info_set_size (info, size);
+  return info;
+}
+
 static gboolean
 tar_write_dirmeta (TarReader *r, struct archive_entry *entry, const TarEntry *te,
                    char **out_checksum, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GFileInfo) info = g_file_info_new ();
-  g_file_info_set_attribute_uint32 (info, "unix::uid", te->uid);
-  g_file_info_set_attribute_uint32 (info, "unix::gid", te->gid);
-  g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFDIR | te->mode);
+  g_autoptr(GFileInfo) info = entry_info (te, G_FILE_TYPE_DIRECTORY, S_IFDIR | te->mode, 0);
   g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
   /* ostree_create_directory_metadata() gives a full (not floating) reference. */
   g_autoptr(GVariant) dirmeta = ostree_create_directory_metadata (info, xattrs);
   *out_checksum = r->sink->metadata (r->sink, OBJECTS_DIR_META, dirmeta, error);
   return *out_checksum != NULL;
+}
+
+/* The data of the regular file entry the archive is at, as a stream, and
+ * its size.  Formats that do not record the size up front (zip streams)
+ * have the data read to learn it. */
+static GInputStream *
+entry_data (TarReader *r, struct archive_entry *entry, goffset *out_size,
+            GCancellable *cancellable, GError **error)
+{
+  if (archive_entry_size_is_set (entry))
+    {
+      *out_size = archive_entry_size (entry);
+      return archive_data_stream_new (r->archive);
+    }
+  g_autoptr(GInputStream) stream = archive_data_stream_new (r->archive);
+  g_autoptr(GOutputStream) memory = g_memory_output_stream_new_resizable ();
+  if (g_output_stream_splice (memory, stream, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
+                              cancellable, error) < 0)
+    return NULL;
+  g_autoptr(GBytes) bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
+  *out_size = g_bytes_get_size (bytes);
+  return g_memory_input_stream_new_from_bytes (bytes);
 }
 
 /* A regular file or symlink entry as a content object.  Its data is read
@@ -117,10 +150,7 @@ static gboolean
 tar_write_content (TarReader *r, struct archive_entry *entry, const TarEntry *te,
                    char **out_checksum, GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GFileInfo) info = g_file_info_new ();
-  g_file_info_set_attribute_uint32 (info, "unix::uid", te->uid);
-  g_file_info_set_attribute_uint32 (info, "unix::gid", te->gid);
-
+  g_autoptr(GFileInfo) info = NULL;
   g_autoptr(GInputStream) data = NULL;
   if (te->kind == TARENTRY_SYMLINK)
     {
@@ -131,32 +161,16 @@ tar_write_content (TarReader *r, struct archive_entry *entry, const TarEntry *te
       if (!g_utf8_validate (target, -1, NULL))
         return util_fail (error, "a symlink whose target is not valid UTF-8, which OSTree "
                           "cannot store");
-      g_file_info_set_file_type (info, G_FILE_TYPE_SYMBOLIC_LINK);
-      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFLNK | 0777);
+      info = entry_info (te, G_FILE_TYPE_SYMBOLIC_LINK, S_IFLNK | 0777, 0);
       g_file_info_set_attribute_byte_string (info, "standard::symlink-target", target);
-      g_file_info_set_size (info, 0);
-    }
-  else if (archive_entry_size_is_set (entry))
-    {
-      g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
-      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | te->mode);
-      g_file_info_set_size (info, archive_entry_size (entry));
-      data = archive_data_stream_new (r->archive);
     }
   else
     {
-      /* Formats that do not record the size up front (zip streams): read
-       * the data to learn it. */
-      g_autoptr(GInputStream) stream = archive_data_stream_new (r->archive);
-      g_autoptr(GOutputStream) memory = g_memory_output_stream_new_resizable ();
-      if (g_output_stream_splice (memory, stream, G_OUTPUT_STREAM_SPLICE_CLOSE_TARGET,
-                                  cancellable, error) < 0)
+      goffset size = 0;
+      data = entry_data (r, entry, &size, cancellable, error);
+      if (data == NULL)
         return FALSE;
-      g_autoptr(GBytes) bytes = g_memory_output_stream_steal_as_bytes (G_MEMORY_OUTPUT_STREAM (memory));
-      g_file_info_set_file_type (info, G_FILE_TYPE_REGULAR);
-      g_file_info_set_attribute_uint32 (info, "unix::mode", S_IFREG | te->mode);
-      g_file_info_set_size (info, g_bytes_get_size (bytes));
-      data = g_memory_input_stream_new_from_bytes (bytes);
+      info = entry_info (te, G_FILE_TYPE_REGULAR, S_IFREG | te->mode, size);
     }
 
   g_autoptr(GVariant) xattrs = tarentry_xattrs (entry);
