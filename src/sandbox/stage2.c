@@ -276,67 +276,111 @@ stage1_release (OstreeRepo *repo, const char *rev, GCancellable *cancellable)
   return NULL;
 }
 
+/* What both configures share: the stage-1 tree's packages and architecture
+ * (checked runnable here), the script, the hooks' variable, the commit's
+ * subject, the progress watch and the timings. */
+typedef struct {
+  GPtrArray *packages;
+  char *arch;
+  char *script;
+  char *hooks;
+  const char *setenv[3];
+  char *subject;
+  char *progress_name;
+  Stage2Watch watch;
+  ModTimings timings;
+} Stage2Job;
+
+static void
+stage2_job_clear (Stage2Job *job)
+{
+  g_clear_pointer (&job->packages, g_ptr_array_unref);
+  g_clear_pointer (&job->arch, g_free);
+  g_clear_pointer (&job->script, g_free);
+  g_clear_pointer (&job->hooks, g_free);
+  g_clear_pointer (&job->subject, g_free);
+  g_clear_pointer (&job->progress_name, g_free);
+  stage2_watch_clear (&job->watch);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Stage2Job, stage2_job_clear)
+
+/* JOB for configuring OPTIONS->in with the script made of SCRIPT_NAME
+ * (INCREMENTAL: from an image, which says so in its subject). */
+static gboolean
+stage2_job_init (Stage2Job *job, OstreeRepo *repo, const Stage2Options *options,
+                 const char *script_name, gboolean incremental, GCancellable *cancellable,
+                 GError **error)
+{
+  job->packages = stage1_packages (repo, options->in, error);
+  if (job->packages == NULL)
+    return FALSE;
+  /* Everything below runs the image's own programs: say now, in one line,
+   * when this machine cannot. */
+  job->arch = stage1_arch (repo, options->in, cancellable, error);
+  if (job->arch == NULL)
+    return FALSE;
+  if (!foreign_check_arch (job->arch, error))
+    return g_prefix_error (error, "configure %s: ", options->in), FALSE;
+  job->script = stage2_script (script_name, error);
+  if (job->script == NULL)
+    return FALSE;
+  job->hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
+  job->setenv[0] = "APT2OSTREE_HOOKS";
+  job->setenv[1] = job->hooks != NULL ? job->hooks : "";
+  g_autofree char *release = stage1_release (repo, options->in, cancellable);
+  job->subject = stage2_subject (release, job->packages->len, job->arch, incremental);
+  job->watch = (Stage2Watch) { options->out_ref, incremental ? 0 : job->packages->len, 0,
+                               g_string_new (NULL) };
+  job->progress_name = g_strconcat ("configure ", options->out_ref, NULL);
+  return TRUE;
+}
+
+/* The options of mod both configures give alike, running ARGV. */
+static ModOptions
+stage2_job_mod (Stage2Job *job, const Stage2Options *options, char **argv)
+{
+  return (ModOptions) {
+    .out_ref = options->out_ref,
+    .chroot = TRUE,
+    .setenv = job->setenv,
+    .subject = job->subject,
+    .verbose = options->verbose,
+    .keep_on_failure = options->keep_on_failure,
+    .argv = argv,
+    .timings = &job->timings,
+    .limits = options->limits,
+    .progress = stage2_progress,
+    .progress_name = job->progress_name,
+    .output = progress_active () ? stage2_watch_output : NULL,
+    .output_data = &job->watch,
+  };
+}
+
 gboolean
 stage2_configure (OstreeRepo *repo, const Stage2Options *options, char **out_commit,
                   GCancellable *cancellable, GError **error)
 {
-  g_autoptr(GPtrArray) packages = stage1_packages (repo, options->in, error);
-  if (packages == NULL)
-    return FALSE;
-  /* Everything below runs the image's own programs: say now, in one line,
-   * when this machine cannot. */
-  g_autofree char *arch = stage1_arch (repo, options->in, cancellable, error);
-  if (arch == NULL)
-    return FALSE;
-  if (!foreign_check_arch (arch, error))
-    {
-      g_prefix_error (error, "configure %s: ", options->in);
-      return FALSE;
-    }
-
-  g_autofree char *script = stage2_script ("stage2.sh", error);
-  if (script == NULL)
+  g_auto(Stage2Job) job = { NULL, };
+  if (!stage2_job_init (&job, repo, options, "stage2.sh", FALSE, cancellable, error))
     return FALSE;
   g_autoptr(GPtrArray) argv = g_ptr_array_new ();
   g_ptr_array_add (argv, "/bin/sh");
   g_ptr_array_add (argv, "-c");
-  g_ptr_array_add (argv, script);
+  g_ptr_array_add (argv, job.script);
   g_ptr_array_add (argv, "apt2ostree-configure");
-  for (guint i = 0; i < packages->len; i++)
-    g_ptr_array_add (argv, packages->pdata[i]);
+  for (guint i = 0; i < job.packages->len; i++)
+    g_ptr_array_add (argv, job.packages->pdata[i]);
   g_ptr_array_add (argv, NULL);
 
-  g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
-  const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
-
-  g_autofree char *release = stage1_release (repo, options->in, cancellable);
-  g_autofree char *subject = stage2_subject (release, packages->len, arch, FALSE);
-  g_auto(Stage2Watch) watch = { options->out_ref, packages->len, 0, g_string_new (NULL) };
-  g_autofree char *name = g_strconcat ("configure ", options->out_ref, NULL);
-  ModTimings timings = { 0, };
-  ModOptions mod = {
-    .in = options->in,
-    .out_ref = options->out_ref,
-    .chroot = TRUE,
-    .setenv = setenv,
-    .subject = subject,
-    .verbose = options->verbose,
-    .keep_on_failure = options->keep_on_failure,
-    .argv = (char **) argv->pdata,
-    .description = "the stage-2 script (preinsts, triggers, hooks, dpkg --configure -a)",
-    .timings = &timings,
-    .limits = options->limits,
-    .progress = stage2_progress,
-    .progress_name = name,
-    .output = progress_active () ? stage2_watch_output : NULL,
-    .output_data = &watch,
-  };
+  ModOptions mod = stage2_job_mod (&job, options, (char **) argv->pdata);
+  mod.in = options->in;
+  mod.description = "the stage-2 script (preinsts, triggers, hooks, dpkg --configure -a)";
   if (!mod_run (repo, &mod, out_commit, cancellable, error))
     {
       g_prefix_error (error, "configure %s: ", options->in);
       return FALSE;
     }
-  report_timings (options, &timings);
+  report_timings (options, &job.timings);
   return TRUE;
 }
 
@@ -379,17 +423,8 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_autoptr(RepoRev) stage1 = prev != NULL ? repo_resolve (repo, options->in, error) : NULL;
   if (stage1 == NULL)
     return FALSE;
-  g_autoptr(GPtrArray) packages = stage1_packages (repo, options->in, error);
-  if (packages == NULL)
-    return FALSE;
-  g_autofree char *arch = stage1_arch (repo, options->in, cancellable, error);
-  if (arch == NULL)
-    return FALSE;
-  if (!foreign_check_arch (arch, error))
-    return g_prefix_error (error, "configure %s: ", options->in), FALSE;
-
-  g_autofree char *script = stage2_script ("stage2-incremental.sh", error);
-  if (script == NULL)
+  g_auto(Stage2Job) job = { NULL, };
+  if (!stage2_job_init (&job, repo, options, "stage2-incremental.sh", TRUE, cancellable, error))
     return FALSE;
   g_autoptr(Scratch) scratch = NULL;
   g_autofree char *purge = purge_list (repo, incremental->purge, &scratch, error);
@@ -401,7 +436,7 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_ptr_array_add (binds, g_strdup (PURGE_LIST));
   g_ptr_array_add (argv, g_strdup ("/bin/sh"));
   g_ptr_array_add (argv, g_strdup ("-c"));
-  g_ptr_array_add (argv, g_strdup (script));
+  g_ptr_array_add (argv, g_strdup (job.script));
   g_ptr_array_add (argv, g_strdup ("apt2ostree-configure-incremental"));
   for (guint i = 0; incremental->debs != NULL && incremental->debs[i] != NULL; i++)
     {
@@ -413,8 +448,6 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_ptr_array_add (argv, NULL);
   g_ptr_array_add (binds, NULL);
 
-  g_autofree char *hooks = options->hooks != NULL ? g_strjoinv ("\n", (char **) options->hooks) : NULL;
-  const char *setenv[] = { "APT2OSTREE_HOOKS", hooks != NULL ? hooks : "", NULL };
   /* What tells this image from a from-scratch one: where it started. */
   GVariantBuilder meta;
   g_variant_builder_init (&meta, G_VARIANT_TYPE_VARDICT);
@@ -422,33 +455,14 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   g_variant_builder_add (&meta, "{sv}", STAGE2_META_INCREMENTAL_STAGE1,
                          g_variant_new_string (stage1->commit));
   g_autoptr(GVariant) metadata = g_variant_ref_sink (g_variant_builder_end (&meta));
-  g_autofree char *release = stage1_release (repo, options->in, cancellable);
-  g_autofree char *subject = stage2_subject (release, packages->len, arch, TRUE);
 
-  g_auto(Stage2Watch) watch = { options->out_ref, 0, 0, g_string_new (NULL) };
-  g_autofree char *name = g_strconcat ("configure ", options->out_ref, NULL);
-  ModTimings timings = { 0, };
-  ModOptions mod = {
-    .in = prev->commit,
-    .out_ref = options->out_ref,
-    .chroot = TRUE,
-    .ro_binds = (const char *const *) binds->pdata,
-    .setenv = setenv,
-    .verbose = options->verbose,
-    .keep_on_failure = options->keep_on_failure,
-    .argv = (char **) argv->pdata,
-    .description = "the incremental stage-2 script (dpkg --purge, dpkg --unpack, hooks, "
-                   "dpkg --configure -a)",
-    .metadata = metadata,
-    .subject = subject,
-    .keep_checkout = TRUE,
-    .timings = &timings,
-    .limits = options->limits,
-    .progress = stage2_progress,
-    .progress_name = name,
-    .output = progress_active () ? stage2_watch_output : NULL,
-    .output_data = &watch,
-  };
+  ModOptions mod = stage2_job_mod (&job, options, (char **) argv->pdata);
+  mod.in = prev->commit;
+  mod.ro_binds = (const char *const *) binds->pdata;
+  mod.description = "the incremental stage-2 script (dpkg --purge, dpkg --unpack, hooks, "
+                    "dpkg --configure -a)";
+  mod.metadata = metadata;
+  mod.keep_checkout = TRUE;
   gboolean ran = mod_run (repo, &mod, out_commit, cancellable, error);
   /* (after a failure, only the first error is said) */
   if (!scratch_remove (scratch, ran ? error : NULL) && ran)
@@ -456,6 +470,6 @@ stage2_configure_incremental (OstreeRepo *repo, const Stage2Options *options,
   if (!ran)
     return g_prefix_error (error, "configure %s incrementally from %s: ", options->in,
                            prev->commit), FALSE;
-  report_timings (options, &timings);
+  report_timings (options, &job.timings);
   return TRUE;
 }
