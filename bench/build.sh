@@ -38,6 +38,11 @@
 #            milliseconds away (default "50 150"): the .debs of a first
 #            build served on 127.0.0.1 (tests/httpd.py) behind
 #            bench/delay-proxy.py, each build into an empty build directory.
+# COLD_PAIRS (default 1): how many times the minbase cold pair (lock + build
+# against mmdebstrap) runs; with more than one, the extra pairs run each in
+# an empty directory, the two tools taking turns at going first, and the
+# report adds the median of the pairs' ratios and their range (one pair on
+# a shared machine can be off by half).
 # Every cold build reports how many of its .deb edges (fetch + unpack)
 # took 5 s or more in ninja's log (a .deb that waited on the network or on
 # the machine), and "the work itself": the CPU seconds only decompressing
@@ -59,6 +64,10 @@ CASES=${CASES:-minbase}
 DESKTOP=${DESKTOP:-task-kde-desktop}
 DESKTOP_SUITE=${DESKTOP_SUITE:-trixie}
 RTT=${RTT:-50 150}
+COLD_PAIRS=${COLD_PAIRS:-1}
+case $COLD_PAIRS in
+    ''|*[!0-9]*|0) echo "bench/build.sh: COLD_PAIRS: \"$COLD_PAIRS\": expected a number of 1 or more" >&2; exit 1 ;;
+esac
 for c in $CASES; do
     case $c in
         minbase|desktop|latency) ;;
@@ -83,6 +92,7 @@ unset SOURCE_DATE_EPOCH
 edge_seconds () {
     awk -v re="$2" 'NR > 1 && $4 ~ re { t[$4] = ($2 - $1) / 1000 } END { s = 0; for (o in t) s += t[o]; printf "%.2f\n", s }' "$1"
 }
+ratio () { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 # steps LOG: the steps ninja ran.
 steps () { grep -c -E '^\[[0-9]+/[0-9]+\] ' "$1" || true; }
 
@@ -140,6 +150,25 @@ timed loop1.build "$A2O" build change.lock.json --ref min --incremental
 timed loop2.build "$A2O" build min.lock.json --ref min --incremental
 cp build/.ninja_log loop.ninja_log
 
+# --- 1b. more cold pairs (COLD_PAIRS) -----------------------------------------
+# Each in an empty directory; the tools take turns at going first, so
+# neither always runs on a machine the other just warmed (or littered).
+pair_ratios=$(ratio "$(calc "$(cat cold.lock) + $(cat cold.build)")" "$(cat mm.cold)")
+for k in $(seq 2 "$COLD_PAIRS"); do
+    mkdir -p "$dir/$suite/pair-$k" && cd "$dir/$suite/pair-$k"
+    : > min.txt
+    if [ $((k % 2)) = 0 ]; then
+        timed pair.mm mmdebstrap --quiet --variant=minbase --mode=root "$suite" mm.tar ../mm.sources
+    fi
+    timed pair.lock "$A2O" lock min.txt --suite "$suite" --variant minbase -o min.lock.json
+    timed pair.build "$A2O" build min.lock.json --ref min
+    if [ $((k % 2)) = 1 ]; then
+        timed pair.mm mmdebstrap --quiet --variant=minbase --mode=root "$suite" mm.tar ../mm.sources
+    fi
+    pair_ratios="$pair_ratios $(ratio "$(calc "$(cat pair.lock) + $(cat pair.build)")" "$(cat pair.mm)")"
+    cd "$dir/$suite" && rm -rf "pair-$k"
+done
+
 # --- 6. stage 2 on its own -----------------------------------------------------
 stage2_cold=$(edge_seconds cold.ninja_log 'refs/heads/min$')
 stage1_cold=$(edge_seconds cold.ninja_log 'refs/heads/stage1/min$')
@@ -158,8 +187,13 @@ plus_total=$(calc "$(cat plus.lock) + $(cat plus.build)")
 change_total=$(calc "$(cat change.lock) + $(cat change.build)")
 mm_one=$(kib mm-min.tar)
 mm_two=$(kib mm-min.tar mm-plus.tar)
-ratio () { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 ratio3 () { awk "BEGIN { printf \"%.3f\", $1 / $2 }"; }
+pairs_line=
+if [ "$COLD_PAIRS" -gt 1 ]; then
+    # shellcheck disable=SC2086 # one ratio a word
+    pairs_line="
+                  $COLD_PAIRS cold pairs: ratio $(median_range $pair_ratios)  (<= 0.3)"
+fi
 
 cat <<EOF
 
@@ -168,7 +202,7 @@ $suite minbase: $n_min packages                        seconds      ratio (goal)
                 mmdebstrap                       $(cat mm.cold)       $(ratio "$cold_total" "$(cat mm.cold)")x  (<= 0.3)
                   apt2ostree build: unpack edges $unpack_cold s summed over parallel jobs, stage 1 $stage1_cold s, stage 2 $stage2_cold s
                   the work itself                $floor       $(ratio "$floor" "$(cat mm.cold)")x  (decompressing the indices $idx_cpu s, the .debs $deb_cpu s CPU over $(nproc) cores; stage 2 $stage2_cold s)
-                  .deb edges of 5 s or more: $(slow_edges cold.ninja_log) of $n_min
+                  .deb edges of 5 s or more: $(slow_edges cold.ninja_log) of $n_min$pairs_line
  2 no-op        apt2ostree build                 $(cat noop.build)       (<= 0.3)
                 ninja alone                      $(cat noop.ninja)
  3 + less       apt2ostree lock + build          $plus_total (lock $(cat plus.lock), build $(cat plus.build), $plus_steps steps)

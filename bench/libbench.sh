@@ -9,6 +9,8 @@
 #                       "NAME LOCKED -> OTHER": a package LOCKFILE took from
 #                       SUITE's -updates or -security, and the version SUITE
 #                       itself has (needs tests/libsources.sh)
+#   median_range RATIO...
+#                       "MEDIANx (LOWEST to HIGHEST)", two decimals
 #   decompress_cpu DIR  CPU seconds (user + system) to decompress every
 #                       index (xz, gzip, zstd, bzip2) or .deb (its data
 #                       tarball, dpkg-deb) in DIR: work any builder does
@@ -27,6 +29,12 @@ kib () { du -sk "$@" | awk '{ s += $1 } END { print s }'; }
 slow_edges () {
     awk 'NR > 1 && $4 ~ /refs\/heads\/deb\// { t[$4] = $2 - $1 }
          END { n = 0; for (o in t) if (t[o] >= 5000) n++; print n }' "$1"
+}
+
+median_range () {
+    printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END {
+        m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+        printf "%.2fx (%.2f to %.2f)\n", m, v[1], v[NR] }'
 }
 
 # decompress_cpu DIR: what it costs only to decompress what DIR holds

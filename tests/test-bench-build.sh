@@ -1,7 +1,8 @@
 #!/bin/bash
 # bench/build.sh's cases and its count of slow .deb edges: the count is
 # read from a ninja log written here (no test depends on how fast anything
-# runs), and a case the bench does not have is refused before it starts.
+# runs), and a case the bench does not have, or a COLD_PAIRS that is not a
+# count, is refused before it starts; median_range on known ratios.
 . "$TOP_SRCDIR/tests/libtest.sh"
 . "$TOP_SRCDIR/bench/libbench.sh"
 
@@ -31,6 +32,20 @@ test_expect_success 'slow_edges counts the .deb edges of 5 s or more, the last r
 test_expect_success 'slow_edges says 0 when no edge took 5 s' '
     ninja_log "0 100 build/ostree/refs/heads/deb/a/1/all/00" > log
     assert_streq "$(slow_edges log)" 0
+'
+
+test_expect_success 'median_range gives the median of the ratios and their range, odd and even counts' '
+    assert_streq "$(median_range 0.41 0.30 0.52)" "0.41x (0.30 to 0.52)"
+    assert_streq "$(median_range 0.40 0.30 0.50 0.36)" "0.38x (0.30 to 0.50)"
+    assert_streq "$(median_range 0.33)" "0.33x (0.33 to 0.33)"
+'
+
+test_expect_success 'bench/build.sh refuses a COLD_PAIRS that is not a count' '
+    [ "$(id -u)" = 0 ] && command -v mmdebstrap > /dev/null || exit 0
+    for bad in 0 x -1 2x; do
+        ! COLD_PAIRS="$bad" bash "$TOP_SRCDIR/bench/build.sh" > out 2>&1 || fail "bench/build.sh ran with COLD_PAIRS=$bad"
+        assert_file_has_content out "COLD_PAIRS: \"$bad\": expected a number of 1 or more"
+    done
 '
 
 test_expect_success 'bench/build.sh refuses a case it does not have, naming the ones it has' '
