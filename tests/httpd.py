@@ -200,7 +200,14 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         self.send_error(400)
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+class Server(http.server.ThreadingHTTPServer):
+    # socketserver's backlog is 5: a client opening more connections at
+    # once (a cache pull opens one per object) had its extra SYNs dropped
+    # and sent again a second later, as no real mirror would make it wait.
+    request_queue_size = 128
+
+
+server = Server(("127.0.0.1", 0), Handler)
 tmp = portfile + ".tmp"
 with open(tmp, "w") as f:
     f.write(str(server.server_address[1]))

@@ -76,7 +76,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_HEAD = _forward
 
 
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+class Server(http.server.ThreadingHTTPServer):
+    # As tests/httpd.py: not socketserver's backlog of 5, which dropped the
+    # SYNs of a client opening more connections at once for a second.
+    request_queue_size = 128
+
+
+server = Server(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
 tmp = portfile + ".tmp"
 with open(tmp, "w") as f:
