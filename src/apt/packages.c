@@ -5,7 +5,10 @@
  * text, and it writes a compact copy holding only the relationship fields,
  * which libsolv's repo_add_debpackages() then parses.  The compact copy keeps
  * libsolv from storing every description, and since it has exactly one
- * stanza per package, solvable N of the load is stanza N of the pass. */
+ * stanza per package, solvable N of the load is stanza N of the pass.
+ * libsolv parses each part of the compact copy as soon as the pass has
+ * made it (into the same repodata, internalized once at the end), so that
+ * on a cold lock it works while the index is still being decompressed. */
 
 #include "config.h"
 
@@ -44,6 +47,7 @@ struct PackagesStore {
   GHashTable *mentioned;     /* name (owned) */
   GPtrArray *mentions;       /* the same names, in order */
   GArray *mention_rank;      /* guint, indexed by string id: position + 1 */
+  GPtrArray *writers;        /* GThread: fields files being written (cache) */
 };
 
 typedef struct {
@@ -81,6 +85,7 @@ packages_store_new (Pool *pool)
   store->mentions = g_ptr_array_new ();
   store->mention_rank = g_array_new (FALSE, TRUE, sizeof (guint));
   store->fields = g_array_new (FALSE, TRUE, sizeof (PackagesFields));
+  store->writers = g_ptr_array_new ();
   return store;
 }
 
@@ -89,6 +94,10 @@ packages_store_free (PackagesStore *store)
 {
   if (store == NULL)
     return;
+  /* The cache writers read the index texts freed below. */
+  for (guint i = 0; i < store->writers->len; i++)
+    g_thread_join (store->writers->pdata[i]);
+  g_ptr_array_unref (store->writers);
   if (store->solvext != NULL)
     g_module_close (store->solvext);
   g_ptr_array_unref (store->texts);
@@ -612,12 +621,17 @@ scan_stanzas (Mentions *mentions, char *text, gsize len, GArray *fields, GPtrArr
     }
 }
 
-/* scan_stanzas over each part of an index as read_index gives it. */
+/* scan_stanzas over each part of an index as read_index gives it, then
+ * libsolv over the part's compact copy. */
 typedef struct {
   Mentions *mentions;
   GArray *fields;
   GPtrArray *names;
   GString *compact;
+  Repo *repo;
+  AddDebpackagesFunc add_debpackages;
+  gboolean fed;        /* libsolv has read a part */
+  int error;           /* libsolv's result (not 0: it failed), or fmemopen's errno */
 } Scan;
 
 static void
@@ -625,6 +639,20 @@ scan_part (char *text, gsize len, gpointer data)
 {
   Scan *scan = data;
   scan_stanzas (scan->mentions, text, len, scan->fields, scan->names, scan->compact);
+  if (scan->compact->len == 0 || scan->error != 0)
+    return;
+  FILE *fp = fmemopen (scan->compact->str, scan->compact->len, "r");
+  if (fp == NULL)
+    {
+      scan->error = errno;
+      return;
+    }
+  /* The first part makes this index's repodata, the others add to it. */
+  scan->error = scan->add_debpackages (scan->repo, fp,
+                                       (scan->fed ? REPO_REUSE_REPODATA : 0) | REPO_NO_INTERNALIZE);
+  scan->fed = TRUE;
+  fclose (fp);
+  g_string_truncate (scan->compact, 0);
 }
 
 /* Add FIELDS (one per solvable, from FIRST on) to the store. */
@@ -645,13 +673,20 @@ parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
              guint *out_count, GPtrArray **out_mentions, GError **error)
 {
   Pool *pool = store->pool;
+  if (!load_solvext (store, error))
+    return FALSE;
   g_autoptr(GArray) fields = g_array_new (FALSE, TRUE, sizeof (PackagesFields));
   g_autoptr(GPtrArray) names = g_ptr_array_new ();
   g_autoptr(GString) compact = g_string_sized_new (1 << 20);
   Mentions mentions;
   mentions_init (&mentions);
-  Scan scan = { &mentions, fields, names, compact };
-  if (!read_index (path, store->texts, scan_part, &scan, error))
+  Id first = pool->nsolvables;
+  Scan scan = { &mentions, fields, names, compact, repo, store->add_debpackages, FALSE, 0 };
+  gboolean read = read_index (path, store->texts, scan_part, &scan, error);
+  /* Whatever was read, the repository's data is made whole (libsolv may
+   * not be left with a repodata it has not internalized). */
+  repo_internalize (repo);
+  if (!read)
     {
       mentions_clear (&mentions);
       return FALSE;
@@ -661,19 +696,7 @@ parse_index (PackagesStore *store, Repo *repo, const char *path, Id *out_first,
   for (guint i = 0; i < mentions.order->len; i++)
     g_ptr_array_add (*out_mentions, g_strdup (mentions.order->pdata[i]));
   mentions_clear (&mentions);
-
-  Id first = pool->nsolvables;
-  FILE *fp = fmemopen (compact->str, compact->len ? compact->len : 1, "r");
-  if (fp == NULL)
-    return util_fail (error, "%s: %s", path, g_strerror (errno));
-  if (!load_solvext (store, error))
-    {
-      fclose (fp);
-      return FALSE;
-    }
-  int r = store->add_debpackages (repo, fp, 0);
-  fclose (fp);
-  if (r != 0)
+  if (scan.error != 0)
     return util_fail (error, "%s: libsolv cannot read the Packages index: %s", path,
                       pool_errstr (pool));
 
@@ -849,7 +872,7 @@ load_cached (PackagesStore *store, Repo *repo, CachePaths *c)
 }
 
 static gboolean
-write_fields (PackagesStore *store, Id first, guint count, GPtrArray *mentions, CachePaths *c,
+write_fields (const PackagesFields *fields, guint count, GPtrArray *mentions, CachePaths *c,
               guint64 solv_size, GError **error)
 {
   g_autoptr(GString) names = g_string_new (NULL);
@@ -867,8 +890,8 @@ write_fields (PackagesStore *store, Id first, guint count, GPtrArray *mentions, 
   g_autofree CachedFields *cached = g_new0 (CachedFields, count ? count : 1);
   for (guint i = 0; i < count; i++)
     {
-      PackagesFields *f = &g_array_index (store->fields, PackagesFields, first + i);
-      const char **strings[] = FIELD_STRINGS (f);
+      PackagesFields copy = fields[i];
+      const char **strings[] = FIELD_STRINGS (&copy);
       for (guint j = 0; j < G_N_ELEMENTS (strings); j++)
         {
           const char *str = *strings[j];
@@ -884,8 +907,8 @@ write_fields (PackagesStore *store, Id first, guint count, GPtrArray *mentions, 
               g_string_append_len (blob, str, strlen (str) + 1);
             }
         }
-      cached[i].flags = (f->essential ? 1 : 0) | (f->important ? 2 : 0);
-      cached[i].size = f->size;
+      cached[i].flags = (copy.essential ? 1 : 0) | (copy.important ? 2 : 0);
+      cached[i].size = copy.size;
     }
   g_string_append_c (blob, '\0');
 
@@ -927,6 +950,40 @@ write_solv (Repo *repo, Id first, guint count, const char *path, guint64 *out_si
 
 /* Remove the cache entries of indices that no longer exist (cached indices
  * are named by hash, so every update of the archive leaves one behind). */
+static void prune_cache (const char *cache_dir);
+
+/* The fields file of one index, written by a thread of its own while the
+ * lock goes on (on a cold lock it was a tenth of it): from a copy of the
+ * index's fields, since the store's array moves as the next index grows it;
+ * the strings they point to stay until the store is freed, which waits for
+ * the thread. */
+typedef struct {
+  PackagesFields *fields;
+  guint count;
+  GPtrArray *mentions;
+  CachePaths paths;
+  char *cache_dir;
+  guint64 solv_size;
+} FieldsWriter;
+
+static gpointer
+fields_writer_thread (gpointer data)
+{
+  FieldsWriter *job = data;
+  g_autoptr(GError) local_error = NULL;
+  if (!write_fields (job->fields, job->count, job->mentions, &job->paths, job->solv_size,
+                     &local_error))
+    g_debug ("%s: not cached: %s", job->paths.index_path, local_error->message);
+  else
+    prune_cache (job->cache_dir);
+  g_free (job->fields);
+  g_ptr_array_unref (job->mentions);
+  cache_paths_clear (&job->paths);
+  g_free (job->cache_dir);
+  g_free (job);
+  return NULL;
+}
+
 static void
 prune_cache (const char *cache_dir)
 {
@@ -983,11 +1040,21 @@ packages_store_load (PackagesStore *store, Repo *repo, const char *path, const c
       guint64 solv_size = 0;
       if (g_mkdir_with_parents (cache_dir, 0755) != 0)
         g_debug ("%s: not caching: %s", cache_dir, g_strerror (errno));
-      else if (!write_solv (repo, first, count, cache.solv_path, &solv_size, &local_error)
-               || !write_fields (store, first, count, mentions, &cache, solv_size, &local_error))
+      else if (!write_solv (repo, first, count, cache.solv_path, &solv_size, &local_error))
         g_debug ("%s: not cached: %s", path, local_error->message);
       else
-        prune_cache (cache_dir);
+        {
+          FieldsWriter *job = g_new0 (FieldsWriter, 1);
+          job->fields = g_memdup2 (&g_array_index (store->fields, PackagesFields, first),
+                                   (gsize) count * sizeof (PackagesFields));
+          job->count = count;
+          job->mentions = g_steal_pointer (&mentions);
+          job->paths = cache;
+          memset (&cache, 0, sizeof cache);
+          job->cache_dir = g_strdup (cache_dir);
+          job->solv_size = solv_size;
+          g_ptr_array_add (store->writers, g_thread_new ("cache", fields_writer_thread, job));
+        }
     }
   return TRUE;
 }
