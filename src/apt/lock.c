@@ -167,7 +167,6 @@ static gboolean
 fetch_sources (SourceJob *jobs, guint n, GError **error)
 {
   g_autofree GThread **threads = g_new0 (GThread *, n);
-  release_init ();
   for (guint i = 0; i < n; i++)
     threads[i] = g_thread_new ("source", fetch_source_thread, &jobs[i]);
   for (guint i = 0; i < n; i++)
