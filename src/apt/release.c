@@ -553,9 +553,8 @@ release_base_url (Source *source, const char *uri)
   return *path == '\0' ? g_strdup (uri) : g_strdup_printf ("%s/%s", uri, path);
 }
 
-/* The text of a clearsigned message, its signature not checked: for a
- * source the user marked trusted=yes, and for what release_fetch() hands
- * its UNCHECKED function. */
+/* The text of a clearsigned message, its signature not checked: only for a
+ * source the user marked trusted=yes. */
 static GBytes *
 clearsigned_text (GBytes *message, const char *what, GError **error)
 {
@@ -661,8 +660,7 @@ fetch_release_files_any (Source *source, ReleaseFiles *out, GCancellable *cancel
 }
 
 Release *
-release_fetch (Source *source, ReleaseUncheckedFunc unchecked, gpointer user_data,
-               GCancellable *cancellable, GError **error)
+release_fetch (Source *source, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GPtrArray) keys = NULL;
   if (!source->trusted)
@@ -678,19 +676,6 @@ release_fetch (Source *source, ReleaseUncheckedFunc unchecked, gpointer user_dat
   GBytes *fetched = files.fetched, *detached = files.detached;
   const char *what = files.what;
   gboolean clearsigned = files.clearsigned;
-
-  /* Checking the signature takes a few gpg processes: long enough to
-   * fetch the indices the unchecked text names meanwhile. */
-  if (unchecked != NULL && !source->trusted)
-    {
-      g_autoptr(GBytes) guess_text = clearsigned ? clearsigned_text (fetched, what, NULL)
-                                                 : g_bytes_ref (fetched);
-      g_autofree char *guess_str = guess_text == NULL ? NULL
-        : g_strndup (g_bytes_get_data (guess_text, NULL), g_bytes_get_size (guess_text));
-      Release *guess = guess_str == NULL ? NULL : release_parse (guess_str, what, NULL);
-      if (guess != NULL)
-        unchecked (guess, user_data);
-    }
 
   g_autofree char *fingerprint = NULL;
   g_autoptr(GBytes) text = NULL;

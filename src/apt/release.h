@@ -76,17 +76,9 @@ GBytes *release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArr
  * keyrings directory. */
 GPtrArray *release_source_keys (Source *source, GError **error);
 
-/* Called with the Release as fetched, its signature not checked yet
- * (taken): what it names may be fetched meanwhile, never used before the
- * checked Release vouches for it. */
-typedef void (*ReleaseUncheckedFunc) (Release *unchecked, gpointer user_data);
-
 /* Fetch and verify SOURCE's InRelease (else Release + Release.gpg), refuse a
- * passed Valid-Until, and parse it.  UNCHECKED (may be NULL) is called
- * before the signature is checked, when there is one to check and the text
- * parses. */
-Release *release_fetch (Source *source, ReleaseUncheckedFunc unchecked, gpointer user_data,
-                        GCancellable *cancellable, GError **error);
+ * passed Valid-Until, and parse it. */
+Release *release_fetch (Source *source, GCancellable *cancellable, GError **error);
 
 /* TRUE when the archive keeps arch:all packages in binary-all/ rather than
  * in every architecture's index (no "No-Support-for-Architecture-all"). */
