@@ -495,6 +495,18 @@ test_expect_success 'without --sources the host apt configuration is read, both 
     cmp before.json packages.lock.json
 '
 
+test_expect_success 'without gpgv a signed source is one line naming the package to install, and the lockfile is untouched' '
+    good_lock
+    mkdir -p nogpgv
+    for f in /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
+        case ${f##*/} in gpgv) ;; *) [ -e "nogpgv/${f##*/}" ] || ln -s "$f" "nogpgv/${f##*/}" ;; esac
+    done
+    PATH=$PWD/nogpgv expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_one_line err
+    assert_file_has_content err "InRelease: cannot check its signature: .*(apt-get install gpgv)"
+    cmp before.lock.json out.lock.json
+'
+
 test_expect_success '--mirror fetches a named source from another URI and is not recorded' '
     good_lock
     cp -a "$G" "$SRV/mirror-copy"
