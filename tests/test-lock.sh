@@ -300,29 +300,6 @@ test_expect_success 'a tampered InRelease is refused and the existing lockfile i
     cmp before.lock.json out.lock.json
 '
 
-test_expect_success 'the index a tampered InRelease names is fetched while gpg checks it, and never used: the lock is refused, and the next lock from the good source with the same cache is the same' '
-    good_lock
-    copy_repo evil
-    bin=$SRV/evil/dists/bookworm/main/binary-amd64
-    old=$(sha256sum < $bin/Packages.xz | cut -d" " -f1)
-    sed -i "s/^Version: 1\.0\$/Version: 6.6/" $bin/Packages
-    xz -9 < $bin/Packages > $bin/Packages.xz
-    new=$(sha256sum < $bin/Packages.xz | cut -d" " -f1)
-    sed -i "s/^ $old *[0-9]* main\/binary-amd64\/Packages.xz\$/ $new $(stat -c %s $bin/Packages.xz) main\/binary-amd64\/Packages.xz/" \
-        "$SRV/evil/dists/bookworm/InRelease"
-    grep -q " $new " "$SRV/evil/dists/bookworm/InRelease"
-    sources_for evil
-    : > "$HTTPD_LOG"
-    expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
-    assert_one_line err
-    assert_file_has_content err "InRelease carries a bad signature"
-    assert_file_has_content "$HTTPD_LOG" "^/evil/dists/bookworm/main/binary-amd64/Packages.xz\$"
-    cmp before.lock.json out.lock.json
-    sources_for good
-    a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json > /dev/null
-    cmp before.lock.json out.lock.json
-'
-
 test_expect_success 'a tampered Release next to Release.gpg is refused' '
     good_lock
     copy_repo tampered2
@@ -516,6 +493,18 @@ test_expect_success 'without --sources the host apt configuration is read, both 
     cp packages.lock.json before.json
     APT2OSTREE_APT_ROOT=$PWD/root a2o lock --update packages.lock.json --cache cache >/dev/null
     cmp before.json packages.lock.json
+'
+
+test_expect_success 'without gpgv a signed source is one line naming the package to install, and the lockfile is untouched' '
+    good_lock
+    mkdir -p nogpgv
+    for f in /usr/bin/* /bin/* /usr/sbin/* /sbin/*; do
+        case ${f##*/} in gpgv) ;; *) [ -e "nogpgv/${f##*/}" ] || ln -s "$f" "nogpgv/${f##*/}" ;; esac
+    done
+    PATH=$PWD/nogpgv expect_failure err a2o lock packages.txt --sources sources.list --cache cache -o out.lock.json
+    assert_one_line err
+    assert_file_has_content err "InRelease: cannot check its signature: .*(apt-get install gpgv)"
+    cmp before.lock.json out.lock.json
 '
 
 test_expect_success '--mirror fetches a named source from another URI and is not recorded' '

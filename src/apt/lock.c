@@ -68,66 +68,13 @@ typedef struct {
   Release *release;
   GPtrArray *indices;
   GError *error;
-  /* The indices the Release names, fetched while its signature is checked */
-  Release *unchecked;
-  GCancellable *early_cancellable;
-  GThread *early;
 } SourceJob;
-
-/* What the fetched Release names, fetched before its signature is checked
- * (a few gpg processes; the largest index, fetched after, was the longest
- * wait of a cold lock).  A download goes into the cache only under the
- * sha256 of what came, and the indices used are those the checked Release
- * names (release_fetch_indices() again, which finds them there); a
- * signature that does not check stops the early downloads at once. */
-static gpointer
-fetch_early_thread (gpointer data)
-{
-  SourceJob *job = data;
-  g_autoptr(GError) local_error = NULL;
-  g_autoptr(GPtrArray) indices = release_fetch_indices (job->unchecked, job->source, job->arch,
-                                                        job->cache, job->early_cancellable,
-                                                        &local_error);
-  if (indices == NULL)
-    g_debug ("source \"%s\": fetching its indices early: %s", job->source->name,
-             local_error->message);
-  return NULL;
-}
-
-static void
-start_early_fetch (Release *unchecked, gpointer data)
-{
-  SourceJob *job = data;
-  job->unchecked = unchecked;
-  job->early_cancellable = g_cancellable_new ();
-  job->early = g_thread_new ("early", fetch_early_thread, job);
-}
-
-static void
-cancel_early (GCancellable *cancellable, gpointer data)
-{
-  g_cancellable_cancel (data);
-}
 
 static gpointer
 fetch_source_thread (gpointer data)
 {
   SourceJob *job = data;
-  job->release = release_fetch (job->source, start_early_fetch, job, job->cancellable,
-                                &job->error);
-  if (job->early != NULL)
-    {
-      gulong handler = job->cancellable == NULL ? 0
-        : g_cancellable_connect (job->cancellable, G_CALLBACK (cancel_early),
-                                 job->early_cancellable, NULL);
-      if (job->release == NULL)
-        g_cancellable_cancel (job->early_cancellable);
-      g_thread_join (g_steal_pointer (&job->early));
-      if (handler != 0)
-        g_cancellable_disconnect (job->cancellable, handler);
-      g_clear_object (&job->early_cancellable);
-      g_clear_pointer (&job->unchecked, release_free);
-    }
+  job->release = release_fetch (job->source, job->cancellable, &job->error);
   if (job->release != NULL)
     job->indices = release_fetch_indices (job->release, job->source, job->arch, job->cache,
                                           job->cancellable, &job->error);
@@ -167,7 +114,6 @@ static gboolean
 fetch_sources (SourceJob *jobs, guint n, GError **error)
 {
   g_autofree GThread **threads = g_new0 (GThread *, n);
-  release_init ();
   for (guint i = 0; i < n; i++)
     threads[i] = g_thread_new ("source", fetch_source_thread, &jobs[i]);
   for (guint i = 0; i < n; i++)

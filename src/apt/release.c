@@ -3,7 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
-#include <gpgme.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -189,26 +189,17 @@ release_parse (const char *text, const char *origin, GError **error)
   return g_steal_pointer (&release);
 }
 
-/* --- signatures --- */
+/* --- signatures ---
+ *
+ * Checked by gpgv, as apt does: one process against a keyring file made
+ * of the source's keys, no GNUPGHOME to fill (importing the keys into one
+ * with gpg took a handful of processes per source, the longest wait of a
+ * cold lock once the indices were fetched meanwhile).  What gpgv found is
+ * read from its status lines (GnuPG's doc/DETAILS), not its exit status:
+ * an InRelease carries several signatures, and one good one by a key of
+ * the keyring is enough. */
 
-G_DEFINE_AUTO_CLEANUP_FREE_FUNC (gpgme_ctx_t, gpgme_release, NULL)
-G_DEFINE_AUTO_CLEANUP_FREE_FUNC (gpgme_data_t, gpgme_data_release, NULL)
-G_DEFINE_AUTO_CLEANUP_FREE_FUNC (gpgme_key_t, gpgme_key_unref, NULL)
-
-static gboolean
-gpg_fail (GError **error, gpgme_error_t err, const char *format, ...) G_GNUC_PRINTF (3, 4);
-
-static gboolean
-gpg_fail (GError **error, gpgme_error_t err, const char *format, ...)
-{
-  va_list args;
-  va_start (args, format);
-  g_autofree char *message = g_strdup_vprintf (format, args);
-  va_end (args);
-  return util_fail (error, "%s: %s", message, gpgme_strerror (err));
-}
-
-/* A private GNUPGHOME, removed with everything in it when done. */
+/* A scratch directory, removed with everything in it when done. */
 typedef struct {
   char *path;
 } GpgHome;
@@ -240,8 +231,53 @@ gpg_home_clear (GpgHome *home)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GpgHome, gpg_home_clear)
 
+/* The OpenPGP packets of every ASCII-armored block in TEXT (RFC 4880,
+ * section 6.2: armor headers up to an empty line, base64, an optional
+ * "=" checksum line), appended to OUT.  FALSE when TEXT holds no block. */
 static gboolean
-import_key (gpgme_ctx_t ctx, const char *key, GError **error)
+dearmor (const char *text, GByteArray *out)
+{
+  gboolean found = FALSE;
+  g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
+    {
+      if (!g_str_has_prefix (g_strstrip (*l), "-----BEGIN PGP PUBLIC KEY BLOCK-----"))
+        continue;
+      for (l++; *l != NULL && *g_strstrip (*l) != '\0'; l++)
+        ;  /* armor headers */
+      if (*l == NULL)
+        break;
+      g_autoptr(GString) b64 = g_string_new (NULL);
+      for (l++; *l != NULL && !g_str_has_prefix (g_strstrip (*l), "-----END PGP"); l++)
+        if (**l != '=')
+          g_string_append (b64, *l);
+      gsize len = 0;
+      g_autofree guchar *bin = g_base64_decode (b64->str, &len);
+      if (len > 0)
+        {
+          g_byte_array_append (out, bin, len);
+          found = TRUE;
+        }
+      if (*l == NULL)
+        break;
+    }
+  return found;
+}
+
+/* Does DATA (LEN bytes) start with an OpenPGP public key packet (tag 6)? */
+static gboolean
+starts_with_public_key (const guint8 *data, gsize len)
+{
+  if (len == 0 || (data[0] & 0x80) == 0)
+    return FALSE;
+  guint tag = (data[0] & 0x40) ? (data[0] & 0x3f) : (data[0] & 0x3c) >> 2;
+  return tag == 6;
+}
+
+/* KEY (a keyring file, binary or armored, or an armored block) appended to
+ * the binary keyring KEYRING. */
+static gboolean
+add_key (GByteArray *keyring, const char *key, GError **error)
 {
   g_autofree char *contents = NULL;
   gsize len;
@@ -258,162 +294,187 @@ import_key (gpgme_ctx_t ctx, const char *key, GError **error)
       if (!g_file_get_contents (key, &contents, &len, &local_error))
         return util_fail (error, "keyring \"%s\": %s", key, local_error->message);
     }
-
-  g_auto(gpgme_data_t) data = NULL;
-  gpgme_error_t err = gpgme_data_new_from_mem (&data, contents, len, 0);
-  if (err)
-    return gpg_fail (error, err, "reading %s", what);
-  err = gpgme_op_import (ctx, data);
-  if (err)
-    return gpg_fail (error, err, "importing %s", what);
-  gpgme_import_result_t result = gpgme_op_import_result (ctx);
-  if (result == NULL || result->considered == 0)
+  guint before = keyring->len;
+  if (g_str_has_prefix (contents, "-----BEGIN PGP"))
+    (void) dearmor (contents, keyring);
+  else
+    g_byte_array_append (keyring, (const guint8 *) contents, len);
+  if (!starts_with_public_key (keyring->data + before, keyring->len - before))
     return util_fail (error, "%s holds no OpenPGP public key", what);
   return TRUE;
 }
 
-/* Why signature SIG does not count, in words. */
-static const char *
-describe_problem (gpgme_signature_t sig)
+/* What gpgv said of one signature (its status lines from NEWSIG on). */
+typedef struct {
+  gboolean good;            /* GOODSIG */
+  const char *problem;      /* why it does not count, or NULL */
+  char *key;                /* the key's fingerprint or id, as gpgv names it */
+  char *primary;            /* VALIDSIG's primary key fingerprint */
+} GpgvSig;
+
+static void
+gpgv_sig_clear (GpgvSig *sig)
 {
-  switch (gpg_err_code (sig->status))
+  g_free (sig->key);
+  g_free (sig->primary);
+}
+
+/* The signatures gpgv's status lines STATUS report, in order. */
+static GArray *
+read_status (const char *status)
+{
+  GArray *sigs = g_array_new (FALSE, TRUE, sizeof (GpgvSig));
+  g_array_set_clear_func (sigs, (GDestroyNotify) gpgv_sig_clear);
+  g_auto(GStrv) lines = g_strsplit (status, "\n", -1);
+  for (char **l = lines; *l != NULL; l++)
     {
-    case GPG_ERR_NO_ERROR:
-      break;
-    case GPG_ERR_BAD_SIGNATURE:
-      return "a bad signature (the file was modified after signing)";
-    case GPG_ERR_NO_PUBKEY:
-      return "a signature by an unknown key";
-    case GPG_ERR_KEY_EXPIRED:
-      return "a signature by an expired key";
-    case GPG_ERR_SIG_EXPIRED:
-      return "an expired signature";
-    case GPG_ERR_CERT_REVOKED:
-      return "a signature by a revoked key";
-    default:
-      return gpgme_strerror (sig->status);
+      if (!g_str_has_prefix (*l, "[GNUPG:] "))
+        continue;
+      g_auto(GStrv) f = g_strsplit (*l + strlen ("[GNUPG:] "), " ", -1);
+      guint n = g_strv_length (f);
+      if (n == 0)
+        continue;
+      if (g_str_equal (f[0], "NEWSIG"))
+        {
+          GpgvSig fresh = { FALSE, NULL, NULL, NULL };
+          g_array_append_val (sigs, fresh);
+          continue;
+        }
+      if (sigs->len == 0)
+        continue;  /* PLAINTEXT, NODATA...: before any signature */
+      GpgvSig *sig = &g_array_index (sigs, GpgvSig, sigs->len - 1);
+      const char *problem = NULL;
+      if (g_str_equal (f[0], "GOODSIG"))
+        sig->good = TRUE;
+      else if (g_str_equal (f[0], "BADSIG"))
+        problem = "a bad signature (the file was modified after signing)";
+      else if (g_str_equal (f[0], "EXPKEYSIG"))
+        problem = "a signature by an expired key";
+      else if (g_str_equal (f[0], "EXPSIG"))
+        problem = "an expired signature";
+      else if (g_str_equal (f[0], "REVKEYSIG"))
+        problem = "a signature by a revoked key";
+      else if (g_str_equal (f[0], "ERRSIG"))
+        /* ERRSIG KEYID ALGO HASH CLASS TIME RC [FPR]; RC 9: no public key */
+        problem = n > 6 && g_str_equal (f[6], "9") ? "a signature by an unknown key"
+                                                   : "a signature gpgv cannot check";
+      else if (g_str_equal (f[0], "VALIDSIG") && n > 10)
+        {
+          g_free (sig->primary);
+          sig->primary = g_strdup (f[10]);
+        }
+      else
+        continue;
+      if (problem != NULL && sig->problem == NULL)
+        sig->problem = problem;
+      /* The key: ERRSIG's fingerprint when it has one, else the id. */
+      const char *key = g_str_equal (f[0], "VALIDSIG") ? f[1]
+                        : g_str_equal (f[0], "ERRSIG") && n > 7 && *f[7] != '-' ? f[7]
+                        : n > 1 ? f[1] : NULL;
+      if (key != NULL && (sig->key == NULL || g_str_equal (f[0], "VALIDSIG")))
+        {
+          g_free (sig->key);
+          sig->key = g_strdup (key);
+        }
     }
-  if (sig->summary & GPGME_SIGSUM_KEY_REVOKED)
-    return "a signature by a revoked key";
-  if (sig->summary & GPGME_SIGSUM_KEY_EXPIRED)
-    return "a signature by an expired key";
-  if (sig->summary & GPGME_SIGSUM_SIG_EXPIRED)
-    return "an expired signature";
-  if (sig->summary & (GPGME_SIGSUM_RED | GPGME_SIGSUM_KEY_MISSING))
-    return "a signature that cannot be trusted";
-  return NULL;  /* good */
-}
-
-/* The primary key's fingerprint for a signature made by FPR (often a
- * subkey), when the key is in our private keyring. */
-static char *
-primary_fingerprint (gpgme_ctx_t ctx, const char *fpr)
-{
-  g_auto(gpgme_key_t) key = NULL;
-  if (fpr == NULL || gpgme_get_key (ctx, fpr, &key, 0) != 0 || key == NULL || key->subkeys == NULL)
-    return NULL;
-  return g_strdup (key->subkeys->fpr);
-}
-
-void
-release_init (void)
-{
-  gpgme_check_version (NULL);
+  return sigs;
 }
 
 GBytes *
 release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArray *keys,
                           const char *what, char **out_fingerprint, GError **error)
 {
-  gpgme_check_version (NULL);
+  g_autoptr(GByteArray) keyring = g_byte_array_new ();
+  for (guint i = 0; i < keys->len; i++)
+    if (!add_key (keyring, keys->pdata[i], error))
+      return NULL;
 
   g_auto(GpgHome) home = { NULL };
   g_autoptr(GError) local_error = NULL;
-  home.path = g_dir_make_tmp ("apt2ostree-gpg-XXXXXX", &local_error);
+  home.path = g_dir_make_tmp ("apt2ostree-gpgv-XXXXXX", &local_error);
   if (home.path == NULL)
-    return util_fail (error, "creating a private GNUPGHOME: %s", local_error->message), NULL;
-  /* Public keys only: no agent (starting one costs more than the whole
-   * verification and leaves a process behind), no network. */
-  g_autofree char *conf = g_build_filename (home.path, "gpg.conf", NULL);
-  if (!g_file_set_contents (conf, "no-autostart\nno-auto-key-retrieve\nno-auto-key-locate\n", -1,
-                            &local_error))
-    return util_fail (error, "writing %s: %s", conf, local_error->message), NULL;
+    return util_fail (error, "creating a scratch directory for gpgv: %s",
+                      local_error->message), NULL;
+  g_autofree char *keyring_path = g_build_filename (home.path, "keyring.gpg", NULL);
+  g_autofree char *data_path = g_build_filename (home.path, "data", NULL);
+  g_autofree char *sig_path = g_build_filename (home.path, "data.sig", NULL);
+  g_autofree char *plain_path = g_build_filename (home.path, "plain", NULL);
+  if (!g_file_set_contents (keyring_path, (const char *) keyring->data, keyring->len, &local_error)
+      || !g_file_set_contents (data_path, g_bytes_get_data (signed_data, NULL),
+                               g_bytes_get_size (signed_data), &local_error)
+      || (detached != NULL
+          && !g_file_set_contents (sig_path, g_bytes_get_data (detached, NULL),
+                                   g_bytes_get_size (detached), &local_error)))
+    return util_fail (error, "%s: %s", what, local_error->message), NULL;
 
-  g_auto(gpgme_ctx_t) ctx = NULL;
-  gpgme_error_t err = gpgme_new (&ctx);
-  if (!err)
-    err = gpgme_set_protocol (ctx, GPGME_PROTOCOL_OpenPGP);
-  if (!err)
-    err = gpgme_ctx_set_engine_info (ctx, GPGME_PROTOCOL_OpenPGP, NULL, home.path);
-  if (err)
-    return gpg_fail (error, err, "setting up gpgme"), NULL;
-
-  for (guint i = 0; i < keys->len; i++)
-    if (!import_key (ctx, keys->pdata[i], error))
-      return NULL;
-
-  gsize len;
-  const char *data = g_bytes_get_data (signed_data, &len);
-  g_auto(gpgme_data_t) in = NULL;
-  g_auto(gpgme_data_t) sig = NULL;
-  g_auto(gpgme_data_t) plain = NULL;
-  err = gpgme_data_new_from_mem (&in, data, len, 0);
-  if (!err && detached != NULL)
+  /* An empty --homedir: no keyring but the one given. */
+  g_autoptr(GPtrArray) argv = g_ptr_array_new ();
+  const char *fixed[] = { "gpgv", "--homedir", home.path, "--keyring", keyring_path,
+                          "--status-fd", "1", NULL };
+  for (const char **a = fixed; *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  if (detached == NULL)
     {
-      gsize sig_len;
-      const char *sig_data = g_bytes_get_data (detached, &sig_len);
-      err = gpgme_data_new_from_mem (&sig, sig_data, sig_len, 0);
+      g_ptr_array_add (argv, "--output");
+      g_ptr_array_add (argv, plain_path);
     }
-  if (!err && detached == NULL)
-    err = gpgme_data_new (&plain);
-  if (err)
-    return gpg_fail (error, err, "%s", what), NULL;
-
+  g_ptr_array_add (argv, "--");
   if (detached != NULL)
-    err = gpgme_op_verify (ctx, sig, in, NULL);
-  else
-    err = gpgme_op_verify (ctx, in, NULL, plain);
-  if (err)
-    return gpg_fail (error, err, "%s: cannot check its signature", what), NULL;
+    g_ptr_array_add (argv, sig_path);
+  g_ptr_array_add (argv, data_path);
+  g_ptr_array_add (argv, NULL);
+  g_autofree char *status = NULL;
+  g_autofree char *messages = NULL;
+  int wait_status = 0;
+  if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
+                     &status, &messages, &wait_status, &local_error))
+    return util_fail (error, "%s: cannot check its signature: %s (apt-get install gpgv)", what,
+                      local_error->message), NULL;
 
-  gpgme_verify_result_t result = gpgme_op_verify_result (ctx);
-  if (result == NULL || result->signatures == NULL)
+  g_autoptr(GArray) sigs = read_status (status);
+  if (sigs->len == 0 && strstr (status, "[GNUPG:] NODATA") == NULL)
+    return util_fail (error, "%s: gpgv could not check it: %s", what,
+                      g_strstrip (g_strdelimit (messages, "\n", ' '))), NULL;
+  if (sigs->len == 0)
     return util_fail (error, "%s is not signed", what), NULL;
 
   /* One good signature by one of the keys is enough, as for apt. */
-  g_autofree char *fingerprint = NULL;
+  const char *fingerprint = NULL;
   const char *first_problem = NULL;
-  const char *problem_fpr = NULL;
-  for (gpgme_signature_t s = result->signatures; s != NULL; s = s->next)
+  const char *problem_key = NULL;
+  for (guint i = 0; i < sigs->len; i++)
     {
-      const char *problem = describe_problem (s);
-      g_autofree char *primary = problem == NULL ? primary_fingerprint (ctx, s->fpr) : NULL;
-      if (primary != NULL)
+      GpgvSig *sig = &g_array_index (sigs, GpgvSig, i);
+      if (sig->good && sig->problem == NULL && sig->primary != NULL)
         {
           if (fingerprint == NULL)
-            fingerprint = g_steal_pointer (&primary);
+            fingerprint = sig->primary;
           continue;
         }
       if (first_problem == NULL)
         {
-          first_problem = problem != NULL ? problem : "a signature by a key not in the keyring";
-          problem_fpr = s->fpr;
+          first_problem = sig->problem != NULL ? sig->problem
+                                               : "a signature by a key not in the keyring";
+          problem_key = sig->key;
         }
     }
   if (fingerprint == NULL)
     return util_fail (error, "%s carries %s (key %s) and no good signature by a trusted key; "
                       "check the source's Signed-By keyring", what, first_problem,
-                      problem_fpr != NULL ? problem_fpr : "unknown"), NULL;
+                      problem_key != NULL ? problem_key : "unknown"), NULL;
 
-  *out_fingerprint = g_steal_pointer (&fingerprint);
   if (detached != NULL)
-    return g_bytes_ref (signed_data);
-
-  size_t plain_len;
-  char *plain_text = gpgme_data_release_and_get_mem (g_steal_pointer (&plain), &plain_len);
-  GBytes *bytes = g_bytes_new (plain_text, plain_len);
-  gpgme_free (plain_text);
-  return bytes;
+    {
+      *out_fingerprint = g_strdup (fingerprint);
+      return g_bytes_ref (signed_data);
+    }
+  char *plain = NULL;
+  gsize plain_len = 0;
+  if (!g_file_get_contents (plain_path, &plain, &plain_len, &local_error))
+    return util_fail (error, "%s: gpgv wrote no signed text: %s", what,
+                      local_error->message), NULL;
+  *out_fingerprint = g_strdup (fingerprint);
+  return g_bytes_new_take (plain, plain_len);
 }
 
 /* $APT2OSTREE_KEYRINGS, else the keyrings installed with the program
@@ -492,9 +553,8 @@ release_base_url (Source *source, const char *uri)
   return *path == '\0' ? g_strdup (uri) : g_strdup_printf ("%s/%s", uri, path);
 }
 
-/* The text of a clearsigned message, its signature not checked: for a
- * source the user marked trusted=yes, and for what release_fetch() hands
- * its UNCHECKED function. */
+/* The text of a clearsigned message, its signature not checked: only for a
+ * source the user marked trusted=yes. */
 static GBytes *
 clearsigned_text (GBytes *message, const char *what, GError **error)
 {
@@ -600,8 +660,7 @@ fetch_release_files_any (Source *source, ReleaseFiles *out, GCancellable *cancel
 }
 
 Release *
-release_fetch (Source *source, ReleaseUncheckedFunc unchecked, gpointer user_data,
-               GCancellable *cancellable, GError **error)
+release_fetch (Source *source, GCancellable *cancellable, GError **error)
 {
   g_autoptr(GPtrArray) keys = NULL;
   if (!source->trusted)
@@ -617,19 +676,6 @@ release_fetch (Source *source, ReleaseUncheckedFunc unchecked, gpointer user_dat
   GBytes *fetched = files.fetched, *detached = files.detached;
   const char *what = files.what;
   gboolean clearsigned = files.clearsigned;
-
-  /* Checking the signature takes a few gpg processes: long enough to
-   * fetch the indices the unchecked text names meanwhile. */
-  if (unchecked != NULL && !source->trusted)
-    {
-      g_autoptr(GBytes) guess_text = clearsigned ? clearsigned_text (fetched, what, NULL)
-                                                 : g_bytes_ref (fetched);
-      g_autofree char *guess_str = guess_text == NULL ? NULL
-        : g_strndup (g_bytes_get_data (guess_text, NULL), g_bytes_get_size (guess_text));
-      Release *guess = guess_str == NULL ? NULL : release_parse (guess_str, what, NULL);
-      if (guess != NULL)
-        unchecked (guess, user_data);
-    }
 
   g_autofree char *fingerprint = NULL;
   g_autoptr(GBytes) text = NULL;

@@ -1,12 +1,12 @@
 /* release.h — a source's signed Release file and the Packages indices it
  * vouches for.
  *
- * Trust: InRelease (else Release + Release.gpg) is verified with gpgme in a
- * private, temporary GNUPGHOME holding only the source's Signed-By keys, or,
+ * Trust: InRelease (else Release + Release.gpg) is verified by gpgv against
+ * a temporary keyring holding only the source's Signed-By keys, or,
  * when the source names none, the keyrings apt2ostree ships
  * ($APT2OSTREE_KEYRINGS, else keyrings/ of the data directory installed with
  * the program, else PKGDATADIR/keyrings).  A signature counts when
- * gpg calls it good and it is made by one of those keys; bad, unknown-key,
+ * gpgv calls it good and it is made by one of those keys; bad, unknown-key,
  * expired-key, expired-signature and revoked-key signatures never count.  A
  * source marked trusted=yes is read without any check of a signature (an
  * unsigned Release will do), as apt does.  A Valid-Until in the past is
@@ -57,10 +57,6 @@ typedef struct {
 void release_free (Release *release);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Release, release_free)
 
-/* Initialise gpgme; call once before using this module from several
- * threads. */
-void release_init (void);
-
 /* Parse a Release file's text (already verified).  ORIGIN names it in errors. */
 Release *release_parse (const char *text, const char *origin, GError **error);
 
@@ -80,17 +76,9 @@ GBytes *release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArr
  * keyrings directory. */
 GPtrArray *release_source_keys (Source *source, GError **error);
 
-/* Called with the Release as fetched, its signature not checked yet
- * (taken): what it names may be fetched meanwhile, never used before the
- * checked Release vouches for it. */
-typedef void (*ReleaseUncheckedFunc) (Release *unchecked, gpointer user_data);
-
 /* Fetch and verify SOURCE's InRelease (else Release + Release.gpg), refuse a
- * passed Valid-Until, and parse it.  UNCHECKED (may be NULL) is called
- * before the signature is checked, when there is one to check and the text
- * parses. */
-Release *release_fetch (Source *source, ReleaseUncheckedFunc unchecked, gpointer user_data,
-                        GCancellable *cancellable, GError **error);
+ * passed Valid-Until, and parse it. */
+Release *release_fetch (Source *source, GCancellable *cancellable, GError **error);
 
 /* TRUE when the archive keeps arch:all packages in binary-all/ rather than
  * in every architecture's index (no "No-Support-for-Architecture-all"). */

@@ -1,6 +1,6 @@
 /* fuzz-release.c — libFuzzer harness for the Release parser (src/apt/release.c):
  * the input is the text a verified InRelease or Release yields (the
- * signature check itself is gpgme's), and the dates in it. */
+ * signature check itself is gpgv's), and the dates in it. */
 #include "config.h"
 
 #include <string.h>
