@@ -950,7 +950,30 @@ write_solv (Repo *repo, Id first, guint count, const char *path, guint64 *out_si
 
 /* Remove the cache entries of indices that no longer exist (cached indices
  * are named by hash, so every update of the archive leaves one behind). */
-static void prune_cache (const char *cache_dir);
+static void
+prune_cache (const char *cache_dir)
+{
+  g_autoptr(GDir) dir = g_dir_open (cache_dir, 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      if (!g_str_has_prefix (name, "packages-") || !g_str_has_suffix (name, ".fields"))
+        continue;
+      g_autofree char *path = g_build_filename (cache_dir, name, NULL);
+      g_autoptr(GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
+      const char *stamp, *index;
+      if (map == NULL
+          || cached_header (g_mapped_file_get_contents (map), g_mapped_file_get_length (map),
+                            &stamp, &index) == NULL
+          || g_file_test (index, G_FILE_TEST_EXISTS))
+        continue;
+      g_autofree char *base = g_strndup (path, strlen (path) - strlen (".fields"));
+      g_autofree char *solv = g_strconcat (base, ".solv", NULL);
+      g_debug ("%s: pruning the cache of %s, which is gone", cache_dir, index);
+      unlink (solv);
+      unlink (path);
+    }
+}
 
 /* The fields file of one index, written by a thread of its own while the
  * lock goes on (on a cold lock it was a tenth of it): from a copy of the
@@ -982,31 +1005,6 @@ fields_writer_thread (gpointer data)
   g_free (job->cache_dir);
   g_free (job);
   return NULL;
-}
-
-static void
-prune_cache (const char *cache_dir)
-{
-  g_autoptr(GDir) dir = g_dir_open (cache_dir, 0, NULL);
-  const char *name;
-  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
-    {
-      if (!g_str_has_prefix (name, "packages-") || !g_str_has_suffix (name, ".fields"))
-        continue;
-      g_autofree char *path = g_build_filename (cache_dir, name, NULL);
-      g_autoptr(GMappedFile) map = g_mapped_file_new (path, FALSE, NULL);
-      const char *stamp, *index;
-      if (map == NULL
-          || cached_header (g_mapped_file_get_contents (map), g_mapped_file_get_length (map),
-                            &stamp, &index) == NULL
-          || g_file_test (index, G_FILE_TEST_EXISTS))
-        continue;
-      g_autofree char *base = g_strndup (path, strlen (path) - strlen (".fields"));
-      g_autofree char *solv = g_strconcat (base, ".solv", NULL);
-      g_debug ("%s: pruning the cache of %s, which is gone", cache_dir, index);
-      unlink (solv);
-      unlink (path);
-    }
 }
 
 gboolean

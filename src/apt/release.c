@@ -193,8 +193,8 @@ release_parse (const char *text, const char *origin, GError **error)
  *
  * Checked by gpgv, as apt does: one process against a keyring file made
  * of the source's keys, no GNUPGHOME to fill (importing the keys into one
- * with gpg took a handful of processes per source, the longest wait of a
- * cold lock once the indices were fetched meanwhile).  What gpgv found is
+ * with gpg took about eight processes per source, which every index's
+ * download waited for).  What gpgv found is
  * read from its status lines (GnuPG's doc/DETAILS), not its exit status:
  * an InRelease carries several signatures, and one good one by a key of
  * the keyring is enough. */
@@ -233,11 +233,10 @@ G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GpgHome, gpg_home_clear)
 
 /* The OpenPGP packets of every ASCII-armored block in TEXT (RFC 4880,
  * section 6.2: armor headers up to an empty line, base64, an optional
- * "=" checksum line), appended to OUT.  FALSE when TEXT holds no block. */
-static gboolean
+ * "=" checksum line), appended to OUT. */
+static void
 dearmor (const char *text, GByteArray *out)
 {
-  gboolean found = FALSE;
   g_auto(GStrv) lines = g_strsplit (text, "\n", -1);
   for (char **l = lines; *l != NULL; l++)
     {
@@ -253,15 +252,10 @@ dearmor (const char *text, GByteArray *out)
           g_string_append (b64, *l);
       gsize len = 0;
       g_autofree guchar *bin = g_base64_decode (b64->str, &len);
-      if (len > 0)
-        {
-          g_byte_array_append (out, bin, len);
-          found = TRUE;
-        }
+      g_byte_array_append (out, bin, len);
       if (*l == NULL)
         break;
     }
-  return found;
 }
 
 /* Does DATA (LEN bytes) start with an OpenPGP public key packet (tag 6)? */
@@ -296,7 +290,7 @@ add_key (GByteArray *keyring, const char *key, GError **error)
     }
   guint before = keyring->len;
   if (g_str_has_prefix (contents, "-----BEGIN PGP"))
-    (void) dearmor (contents, keyring);
+    dearmor (contents, keyring);
   else
     g_byte_array_append (keyring, (const guint8 *) contents, len);
   if (!starts_with_public_key (keyring->data + before, keyring->len - before))
