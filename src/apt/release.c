@@ -12,6 +12,7 @@
 #include "apt/fetch.h"
 #include "apt/release.h"
 #include "base/installdirs.h"
+#include "base/scratch.h"
 #include "base/util.h"
 
 static void
@@ -199,7 +200,8 @@ release_parse (const char *text, const char *origin, GError **error)
  * an InRelease carries several signatures, and one good one by a key of
  * the keyring is enough. */
 
-/* A scratch directory, removed with everything in it when done. */
+/* gpgv's scratch directory (its --homedir, the keyring, the files it
+ * checks), removed with everything in it when done. */
 typedef struct {
   char *path;
 } GpgHome;
@@ -209,24 +211,7 @@ gpg_home_clear (GpgHome *home)
 {
   if (home->path == NULL)
     return;
-  g_autoptr(GFile) dir = g_file_new_for_path (home->path);
-  g_autoptr(GFileEnumerator) e = g_file_enumerate_children (dir, G_FILE_ATTRIBUTE_STANDARD_NAME,
-                                                            G_FILE_QUERY_INFO_NOFOLLOW_SYMLINKS,
-                                                            NULL, NULL);
-  GFileInfo *info;
-  while (e != NULL && (info = g_file_enumerator_next_file (e, NULL, NULL)) != NULL)
-    {
-      g_autofree char *child = g_build_filename (home->path, g_file_info_get_name (info), NULL);
-      if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-        {
-          GpgHome sub = { g_steal_pointer (&child) };
-          gpg_home_clear (&sub);
-        }
-      else
-        (void) unlink (child);
-      g_object_unref (info);
-    }
-  (void) rmdir (home->path);
+  (void) scratch_rm_rf (home->path, NULL);
   g_clear_pointer (&home->path, g_free);
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (GpgHome, gpg_home_clear)
@@ -419,9 +404,9 @@ release_verify_signature (GBytes *signed_data, GBytes *detached, GPtrArray *keys
   g_ptr_array_add (argv, NULL);
   g_autofree char *status = NULL;
   g_autofree char *messages = NULL;
-  int wait_status = 0;
+  /* Its exit status says nothing the status lines do not: not read. */
   if (!g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL,
-                     &status, &messages, &wait_status, &local_error))
+                     &status, &messages, NULL, &local_error))
     return util_fail (error, "%s: cannot check its signature: %s (apt-get install gpgv)", what,
                       local_error->message), NULL;
 
