@@ -35,6 +35,7 @@
 #include "barestore/refs.h"
 #include "barestore/stagedir.h"
 #include "barestore/txn.h"
+#include "barestore/unsynced.h"
 #include "barestore/writer.h"
 
 G_DEFINE_QUARK (apt2ostree-store-txn-error-quark, store_txn_error)
@@ -185,7 +186,8 @@ store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *se
   g_autoptr(StoreTxn) txn = g_new0 (StoreTxn, 1);
   txn->repo_dfd = repo_dfd;
   txn->repo_path = g_strdup (repo_path);
-  txn->sync = settings->sync;
+  /* A step of a build that syncs once at its end (unsynced.h). */
+  txn->sync = settings->sync && !unsynced_deferred (repo_dfd);
   txn->lock_fd = -1;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
   if (lock == STORE_TXN_LOCK_TRY && !lock_shared (txn, error))
@@ -194,12 +196,12 @@ store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *se
   txn->stage = stage_dir_open (repo_dfd, repo_path, &local_error);
   if (txn->stage == NULL)
     return not_here (error, "%s", local_error->message), NULL;
-  txn->marks = partial_marks_new (repo_dfd, repo_path, settings->sync);
+  txn->marks = partial_marks_new (repo_dfd, repo_path, txn->sync);
   ObjectWriterConfig config = {
     .repo_dfd = repo_dfd,
     .stage_dfd = stage_dir_fd (txn->stage),
     .bare_user = settings->bare_user,
-    .sync = settings->sync,
+    .sync = txn->sync,
     .min_free_bytes = reserved_bytes (repo_dfd, settings),
     .repo_path = repo_path,
     .marks = txn->marks,

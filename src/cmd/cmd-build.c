@@ -6,6 +6,7 @@
 
 #include "graph/build.h"
 #include "graph/buildstatus.h"
+#include "graph/buildsync.h"
 #include "graph/localcheck.h"
 #include "graph/lockjob.h"
 #include "graph/ninjarun.h"
@@ -234,8 +235,21 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   g_autofree char *debs_dir = g_build_filename (args.builddir, "cache", "debs", NULL);
   g_autoptr(GPtrArray) missing = buildstatus_missing_debs (debs_dir, todo);
   g_auto(BuildTotal) total = { 0, };
+  /* The steps leave their writes unsynced; one sync at the end. */
+  g_autofree char *marker = NULL;
+  if (todo->len > 0
+      && ((repo == NULL && (repo = build_open_repo (&args, cancellable, error)) == NULL)
+          || !buildsync_begin (repo, &marker, cancellable, error)))
+    return FALSE;
   gboolean ran = todo->len == 0 || ninjarun_run (ninja != NULL ? ninja : "ninja", ninja_file,
                                                  jobs, todo, args.sbom, &total, error);
+  g_autoptr(GError) sync_error = NULL;
+  if (marker != NULL && !buildsync_end (repo, marker, ran ? error : &sync_error))
+    {
+      if (ran)
+        return FALSE;
+      g_printerr ("apt2ostree build: %s\n", sync_error->message);
+    }
   /* A cache refused for its signature: one line for all its trees. */
   if (args.cache.url != NULL)
     {
