@@ -119,6 +119,23 @@ test_expect_success 'a marker of another boot: every tree written from a minute 
     ostree --repo=build/ostree fsck > fsck.out 2>&1 || { cat fsck.out; false; }
 '
 
+test_expect_success 'while a marker of another boot is there, nothing writes to the repository but build, which says so: plain ninja and the tree commands fail in one line saying what to run' '
+    cd "$W"
+    commit=$(cat build/ostree/refs/heads/one)
+    rm build/ostree/refs/heads/one
+    : > "$MARKERS/00000000-0000-0000-0000-000000000000.4243"
+    # (ninja prints a failed step'"'"'s output on its own standard output)
+    if ninja -f one.ninja one > err 2>&1; then fail "ninja built on the untrusted trees"; fi
+    assert_file_has_content err "build/ostree: the machine stopped during a build (apt2ostree-unsynced/00000000-0000-0000-0000-000000000000.4243) before its writes were on disk, so trees it wrote may be damaged; run .apt2ostree build. on one of the repository.s lockfiles first"
+    expect_failure err2 a2o --repo build/ostree mkdir --ref window2 stage1/one /x
+    assert_file_has_content err2 "the machine stopped during a build"
+    [ ! -e build/ostree/refs/heads/one ] && [ ! -e build/ostree/refs/heads/window2 ]
+    a2o build one.lock.json > rec2.out 2> rec2.err
+    assert_file_has_content rec2.err "the machine stopped during a build"
+    assert_streq "$(cat build/ostree/refs/heads/one)" "$commit"
+    [ -z "$(ls -A $MARKERS)" ]
+'
+
 test_expect_success 'names in the marker directory that are no marker are left alone' '
     cd "$W"
     : > "$MARKERS/not-a-marker"

@@ -192,6 +192,8 @@ store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *se
   txn->refs = g_ptr_array_new_with_free_func (g_free);
   if (lock == STORE_TXN_LOCK_TRY && !lock_shared (txn, error))
     return NULL;
+  if (!unsynced_check (repo_dfd, repo_path, error))
+    return NULL;
   g_autoptr(GError) local_error = NULL;
   txn->stage = stage_dir_open (repo_dfd, repo_path, &local_error);
   if (txn->stage == NULL)

@@ -115,8 +115,10 @@ unsynced_marker_free (UnsyncedMarker *marker)
   g_free (marker);
 }
 
-GPtrArray *
-unsynced_leftovers (int repo_dfd, const char *repo_path, GError **error)
+/* The markers of REPO_DFD, all of them: of another boot when FOREIGN_ONLY.
+ * NULL and an error when its directory cannot be read. */
+static GPtrArray *
+markers (int repo_dfd, const char *repo_path, gboolean foreign_only, GError **error)
 {
   g_autoptr(GPtrArray) found = g_ptr_array_new_with_free_func ((GDestroyNotify) unsynced_marker_free);
   int dfd = openat (repo_dfd, UNSYNCED_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -141,15 +143,46 @@ unsynced_leftovers (int repo_dfd, const char *repo_path, GError **error)
           || fstatat (dirfd (dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
         continue;
       gboolean foreign = this_boot == NULL || !g_str_equal (boot_id, this_boot);
-      /* This boot's, of a process still running: a build going on. */
-      if (!foreign && (kill (pid, 0) == 0 || errno != ESRCH))
+      if (foreign_only && !foreign)
         continue;
       UnsyncedMarker *m = g_new0 (UnsyncedMarker, 1);
       m->name = g_strdup (de->d_name);
       m->foreign = foreign;
       m->mtime = st.st_mtim.tv_sec;
+      m->pid = pid;
       g_ptr_array_add (found, m);
     }
   closedir (dir);
   return g_steal_pointer (&found);
+}
+
+GPtrArray *
+unsynced_leftovers (int repo_dfd, const char *repo_path, GError **error)
+{
+  g_autoptr(GPtrArray) all = markers (repo_dfd, repo_path, FALSE, error);
+  if (all == NULL)
+    return NULL;
+  /* This boot's, of a process still running: a build going on. */
+  for (guint i = all->len; i > 0; i--)
+    {
+      UnsyncedMarker *m = all->pdata[i - 1];
+      if (!m->foreign && (kill (m->pid, 0) == 0 || errno != ESRCH))
+        g_ptr_array_remove_index (all, i - 1);
+    }
+  return g_steal_pointer (&all);
+}
+
+gboolean
+unsynced_check (int repo_dfd, const char *repo_path, GError **error)
+{
+  g_autoptr(GPtrArray) foreign = markers (repo_dfd, repo_path, TRUE, error);
+  if (foreign == NULL)
+    return FALSE;
+  if (foreign->len == 0)
+    return TRUE;
+  UnsyncedMarker *m = foreign->pdata[0];
+  return util_fail (error, "%s: the machine stopped during a build (%s/%s) before its writes "
+                    "were on disk, so trees it wrote may be damaged; run \"apt2ostree build\" on "
+                    "one of the repository's lockfiles first: it removes them, then builds",
+                    repo_path, UNSYNCED_DIR, m->name);
 }

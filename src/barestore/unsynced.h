@@ -43,6 +43,7 @@ typedef struct {
   char *name;        /* BOOT_ID.PID */
   gboolean foreign;  /* of another boot: the machine stopped since */
   gint64 mtime;      /* when it was made, in seconds */
+  pid_t pid;         /* the build's */
 } UnsyncedMarker;
 
 void unsynced_marker_free (UnsyncedMarker *marker);
@@ -51,6 +52,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (UnsyncedMarker, unsynced_marker_free)
 /* The markers of REPO_DFD left by runs that are gone: of another boot, or
  * of this one and a process that no longer runs. */
 GPtrArray *unsynced_leftovers (int repo_dfd, const char *repo_path, GError **error);
+
+/* FALSE, with an error that says what to run, when the repository holds a
+ * marker of another boot: what the build that left it wrote may not be on
+ * disk whole, and no transaction may build on it until a build has
+ * removed it (graph/buildsync.c). */
+gboolean unsynced_check (int repo_dfd, const char *repo_path, GError **error);
 
 /* Remove the marker NAME (after the caller has dealt with what it says). */
 gboolean unsynced_remove (int repo_dfd, const char *repo_path, const char *name, GError **error);

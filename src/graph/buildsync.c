@@ -11,6 +11,7 @@
 #include "base/util.h"
 #include "graph/buildsync.h"
 #include "graph/prune.h"
+#include "store/keptcheckout.h"
 
 /* How long before its marker a build's first write may seem to be (the
  * clock set back meanwhile): refs that recent are taken as its too. */
@@ -55,9 +56,12 @@ recover (OstreeRepo *repo, const char *repo_path, GPtrArray *foreign, GCancellab
   g_autoptr(GPtrArray) refs = refs_written_since (repo, since, error);
   if (refs == NULL)
     return FALSE;
+  /* Kept checkouts hold copied files of their own, as unsynced as the
+   * rest: the next --incremental checks the image out again. */
   PruneStats stats;
   g_autoptr(GError) local_error = NULL;
-  if (!prune_delete (repo, refs, &stats, cancellable, &local_error))
+  if (!kept_checkout_remove_all (repo, &local_error)
+      || !prune_delete_untrusted (repo, refs, &stats, cancellable, &local_error))
     return util_fail (error, "%s: cannot remove what an interrupted build wrote: %s", repo_path,
                       local_error->message);
   g_autoptr(GDateTime) when = g_date_time_new_from_unix_local (since + CLOCK_MARGIN_SECONDS);
@@ -69,7 +73,7 @@ recover (OstreeRepo *repo, const char *repo_path, GPtrArray *foreign, GCancellab
 }
 
 gboolean
-buildsync_begin (OstreeRepo *repo, char **out_marker, GCancellable *cancellable, GError **error)
+buildsync_recover (OstreeRepo *repo, GCancellable *cancellable, GError **error)
 {
   int dfd = ostree_repo_get_dfd (repo);
   g_autofree char *repo_path = g_file_get_path (ostree_repo_get_path (repo));
@@ -86,17 +90,21 @@ buildsync_begin (OstreeRepo *repo, char **out_marker, GCancellable *cancellable,
       else if (!unsynced_end (dfd, repo_path, m->name, error))
         return FALSE;
     }
-  if (foreign->len > 0)
-    {
-      if (!recover (repo, repo_path, foreign, cancellable, error))
-        return FALSE;
-      for (guint i = 0; i < foreign->len; i++)
-        if (!unsynced_remove (dfd, repo_path, ((UnsyncedMarker *) foreign->pdata[i])->name,
-                              error))
-          return FALSE;
-    }
+  if (foreign->len == 0)
+    return TRUE;
+  if (!recover (repo, repo_path, foreign, cancellable, error))
+    return FALSE;
+  for (guint i = 0; i < foreign->len; i++)
+    if (!unsynced_remove (dfd, repo_path, ((UnsyncedMarker *) foreign->pdata[i])->name, error))
+      return FALSE;
+  return TRUE;
+}
 
-  g_autofree char *marker = unsynced_begin (dfd, repo_path, error);
+gboolean
+buildsync_begin (OstreeRepo *repo, char **out_marker, GError **error)
+{
+  g_autofree char *repo_path = g_file_get_path (ostree_repo_get_path (repo));
+  g_autofree char *marker = unsynced_begin (ostree_repo_get_dfd (repo), repo_path, error);
   if (marker == NULL)
     return FALSE;
   g_setenv (UNSYNCED_ENV, marker, TRUE);
