@@ -249,7 +249,7 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
     {
       if (ran)
         return FALSE;
-      g_printerr ("apt2ostree build: %s\n", sync_error->message);
+      g_printerr ("apt2ostree build: warning: %s\n", sync_error->message);
     }
   /* A cache refused for its signature: one line for all its trees. */
   if (args.cache.url != NULL)
