@@ -19,7 +19,8 @@
  * the objects' links, and renamed into place after it (OSTree would
  * fdatasync each ref file on its own: one more wait per ref).  With
  * core.fsync=false the same, minus the syncs and the markers (the objects
- * go straight into objects/, as OSTree puts them then). */
+ * go straight into objects/, as OSTree puts them then); and so within a
+ * build that syncs once, at its end (unsynced.h). */
 #define _GNU_SOURCE  /* syncfs */
 #include "config.h"
 
