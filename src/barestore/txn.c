@@ -19,7 +19,8 @@
  * the objects' links, and renamed into place after it (OSTree would
  * fdatasync each ref file on its own: one more wait per ref).  With
  * core.fsync=false the same, minus the syncs and the markers (the objects
- * go straight into objects/, as OSTree puts them then). */
+ * go straight into objects/, as OSTree puts them then); and so within a
+ * build that syncs once, at its end (unsynced.h). */
 #define _GNU_SOURCE  /* syncfs */
 #include "config.h"
 
@@ -35,6 +36,7 @@
 #include "barestore/refs.h"
 #include "barestore/stagedir.h"
 #include "barestore/txn.h"
+#include "barestore/unsynced.h"
 #include "barestore/writer.h"
 
 G_DEFINE_QUARK (apt2ostree-store-txn-error-quark, store_txn_error)
@@ -185,21 +187,24 @@ store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *se
   g_autoptr(StoreTxn) txn = g_new0 (StoreTxn, 1);
   txn->repo_dfd = repo_dfd;
   txn->repo_path = g_strdup (repo_path);
-  txn->sync = settings->sync;
+  /* A step of a build that syncs once at its end (unsynced.h). */
+  txn->sync = settings->sync && !unsynced_deferred (repo_dfd);
   txn->lock_fd = -1;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
   if (lock == STORE_TXN_LOCK_TRY && !lock_shared (txn, error))
+    return NULL;
+  if (!unsynced_check (repo_dfd, repo_path, error))
     return NULL;
   g_autoptr(GError) local_error = NULL;
   txn->stage = stage_dir_open (repo_dfd, repo_path, &local_error);
   if (txn->stage == NULL)
     return not_here (error, "%s", local_error->message), NULL;
-  txn->marks = partial_marks_new (repo_dfd, repo_path, settings->sync);
+  txn->marks = partial_marks_new (repo_dfd, repo_path, txn->sync);
   ObjectWriterConfig config = {
     .repo_dfd = repo_dfd,
     .stage_dfd = stage_dir_fd (txn->stage),
     .bare_user = settings->bare_user,
-    .sync = settings->sync,
+    .sync = txn->sync,
     .min_free_bytes = reserved_bytes (repo_dfd, settings),
     .repo_path = repo_path,
     .marks = txn->marks,

@@ -6,6 +6,7 @@
 
 #include "graph/build.h"
 #include "graph/buildstatus.h"
+#include "graph/buildsync.h"
 #include "graph/localcheck.h"
 #include "graph/lockjob.h"
 #include "graph/ninjarun.h"
@@ -215,13 +216,16 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   if (!build_write_ninja (&args, ninja_file, FALSE, error))
     return FALSE;
 
-  g_autoptr(OstreeRepo) repo = NULL;
+  /* Before anything is written: what a build the machine stopped during
+   * may have left damaged (graph/buildsync.h). */
+  g_autoptr(OstreeRepo) repo = build_open_repo (&args, cancellable, error);
+  if (repo == NULL || !buildsync_recover (repo, cancellable, error))
+    return FALSE;
   g_autoptr(GPtrArray) todo = g_ptr_array_new ();
   g_autoptr(GPtrArray) keys = g_ptr_array_new_with_free_func (g_free);
   if (args.cache.url == NULL)
     g_ptr_array_extend (todo, args.images, NULL, NULL);
-  else if ((repo = build_open_repo (&args, cancellable, error)) == NULL
-           || !build_images_from_cache (&args, repo, todo, keys, cancellable, error))
+  else if (!build_images_from_cache (&args, repo, todo, keys, cancellable, error))
     return FALSE;
 
   /* Told to stage 2 through its environment, not the Ninja file: a
@@ -234,8 +238,19 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   g_autofree char *debs_dir = g_build_filename (args.builddir, "cache", "debs", NULL);
   g_autoptr(GPtrArray) missing = buildstatus_missing_debs (debs_dir, todo);
   g_auto(BuildTotal) total = { 0, };
+  /* The steps leave their writes unsynced; one sync at the end. */
+  g_autofree char *marker = NULL;
+  if (todo->len > 0 && !buildsync_begin (repo, &marker, error))
+    return FALSE;
   gboolean ran = todo->len == 0 || ninjarun_run (ninja != NULL ? ninja : "ninja", ninja_file,
                                                  jobs, todo, args.sbom, &total, error);
+  g_autoptr(GError) sync_error = NULL;
+  if (marker != NULL && !buildsync_end (repo, marker, ran ? error : &sync_error))
+    {
+      if (ran)
+        return FALSE;
+      g_printerr ("apt2ostree build: warning: %s\n", sync_error->message);
+    }
   /* A cache refused for its signature: one line for all its trees. */
   if (args.cache.url != NULL)
     {
@@ -249,9 +264,6 @@ cmd_build (int argc, char **argv, CmdInvocation *inv, GCancellable *cancellable,
   /* Each image is recorded under its key, with or without a cache, so
    * that publishing the repository offers it whole to a machine that has
    * one; an incremental image never is (the key means from scratch). */
-  if (!args.incremental && repo == NULL
-      && (repo = build_open_repo (&args, cancellable, error)) == NULL)
-    return FALSE;
   for (guint i = 0; !args.incremental && i < args.images->len; i++)
     {
       BuildImage *image = args.images->pdata[i];

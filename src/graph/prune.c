@@ -134,6 +134,29 @@ remove_empty_parents (int repo_dfd, const char *ref)
     }
 }
 
+/* What deleting refs leaves: the directories of refs/heads above them, a
+ * checkout kept for a ref that is gone (or that holds another commit
+ * now, which would keep its files' objects on disk), every object no ref
+ * reaches. */
+static gboolean
+prune_after_refs (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats,
+                  GCancellable *cancellable, GError **error)
+{
+  for (guint i = 0; i < refs->len; i++)
+    remove_empty_parents (ostree_repo_get_dfd (repo), refs->pdata[i]);
+  guint kept_removed;
+  if (!kept_checkout_prune (repo, &kept_removed, cancellable, error))
+    return FALSE;
+
+  g_autoptr(GError) local_error = NULL;
+  *stats = (PruneStats) { 0 };
+  if (!ostree_repo_prune (repo, OSTREE_REPO_PRUNE_FLAGS_REFS_ONLY, -1, &stats->objects_total,
+                          &stats->objects_pruned, &stats->bytes_freed, cancellable, &local_error))
+    return util_fail (error, "the refs are deleted, but not the objects only they held: %s; "
+                      "run the same command again", local_error->message);
+  return TRUE;
+}
+
 gboolean
 prune_delete (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats, GCancellable *cancellable,
               GError **error)
@@ -146,20 +169,22 @@ prune_delete (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats, GCancellable
     repo_txn_set_ref (txn, refs->pdata[i], NULL);
   if (!repo_txn_finish (txn, cancellable, &local_error))
     return util_fail (error, "cannot delete the refs: %s", local_error->message);
-  for (guint i = 0; i < refs->len; i++)
-    remove_empty_parents (ostree_repo_get_dfd (repo), refs->pdata[i]);
-  /* A checkout kept for a ref that is gone, or that holds another commit
-   * now, would keep its files' objects on disk. */
-  guint kept_removed;
-  if (!kept_checkout_prune (repo, &kept_removed, cancellable, error))
-    return FALSE;
+  return prune_after_refs (repo, refs, stats, cancellable, error);
+}
 
-  *stats = (PruneStats) { 0 };
-  if (!ostree_repo_prune (repo, OSTREE_REPO_PRUNE_FLAGS_REFS_ONLY, -1, &stats->objects_total,
-                          &stats->objects_pruned, &stats->bytes_freed, cancellable, &local_error))
-    return util_fail (error, "the refs are deleted, but not the objects only they held: %s; "
-                      "run the same command again", local_error->message);
-  return TRUE;
+gboolean
+prune_delete_untrusted (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats,
+                        GCancellable *cancellable, GError **error)
+{
+  for (guint i = 0; i < refs->len; i++)
+    {
+      g_autoptr(GError) local_error = NULL;
+      if (!ostree_repo_set_ref_immediate (repo, NULL, refs->pdata[i], NULL, cancellable,
+                                          &local_error))
+        return util_fail (error, "cannot delete the ref %s: %s", (const char *) refs->pdata[i],
+                          local_error->message);
+    }
+  return prune_after_refs (repo, refs, stats, cancellable, error);
 }
 
 /* The derived ref a target of "ninja -t targets all" ("PATH: RULE") is

@@ -40,4 +40,11 @@ typedef struct {
 gboolean prune_delete (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats,
                        GCancellable *cancellable, GError **error);
 
+/* The same, each ref deleted at once, outside any transaction of this
+ * program: what a build does when the machine stopped while the trees
+ * REFS name were not all on disk (buildsync.c), while its transactions
+ * refuse to begin (barestore/unsynced.h). */
+gboolean prune_delete_untrusted (OstreeRepo *repo, GPtrArray *refs, PruneStats *stats,
+                                 GCancellable *cancellable, GError **error);
+
 G_END_DECLS

@@ -42,6 +42,33 @@ typedef struct {
 } DirTask;
 
 
+/* A symlink NAME in DFD dated 0, as OSTree dates every file object of a
+ * bare repository, instead of when it was made: a program that records
+ * the times of what it reads (man-db's index holds each man page's, and
+ * many are symlinks) then records the same in every repository.  A bare
+ * repository's symlink objects keep the time they were written, which
+ * their hardlinks share: setting it dates the object itself (its content
+ * and the commits that name it do not change), so each is dated once. */
+static gboolean
+date_symlink (int dfd, const char *name, const char *dir_path, gboolean known_symlink,
+              GError **error)
+{
+  struct stat st;
+  if (!known_symlink)
+    {
+      if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        goto fail;
+      if (!S_ISLNK (st.st_mode) || (st.st_mtim.tv_sec == 0 && st.st_mtim.tv_nsec == 0))
+        return TRUE;
+    }
+  const struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
+  if (utimensat (dfd, name, times, AT_SYMLINK_NOFOLLOW) == 0)
+    return TRUE;
+fail:;
+  g_autofree char *path = g_build_filename (dir_path, name, NULL);
+  return util_fail (error, "%s: %s", path, g_strerror (errno));
+}
+
 /* The object has reached the filesystem's link limit: a copy instead. */
 static gboolean
 copy_object (Checkout *co, const char *checksum, int dfd, const char *name, const char *path,
@@ -60,7 +87,8 @@ copy_object (Checkout *co, const char *checksum, int dfd, const char *name, cons
       if (symlinkat (g_file_info_get_symlink_target (info), dfd, name) < 0
           || fchownat (dfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
         return util_fail (error, "%s: %s", path, g_strerror (errno));
-      return TRUE;
+      g_autofree char *dir_path = g_path_get_dirname (path);
+      return date_symlink (dfd, name, dir_path, TRUE, error);
     }
   int fd = openat (dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
@@ -154,7 +182,8 @@ symlink_user (Checkout *co, const char *object, int dfd, const char *name, const
   target[len] = '\0';
   if (symlinkat (target, dfd, name) < 0)
     return util_fail (error, "%s: %s", path, g_strerror (errno));
-  return TRUE;
+  g_autofree char *dir_path = g_path_get_dirname (path);
+  return date_symlink (dfd, name, dir_path, TRUE, error);
 }
 
 /* bare-user: the mode OSTree stores for the file object at ABS_OBJECT, from
@@ -231,7 +260,7 @@ checkout_file_bare (Checkout *co, const char *checksum, const char *object, int 
                     const char *dir_path, const char *name, GError **error)
 {
   if (linkat (co->objects_dfd, object, dfd, name, 0) == 0)
-    return TRUE;
+    return date_symlink (dfd, name, dir_path, FALSE, error);
   g_autofree char *path = g_build_filename (dir_path, name, NULL);
   if (errno != EMLINK)
     return util_fail (error, "%s: cannot hardlink the object %s: %s", path, checksum,

@@ -135,3 +135,11 @@ kept_checkout_prune (OstreeRepo *repo, guint *out_removed, GCancellable *cancell
     }
   return TRUE;
 }
+
+gboolean
+kept_checkout_remove_all (OstreeRepo *repo, GError **error)
+{
+  g_autofree char *repo_path = g_file_get_path (ostree_repo_get_path (repo));
+  g_autofree char *parent = g_build_filename (repo_path, KEPT_DIR, NULL);
+  return scratch_rm_rf (parent, error);
+}

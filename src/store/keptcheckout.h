@@ -35,4 +35,8 @@ gboolean kept_checkout_put (OstreeRepo *repo, const char *ref, const char *commi
 gboolean kept_checkout_prune (OstreeRepo *repo, guint *out_removed, GCancellable *cancellable,
                               GError **error);
 
+/* Remove every kept checkout (after the machine stopped while some were
+ * not all on disk: graph/buildsync.c). */
+gboolean kept_checkout_remove_all (OstreeRepo *repo, GError **error);
+
 G_END_DECLS
