@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,6 +44,29 @@ parse_name (const char *name, char **out_boot_id, pid_t *out_pid)
   return *out_pid > 0;
 }
 
+static gboolean
+fsync_at (int dfd, const char *path)
+{
+  util_autofd int fd = openat (dfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+  return fd >= 0 && fsync (fd) == 0;
+}
+
+/* The marker NAME on disk: made by the first step that writes, under a
+ * lock, and a byte written into it once it and its directory entry are
+ * synced, so that the steps after it find it so and sync nothing. */
+static gboolean
+join (int repo_dfd, const char *name)
+{
+  g_autofree char *path = g_build_filename (UNSYNCED_DIR, name, NULL);
+  util_autofd int fd = openat (repo_dfd, path, O_CREAT | O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0644);
+  struct stat st;
+  if (fd < 0 || flock (fd, LOCK_EX) < 0 || fstat (fd, &st) < 0)
+    return FALSE;
+  if (st.st_size > 0)
+    return TRUE;
+  return fsync (fd) == 0 && fsync_at (repo_dfd, UNSYNCED_DIR) && pwrite (fd, "1", 1, 0) == 1;
+}
+
 gboolean
 unsynced_deferred (int repo_dfd)
 {
@@ -53,18 +77,8 @@ unsynced_deferred (int repo_dfd)
   if (name == NULL || !parse_name (name, &boot_id, &pid)
       || (this_boot = unsynced_boot_id ()) == NULL || !g_str_equal (boot_id, this_boot))
     return FALSE;
-  g_autofree char *path = g_build_filename (UNSYNCED_DIR, name, NULL);
-  struct stat st;
-  return fstatat (repo_dfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode);
-}
-
-static gboolean
-fsync_at (int dfd, const char *path, const char *repo_path, GError **error)
-{
-  util_autofd int fd = openat (dfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-  if (fd < 0 || fsync (fd) < 0)
-    return util_fail (error, "%s/%s: %s", repo_path, path, g_strerror (errno));
-  return TRUE;
+  /* (Any failure here: the step syncs, as without a build.) */
+  return join (repo_dfd, name);
 }
 
 char *
@@ -73,20 +87,15 @@ unsynced_begin (int repo_dfd, const char *repo_path, GError **error)
   g_autofree char *boot_id = unsynced_boot_id ();
   if (boot_id == NULL)
     return util_fail (error, "cannot read this boot's id (/proc/sys/kernel/random/boot_id)"), NULL;
-  if (mkdirat (repo_dfd, UNSYNCED_DIR, 0755) < 0 && errno != EEXIST)
+  /* The markers' directory stays: made (and its entry synced) once. */
+  if (mkdirat (repo_dfd, UNSYNCED_DIR, 0755) == 0)
+    {
+      if (!fsync_at (repo_dfd, "."))
+        return util_fail (error, "%s: %s", repo_path, g_strerror (errno)), NULL;
+    }
+  else if (errno != EEXIST)
     return util_fail (error, "%s/%s: %s", repo_path, UNSYNCED_DIR, g_strerror (errno)), NULL;
-  g_autofree char *name = g_strdup_printf ("%s.%d", boot_id, (int) getpid ());
-  g_autofree char *path = g_build_filename (UNSYNCED_DIR, name, NULL);
-  util_autofd int fd = openat (repo_dfd, path, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC | O_NOFOLLOW,
-                               0644);
-  if (fd < 0 || fsync (fd) < 0)
-    return util_fail (error, "%s/%s: %s", repo_path, path, g_strerror (errno)), NULL;
-  /* The marker, its directory and the directory's entry on disk before
-   * anything is written unsynced. */
-  if (!fsync_at (repo_dfd, UNSYNCED_DIR, repo_path, error)
-      || !fsync_at (repo_dfd, ".", repo_path, error))
-    return NULL;
-  return g_steal_pointer (&name);
+  return g_strdup_printf ("%s.%d", boot_id, (int) getpid ());
 }
 
 gboolean
@@ -101,6 +110,11 @@ unsynced_remove (int repo_dfd, const char *repo_path, const char *name, GError *
 gboolean
 unsynced_end (int repo_dfd, const char *repo_path, const char *name, GError **error)
 {
+  /* No step wrote: nothing waits to be synced. */
+  g_autofree char *path = g_build_filename (UNSYNCED_DIR, name, NULL);
+  struct stat st;
+  if (fstatat (repo_dfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+    return TRUE;
   if (syncfs (repo_dfd) < 0)
     return util_fail (error, "%s: syncing the file system: %s", repo_path, g_strerror (errno));
   return unsynced_remove (repo_dfd, repo_path, name, error);

@@ -5,12 +5,12 @@
  * the longest path: each package's edge waits for every other edge's data
  * to reach the disk (7% of a cold minbase build, 8% of a desktop-sized
  * one), while stage 2 leaves a core idle.  A build ("apt2ostree build")
- * may instead make its writes durable once, at its end: it first leaves a
- * marker in the repository, REPO/apt2ostree-unsynced/BOOT_ID.PID, on disk
- * before anything is written; the transactions of its steps see it named
- * in their environment ($APT2OSTREE_UNSYNCED) and skip their syncs, as
- * with core.fsync=false; the build syncs the file system and removes the
- * marker at its end.  A marker of another boot found later means the
+ * may instead make its writes durable once, at its end: it names a marker,
+ * REPO/apt2ostree-unsynced/BOOT_ID.PID, to its steps ($APT2OSTREE_UNSYNCED);
+ * the first transaction that writes makes it, on disk, before anything
+ * unsynced, and every transaction that finds it skips its syncs, as with
+ * core.fsync=false; the build, when the marker is there, syncs the file
+ * system and removes the marker at its end.  A marker of another boot found later means the
  * machine stopped (power, crash) while a build's writes were not all on
  * disk: what that build wrote from the marker's time on cannot be trusted
  * and is removed (graph/buildsync.c) before anything else runs. */
@@ -28,14 +28,18 @@ G_BEGIN_DECLS
 char *unsynced_boot_id (void);
 
 /* Whether a transaction on the repository REPO_DFD may skip its syncs: the
- * environment names this boot's marker and the repository holds it. */
+ * environment names a marker of this boot, and it is on disk (the first
+ * step to ask makes it, synced; the others find it so). */
 gboolean unsynced_deferred (int repo_dfd);
 
-/* Leave this process's marker in the repository REPO_DFD (REPO_PATH for
- * messages), on disk; its name (BOOT_ID.PID, for $APT2OSTREE_UNSYNCED). */
+/* Get the repository REPO_DFD (REPO_PATH for messages) ready for a build's
+ * marker: the name (BOOT_ID.PID) to give its steps in $APT2OSTREE_UNSYNCED.
+ * Nothing is made until a step writes, so a build that writes nothing
+ * syncs nothing. */
 char *unsynced_begin (int repo_dfd, const char *repo_path, GError **error);
 
-/* Sync the file system of REPO_DFD, then remove the marker NAME. */
+/* When a step made the marker NAME: sync the file system of REPO_DFD, then
+ * remove the marker. */
 gboolean unsynced_end (int repo_dfd, const char *repo_path, const char *name, GError **error);
 
 /* A marker left in the repository by a run that did not end it. */

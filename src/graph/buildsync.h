@@ -17,13 +17,14 @@ G_BEGIN_DECLS
  * transaction begins on REPO (barestore/unsynced.h). */
 gboolean buildsync_recover (OstreeRepo *repo, GCancellable *cancellable, GError **error);
 
-/* Just before a build of REPO runs its steps: leave its marker and name it
- * in the environment its steps get, so that they skip their syncs.
- * *OUT_MARKER is the marker, for buildsync_end(). */
+/* Just before a build of REPO runs its steps: name its marker in the
+ * environment its steps get, so that they skip their syncs (the first that
+ * writes makes it).  *OUT_MARKER is its name, for buildsync_end(). */
 gboolean buildsync_begin (OstreeRepo *repo, char **out_marker, GError **error);
 
-/* After the build's steps, whether they succeeded or not: sync the file
- * system, remove MARKER and its name from the environment. */
+/* After the build's steps, whether they succeeded or not: when a step made
+ * MARKER, sync the file system and remove it; its name leaves the
+ * environment. */
 gboolean buildsync_end (OstreeRepo *repo, const char *marker, GError **error);
 
 G_END_DECLS
