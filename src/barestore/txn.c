@@ -187,14 +187,15 @@ store_txn_begin (int repo_dfd, const char *repo_path, const StoreTxnSettings *se
   g_autoptr(StoreTxn) txn = g_new0 (StoreTxn, 1);
   txn->repo_dfd = repo_dfd;
   txn->repo_path = g_strdup (repo_path);
-  /* A step of a build that syncs once at its end (unsynced.h). */
-  txn->sync = settings->sync && !unsynced_deferred (repo_dfd);
   txn->lock_fd = -1;
   txn->refs = g_ptr_array_new_with_free_func (g_free);
   if (lock == STORE_TXN_LOCK_TRY && !lock_shared (txn, error))
     return NULL;
   if (!unsynced_check (repo_dfd, repo_path, error))
     return NULL;
+  /* A step of a build that syncs once at its end (unsynced.h): asked only
+   * of a transaction that will write, since the first makes the marker. */
+  txn->sync = settings->sync && !unsynced_deferred (repo_dfd);
   g_autoptr(GError) local_error = NULL;
   txn->stage = stage_dir_open (repo_dfd, repo_path, &local_error);
   if (txn->stage == NULL)

@@ -42,31 +42,19 @@ typedef struct {
 } DirTask;
 
 
-/* A symlink NAME in DFD dated 0, as OSTree dates every file object of a
+/* The symlink NAME in DFD dated 0, as OSTree dates every file object of a
  * bare repository, instead of when it was made: a program that records
  * the times of what it reads (man-db's index holds each man page's, and
  * many are symlinks) then records the same in every repository.  A bare
  * repository's symlink objects keep the time they were written, which
- * their hardlinks share: setting it dates the object itself (its content
- * and the commits that name it do not change), so each is dated once. */
+ * their hardlinks share: dating one dates the object itself (its content
+ * and the commits that name it do not change), so each is dated once.
+ * FALSE with errno set when it cannot be. */
 static gboolean
-date_symlink (int dfd, const char *name, const char *dir_path, gboolean known_symlink,
-              GError **error)
+date_symlink (int dfd, const char *name)
 {
-  struct stat st;
-  if (!known_symlink)
-    {
-      if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        goto fail;
-      if (!S_ISLNK (st.st_mode) || (st.st_mtim.tv_sec == 0 && st.st_mtim.tv_nsec == 0))
-        return TRUE;
-    }
   const struct timespec times[2] = { { 0, UTIME_OMIT }, { 0, 0 } };
-  if (utimensat (dfd, name, times, AT_SYMLINK_NOFOLLOW) == 0)
-    return TRUE;
-fail:;
-  g_autofree char *path = g_build_filename (dir_path, name, NULL);
-  return util_fail (error, "%s: %s", path, g_strerror (errno));
+  return utimensat (dfd, name, times, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 /* The object has reached the filesystem's link limit: a copy instead. */
@@ -87,8 +75,9 @@ copy_object (Checkout *co, const char *checksum, int dfd, const char *name, cons
       if (symlinkat (g_file_info_get_symlink_target (info), dfd, name) < 0
           || fchownat (dfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
         return util_fail (error, "%s: %s", path, g_strerror (errno));
-      g_autofree char *dir_path = g_path_get_dirname (path);
-      return date_symlink (dfd, name, dir_path, TRUE, error);
+      if (!date_symlink (dfd, name))
+        return util_fail (error, "%s: %s", path, g_strerror (errno));
+      return TRUE;
     }
   int fd = openat (dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0)
@@ -180,10 +169,9 @@ symlink_user (Checkout *co, const char *object, int dfd, const char *name, const
   if (len == 0 || (gsize) len >= sizeof target)
     return util_fail (error, "objects/%s: not a symlink target", object);
   target[len] = '\0';
-  if (symlinkat (target, dfd, name) < 0)
+  if (symlinkat (target, dfd, name) < 0 || !date_symlink (dfd, name))
     return util_fail (error, "%s: %s", path, g_strerror (errno));
-  g_autofree char *dir_path = g_path_get_dirname (path);
-  return date_symlink (dfd, name, dir_path, TRUE, error);
+  return TRUE;
 }
 
 /* bare-user: the mode OSTree stores for the file object at ABS_OBJECT, from
@@ -260,7 +248,16 @@ checkout_file_bare (Checkout *co, const char *checksum, const char *object, int 
                     const char *dir_path, const char *name, GError **error)
 {
   if (linkat (co->objects_dfd, object, dfd, name, 0) == 0)
-    return date_symlink (dfd, name, dir_path, FALSE, error);
+    {
+      /* (a symlink object written before, not dated yet) */
+      struct stat st;
+      if (fstatat (dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0
+          && (!S_ISLNK (st.st_mode) || (st.st_mtim.tv_sec == 0 && st.st_mtim.tv_nsec == 0)
+              || date_symlink (dfd, name)))
+        return TRUE;
+      g_autofree char *path = g_build_filename (dir_path, name, NULL);
+      return util_fail (error, "%s: %s", path, g_strerror (errno));
+    }
   g_autofree char *path = g_build_filename (dir_path, name, NULL);
   if (errno != EMLINK)
     return util_fail (error, "%s: cannot hardlink the object %s: %s", path, checksum,
