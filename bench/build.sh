@@ -48,7 +48,10 @@
 # the machine), and "the work itself": the CPU seconds only decompressing
 # the indices and the .debs takes, spread over the cores, plus stage 2's
 # time (the packages' own scripts, which mmdebstrap runs too): what no
-# builder skips on this machine, as a floor beside the ratio.
+# builder skips on this machine, as a floor beside the ratio; and that floor
+# with the .debs' files written as well (tar writing every .deb's files into
+# an empty directory, one .deb per core at a time), since every builder
+# writes them.
 #
 # Run it as root from a build directory (it uses ./apt2ostree unless
 # $APT2OSTREE is set).  It needs the network; it writes under $TMPDIR
@@ -109,9 +112,11 @@ timed cold.lock "$A2O" lock min.txt --suite "$suite" --variant minbase -o min.lo
 timed cold.build "$A2O" build min.lock.json --ref min
 cp build/.ninja_log cold.ninja_log
 # The work itself, which no builder skips: decompressing the indices and
-# the .debs' data (spread over the cores) and stage 2's scripts (below).
+# the .debs' data (spread over the cores) and stage 2's scripts (below);
+# and the same with the .debs' files written, by tar on every core.
 idx_cpu=$(decompress_cpu build/cache/lists)
 deb_cpu=$(decompress_cpu build/cache/debs)
+deb_files=$(extract_wall build/cache/debs)
 n_min=$(grep -c '"sha256": ' min.lock.json)
 repo_one=$(kib build/ostree)
 timed mm.cold mmdebstrap --quiet --variant=minbase --mode=root "$suite" mm-min.tar mm.sources
@@ -183,6 +188,7 @@ sandbox_split=$(sed -n 's/^apt2ostree mod: \(checkout .*\)/\1/p' sandbox.log)
 # --- report --------------------------------------------------------------------
 cold_total=$(calc "$(cat cold.lock) + $(cat cold.build)")
 floor=$(calc "$idx_cpu + $deb_cpu / $(nproc) + $stage2_cold")
+files_floor=$(calc "$idx_cpu + $deb_files + $stage2_cold")
 plus_total=$(calc "$(cat plus.lock) + $(cat plus.build)")
 change_total=$(calc "$(cat change.lock) + $(cat change.build)")
 mm_one=$(kib mm-min.tar)
@@ -202,6 +208,7 @@ $suite minbase: $n_min packages                        seconds      ratio (goal)
                 mmdebstrap                       $(cat mm.cold)       $(ratio "$cold_total" "$(cat mm.cold)")x  (<= 0.3)
                   apt2ostree build: unpack edges $unpack_cold s summed over parallel jobs, stage 1 $stage1_cold s, stage 2 $stage2_cold s
                   the work itself                $floor       $(ratio "$floor" "$(cat mm.cold)")x  (decompressing the indices $idx_cpu s, the .debs $deb_cpu s CPU over $(nproc) cores; stage 2 $stage2_cold s)
+                  ... with the files written     $files_floor       $(ratio "$files_floor" "$(cat mm.cold)")x  (the .debs' files written by tar, $(nproc) at a time: $deb_files s)
                   .deb edges of 5 s or more: $(slow_edges cold.ninja_log) of $n_min$pairs_line
  2 no-op        apt2ostree build                 $(cat noop.build)       (<= 0.3)
                 ninja alone                      $(cat noop.ninja)
@@ -235,10 +242,12 @@ host_sources_for "$DESKTOP_SUITE" > mm.sources
 printf '%s\n' $DESKTOP > desktop.txt
 timed desktop.lock "$A2O" lock desktop.txt --suite "$DESKTOP_SUITE" --variant minbase -o desktop.lock.json
 timed desktop.build "$A2O" build desktop.lock.json --ref desktop
-local n mm_n total stage2 floor
+local n mm_n total stage2 floor deb_files files_floor
 n=$(grep -c '"sha256": ' desktop.lock.json)
 stage2=$(edge_seconds build/.ninja_log 'refs/heads/desktop$')
 floor=$(calc "$(decompress_cpu build/cache/lists) + $(decompress_cpu build/cache/debs) / $(nproc) + $stage2")
+deb_files=$(extract_wall build/cache/debs)
+files_floor=$(calc "$(decompress_cpu build/cache/lists) + $deb_files + $stage2")
 timed mm.desktop mmdebstrap --quiet --variant=minbase --mode=root --include="$(paste -sd, desktop.txt)" \
     "$DESKTOP_SUITE" mm-desktop.tar mm.sources
 mm_n=$(tar -xOf mm-desktop.tar ./var/lib/dpkg/status | grep -c '^Status: install ok installed')
@@ -250,6 +259,7 @@ $DESKTOP_SUITE desktop ($DESKTOP over minbase): $n packages (mmdebstrap: $mm_n) 
                 mmdebstrap --include             $(cat mm.desktop)       $(calc "$total / $(cat mm.desktop)")x  (<= 0.4)
                   unpack edges $(edge_seconds build/.ninja_log 'refs/heads/deb/') s summed over parallel jobs, stage 1 $(edge_seconds build/.ninja_log 'refs/heads/stage1/desktop$') s, stage 2 $stage2 s
                   the work itself                $floor       $(calc "$floor / $(cat mm.desktop)")x  (decompressing the indices and .debs over $(nproc) cores, stage 2)
+                  ... with the files written     $files_floor       $(calc "$files_floor / $(cat mm.desktop)")x  (the .debs' files written by tar, $(nproc) at a time: $deb_files s)
                   .deb edges of 5 s or more: $(slow_edges build/.ninja_log) of $n
 EOF
 cd "$dir"

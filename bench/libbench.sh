@@ -14,6 +14,11 @@
 #   decompress_cpu DIR  CPU seconds (user + system) to decompress every
 #                       index (xz, gzip, zstd, bzip2) or .deb (its data
 #                       tarball, dpkg-deb) in DIR: work any builder does
+#   extract_wall DIR    wall seconds for tar to write the files of every
+#                       .deb in DIR into an empty directory beside it, as
+#                       many at once as there are cores (the best of two
+#                       runs): decompressing and writing, work any builder
+#                       does
 
 now () { date +%s.%N; }
 calc () { awk "BEGIN { printf \"%.2f\\n\", $1 }"; }
@@ -59,6 +64,33 @@ decompress_cpu () {
     done
     rm -f "$tf"
     echo "$total"
+}
+
+# extract_wall DIR: what it costs to decompress every .deb of DIR (the
+# build's download cache) and write its files, with Debian's own tar, one
+# .deb per core at a time, in wall seconds: the floor of an unpack phase,
+# which writes the same files.  Each .deb's data tarball is taken out of its
+# ar archive first, untimed; the files go into a scratch directory on the
+# same file system, made empty and synced before each run.
+extract_wall () {
+    local dir=$1 work best= run t0 t1 t deb member
+    work=$(mktemp -d "$dir/../extract.XXXXXX")
+    mkdir "$work/data"
+    for deb in "$dir"/*; do
+        [ "$(od -An -tx1 -N4 "$deb" | tr -d ' ')" = 213c6172 ] || continue
+        member=$(ar t "$deb" | grep '^data\.tar') || continue
+        ar p "$deb" "$member" > "$work/data/${deb##*/}"
+    done
+    for run in 1 2; do
+        rm -rf "$work/root" && mkdir "$work/root" && sync
+        t0=$(now)
+        find "$work/data" -type f -print0 | xargs -0 -P "$(nproc)" -I '{}' tar -C "$work/root" -xf '{}'
+        t1=$(now)
+        t=$(calc "$t1 - $t0")
+        if [ -z "$best" ] || awk "BEGIN { exit !($t < $best) }"; then best=$t; fi
+    done
+    rm -rf "$work"
+    echo "$best"
 }
 
 # other_version SUITE LOCKFILE: the first package of LOCKFILE locked from

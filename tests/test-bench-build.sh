@@ -40,6 +40,49 @@ test_expect_success 'median_range gives the median of the ratios and their range
     assert_streq "$(median_range 0.33)" "0.33x (0.33 to 0.33)"
 '
 
+# two_debs: cache/debs holding two .debs (xz and gzip data) and a file
+# that is not one.
+two_debs () {
+    local p
+    for p in one two; do
+        mkdir -p "pkg-$p/DEBIAN" "pkg-$p/usr/share/$p"
+        printf "Package: %s\nVersion: 1\nArchitecture: all\nMaintainer: t <t@example.org>\nDescription: t\n" "$p" \
+            > "pkg-$p/DEBIAN/control"
+        echo "$p" > "pkg-$p/usr/share/$p/file"
+    done
+    mkdir -p cache/debs
+    dpkg-deb -Zxz --build pkg-one cache/debs/aa > /dev/null
+    dpkg-deb -Zgzip --build pkg-two cache/debs/bb > /dev/null
+    echo "not a .deb" > cache/debs/partial
+}
+
+test_expect_success 'extract_wall writes every .deb'"'"'s files, skips what is not a .deb, leaves nothing behind' '
+    two_debs
+    t=$(extract_wall cache/debs)
+    awk "BEGIN { exit !($t >= 0) }" || fail "extract_wall said \"$t\""
+    assert_streq "$(ls cache)" debs
+    assert_streq "$(ls cache/debs | paste -sd " ")" "aa bb partial"
+'
+
+# extract_wall with a tar that records what it was given and writes the
+# files where it was told.
+test_expect_success 'extract_wall runs tar over each .deb, in each of two runs, and the files are written' '
+    two_debs
+    mkdir -p bin && cat > bin/tar <<EOF
+#!/bin/sh
+echo "\$*" >> "$PWD/tar.log"
+/bin/tar "\$@" || exit
+find "\$2" -type f >> "$PWD/written.log"
+EOF
+    chmod +x bin/tar
+    PATH="$PWD/bin:$PATH" extract_wall cache/debs > /dev/null
+    assert_streq "$(wc -l < tar.log)" 4
+    assert_streq "$(grep -c "/data/aa\$" tar.log)" 2
+    assert_streq "$(grep -c "/data/bb\$" tar.log)" 2
+    grep -q "/root/usr/share/one/file\$" written.log || fail "the files of one.deb were not written"
+    grep -q "/root/usr/share/two/file\$" written.log || fail "the files of two.deb were not written"
+'
+
 test_expect_success 'bench/build.sh refuses a COLD_PAIRS that is not a count' '
     [ "$(id -u)" = 0 ] && command -v mmdebstrap > /dev/null || exit 0
     for bad in 0 x -1 2x; do
