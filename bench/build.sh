@@ -43,6 +43,9 @@
 # an empty directory, the two tools taking turns at going first, and the
 # report adds the median of the pairs' ratios and their range (one pair on
 # a shared machine can be off by half).
+# Each case ends with the share of CPU time the machine's host (when it is
+# a virtual machine) gave to other guests while it ran: "steal", from
+# /proc/stat; ratios from a run with much of it are noisier.
 # Every cold build reports how many of its .deb edges (fetch + unpack)
 # took 5 s or more in ninja's log (a .deb that waited on the network or on
 # the machine), and "the work itself": the CPU seconds only decompressing
@@ -307,8 +310,11 @@ cd "$dir"
 echo "# $(nproc) cores; cases: $CASES"
 for c in $CASES; do
     case $c in
-        minbase) for suite in $SUITES; do bench_suite "$suite"; done ;;
-        desktop) bench_desktop ;;
-        latency) bench_latency ;;
+        minbase) for suite in $SUITES; do mark=$(cpu_mark); bench_suite "$suite"
+                                           echo "(CPU time the host gave other guests during it, steal: $(steal_since "$mark")%)"; done ;;
+        desktop) mark=$(cpu_mark); bench_desktop
+                 echo "(CPU time the host gave other guests during it, steal: $(steal_since "$mark")%)" ;;
+        latency) mark=$(cpu_mark); bench_latency
+                 echo "(CPU time the host gave other guests during it, steal: $(steal_since "$mark")%)" ;;
     esac
 done

@@ -14,6 +14,9 @@
 #   decompress_cpu DIR  CPU seconds (user + system) to decompress every
 #                       index (xz, gzip, zstd, bzip2) or .deb (its data
 #                       tarball, dpkg-deb) in DIR: work any builder does
+#   cpu_mark            the machine's CPU time so far, "TOTAL STEAL" (ticks)
+#   steal_since MARK    the share of CPU time since MARK that a virtual
+#                       machine's host gave to other guests (steal), in %
 #   extract_wall DIR    wall seconds for tar to write the files of every
 #                       .deb in DIR into an empty directory beside it, as
 #                       many at once as there are cores (the best of two
@@ -64,6 +67,19 @@ decompress_cpu () {
     done
     rm -f "$tf"
     echo "$total"
+}
+
+# cpu_mark / steal_since: on a virtual machine, time its host runs other
+# guests is "steal" in /proc/stat ($PROC_STAT, for a test); a run with
+# much of it compares two tools that each met a different machine.
+cpu_mark () {
+    awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $9; exit }' "${PROC_STAT:-/proc/stat}"
+}
+steal_since () {
+    # shellcheck disable=SC2086 # two numbers
+    set -- $1 $(cpu_mark)
+    awk -v t0="$1" -v s0="$2" -v t1="$3" -v s1="$4" \
+        'BEGIN { printf "%.0f\n", (t1 > t0) ? 100 * (s1 - s0) / (t1 - t0) : 0 }'
 }
 
 # extract_wall DIR: what it costs to decompress every .deb of DIR (the

@@ -83,6 +83,19 @@ EOF
     grep -q "/root/usr/share/two/file\$" written.log || fail "the files of two.deb were not written"
 '
 
+# stat LINE: a /proc/stat whose first line is LINE (user nice system idle
+# iowait irq softirq steal guest guest_nice, in ticks).
+stat () { printf 'cpu  %s\ncpu0 1 1 1 1 1 1 1 1 0 0\n' "$1" > stat; }
+
+test_expect_success 'steal_since gives the share of CPU time since the mark that went to other guests' '
+    stat "100 0 50 800 10 0 0 40 0 0" && mark=$(PROC_STAT=stat cpu_mark)
+    assert_streq "$mark" "1000 40"
+    stat "300 0 100 1300 20 0 0 280 0 0"
+    assert_streq "$(PROC_STAT=stat steal_since "$mark")" 24
+    stat "100 0 50 800 10 0 0 40 0 0"
+    assert_streq "$(PROC_STAT=stat steal_since "$mark")" 0
+'
+
 test_expect_success 'bench/build.sh refuses a COLD_PAIRS that is not a count' '
     [ "$(id -u)" = 0 ] && command -v mmdebstrap > /dev/null || exit 0
     for bad in 0 x -1 2x; do
