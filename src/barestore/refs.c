@@ -151,11 +151,18 @@ refs_batch_publish (RefsBatch *batch, GError **error)
   return TRUE;
 }
 
+char *
+refs_file_path (const char *repo, const char *ref)
+{
+  return repo != NULL ? g_build_filename (repo, "refs", "heads", ref, NULL)
+                      : g_build_filename ("refs", "heads", ref, NULL);
+}
+
 gboolean
 refs_read (int repo_dfd, const char *ref, char **out_commit)
 {
   *out_commit = NULL;
-  g_autofree char *path = g_strconcat ("refs/heads/", ref, NULL);
+  g_autofree char *path = refs_file_path (NULL, ref);
   util_autofd int fd = openat (repo_dfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return errno == ENOENT;

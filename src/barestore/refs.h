@@ -31,6 +31,10 @@ guint refs_max_staged (void);
  * when it writes a ref, touch the repository (watchers look at its mtime). */
 gboolean refs_batch_publish (RefsBatch *batch, GError **error);
 
+/* Where REF's ref file is: REPO/refs/heads/REF, or refs/heads/REF (relative
+ * to the repository's directory) when REPO is NULL.  REF is not checked. */
+char *refs_file_path (const char *repo, const char *ref);
+
 /* The commit the ref file refs/heads/REF of the repository REPO_DFD names:
  * *OUT_COMMIT NULL when there is none.  FALSE when REF's place is not a
  * plain file this code reads (an alias, a directory) or holds no checksum. */

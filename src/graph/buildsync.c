@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <sys/stat.h>
 
+#include "barestore/refs.h"
 #include "barestore/unsynced.h"
 #include "base/util.h"
 #include "graph/buildsync.h"
@@ -33,7 +34,7 @@ refs_written_since (OstreeRepo *repo, gint64 since, GError **error)
   g_hash_table_iter_init (&iter, refs);
   while (g_hash_table_iter_next (&iter, &ref, NULL))
     {
-      g_autofree char *path = g_build_filename ("refs", "heads", (const char *) ref, NULL);
+      g_autofree char *path = refs_file_path (NULL, ref);
       struct stat st;
       if (fstatat (ostree_repo_get_dfd (repo), path, &st, AT_SYMLINK_NOFOLLOW) == 0
           && st.st_mtim.tv_sec >= since)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "apt/cache.h"
+#include "barestore/refs.h"
 #include "deb/deb.h"
 #include "graph/localcheck.h"
 
@@ -98,7 +99,7 @@ check_package (Record *record, const char *repo, BuildImage *image, LockPackage 
 {
   g_autofree char *ref = deb_ref_name (package->name, package->version, package->architecture,
                                        package->sha256);
-  g_autofree char *ref_file = g_build_filename (repo, "refs", "heads", ref, NULL);
+  g_autofree char *ref_file = refs_file_path (repo, ref);
   g_autofree char *lock_dir = g_path_get_dirname (image->lockfile);
   g_autofree char *path = g_build_filename (lock_dir, package->path, NULL);
   struct stat st, ref_st;

@@ -10,6 +10,7 @@
 #include "graph/imagespec.h"
 #include "graph/treerules.h"
 #include "apt/lockfile.h"
+#include "barestore/refs.h"
 #include "deb/deb.h"
 #include "base/util.h"
 #include "store/keptcheckout.h"
@@ -125,7 +126,7 @@ prune_plan (OstreeRepo *repo, GPtrArray *specs, GError **error)
 static void
 remove_empty_parents (int repo_dfd, const char *ref)
 {
-  g_autofree char *path = g_strconcat ("refs/heads/", ref, NULL);
+  g_autofree char *path = refs_file_path (NULL, ref);
   for (char *slash = strrchr (path, '/'); slash != NULL; slash = strrchr (path, '/'))
     {
       *slash = '\0';
