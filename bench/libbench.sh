@@ -76,7 +76,7 @@ cpu_mark () {
     awk '$1 == "cpu" { t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $9; exit }' "${PROC_STAT:-/proc/stat}"
 }
 steal_since () {
-    # shellcheck disable=SC2086 # two numbers
+    # shellcheck disable=SC2046,SC2086 # two numbers each
     set -- $1 $(cpu_mark)
     awk -v t0="$1" -v s0="$2" -v t1="$3" -v s1="$4" \
         'BEGIN { printf "%.0f\n", (t1 > t0) ? 100 * (s1 - s0) / (t1 - t0) : 0 }'
@@ -89,7 +89,7 @@ steal_since () {
 # ar archive first, untimed; the files go into a scratch directory on the
 # same file system, made empty and synced before each run.
 extract_wall () {
-    local dir=$1 work best= run t0 t1 t deb member
+    local dir=$1 work best='' t0 t1 t deb member _
     work=$(mktemp -d "$dir/../extract.XXXXXX")
     mkdir "$work/data"
     for deb in "$dir"/*; do
@@ -97,7 +97,7 @@ extract_wall () {
         member=$(ar t "$deb" | grep '^data\.tar') || continue
         ar p "$deb" "$member" > "$work/data/${deb##*/}"
     done
-    for run in 1 2; do
+    for _ in 1 2; do
         rm -rf "$work/root" && mkdir "$work/root" && sync
         t0=$(now)
         find "$work/data" -type f -print0 | xargs -0 -P "$(nproc)" -I '{}' tar -C "$work/root" -xf '{}'
