@@ -2,6 +2,7 @@
 # Source it after libtest.sh and librepo.sh.
 #
 #   base_repo "$SRV/debian"      # real bookworm .debs + Packages, Release, InRelease
+#   base_archive                 # SRV=$SCRATCH/srv, D=$SRV/debian: base_repo "$D", repo_key archive
 #
 # BASE_ARCH (set before sourcing; amd64 unless set) picks the architecture
 # of the base .debs: arm64's run under qemu-user (see libarm64.sh).
@@ -85,6 +86,17 @@ base_repo () {
         case " $(echo $BASE_PACKAGES) " in *" $p "*) ;; *) continue ;; esac
         cp "$BASE_CACHE/debs/$sha" "$root/pool/main/$(basename "$file")"
     done < "$BASE_MANIFEST"
+}
+
+# base_archive: the test's archive, D=$SRV/debian with SRV=$SCRATCH/srv
+# (both set for the rest of the test file), holding the base .debs
+# (base_repo "$D"), and the "archive" signing key (repo_key archive); add
+# packages, then repo_publish "$D" bookworm ARCH archive.
+base_archive () {
+    SRV="$SCRATCH/srv"
+    D="$SRV/debian"
+    base_repo "$D"
+    repo_key archive
 }
 
 # serve_work_dir ROOT: serve ROOT (repo_serve) and enter the test's work

@@ -16,10 +16,7 @@ skip_unless_stage2
 N=1000
 # 134 characters, then make_tiny_debs' "-NNNNN": 140.
 PREFIX=long$(printf 'x%.0s' $(seq 1 130))
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 make_tiny_debs "$D/pool/main" "$PREFIX" "$N" amd64
 repo_dists "$D" bookworm amd64
 repo_sign "$D" bookworm archive

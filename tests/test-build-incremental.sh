@@ -16,10 +16,7 @@
 skip_unless_stage2
 umask 022
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # fixture NAME VERSION [FIELD: VALUE]...: a package in $D's pool shipping
 # /usr/share/NAME/version and the conffile /etc/NAME.conf (both naming the

@@ -12,10 +12,7 @@
 
 skip_unless_stage2
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # (ischroot: maintainer scripts run as in debootstrap's or mmdebstrap's
 # chroot, not as on a live system)

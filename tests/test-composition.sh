@@ -19,10 +19,7 @@
 skip_unless_stage2
 command -v bwrap > /dev/null || skip_all "bubblewrap is not installed (apt-get install bubblewrap)"
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 

@@ -25,10 +25,7 @@ if [ "$ARCH" = arm64 ]; then
     require_qemu_aarch64
 fi
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 KVER=6.1.0-99-test
 
 # Stand-ins with the files the real packages have where deployable looks:

@@ -11,10 +11,7 @@
 skip_unless_stage2
 command -v jq > /dev/null || skip_all "jq is not installed (tools/setup installs it)"
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # pkg NAME VERSION [POSTINST]: a package shipping /usr/share/NAME/version.
 pkg () {

@@ -17,10 +17,7 @@ for tool in sfdisk mkfs.vfat mcopy grub-mkstandalone debugfs; do
     command -v $tool > /dev/null || skip_all "$tool is not installed (tools/setup installs it)"
 done
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 KVER=6.1.0-99-test
 
 # Stand-ins with the files deployable looks for: a kernel whose postinst

@@ -20,10 +20,7 @@
 command -v ninja > /dev/null || skip_all "ninja is not installed"
 command -v mmdebstrap > /dev/null || skip_all "mmdebstrap is not installed"
 
-SRV=$SCRATCH/srv
-D=$SRV/debian
-base_repo "$D"
-repo_key archive
+base_archive
 S=$SCRATCH/stage
 mk () { mkdir -p "$S/$1/DEBIAN" "$S/$1/$2"; }
 mk hello usr/bin

@@ -12,10 +12,7 @@
 
 skip_unless_stage2
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # script_deb NAME SCRIPT BODY [FIELD: VALUE]...: a package in $D's pool
 # shipping /usr/share/NAME/version, whose maintainer SCRIPT is BODY.

@@ -156,10 +156,7 @@ fi
 
 # --- configure and build ---
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 repo_publish "$D" bookworm amd64 archive
 
 serve_work_dir "$SRV"

@@ -13,10 +13,7 @@
 skip_unless_stage2
 
 N=5000
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 # Every 1,000th package has a postinst, which writes /var/lib/many/NAME.
 make_tiny_debs "$D/pool/main" many "$N" amd64 1000
 repo_dists "$D" bookworm amd64

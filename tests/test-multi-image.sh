@@ -14,10 +14,7 @@
 
 skip_unless_stage2
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # small_deb NAME VERSION ARCH [FIELD: VALUE]...: a package in $D's pool that
 # ships /usr/share/NAME/version.

@@ -14,10 +14,7 @@
 skip_unless_stage2
 command -v jq > /dev/null || skip_all "jq is not installed (tools/setup installs it)"
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # docs: documentation, a man page, a translation, a symlink in its doc
 # directory and a conffile; docs-extra shares its doc directory layout.

@@ -15,10 +15,7 @@
 # The settings of whoever runs the tests are not the tests'.
 unset http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY all_proxy ALL_PROXY APT_CONFIG
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 repo_publish "$D" bookworm amd64 archive
 repo_serve "$SRV"
 start_proxy repo.invalid=127.0.0.1

@@ -12,10 +12,7 @@
 skip_unless_stage2
 command -v ostree > /dev/null || skip_all "the ostree command (for ostree fsck) is not installed"
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 test_deb shared 1.0 "" "Depends: coreutils"
 test_deb extra 1.0 "" "Depends: shared"

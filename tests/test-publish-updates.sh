@@ -17,10 +17,7 @@ command -v ninja > /dev/null || skip_all "ninja is not installed"
 command -v ostree > /dev/null || skip_all "ostree is not installed"
 ARCH=amd64
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 repo_key publisher
 repo_key other
 KVER=6.1.0-99-test

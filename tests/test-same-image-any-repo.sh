@@ -12,10 +12,7 @@
 
 skip_unless_stage2
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 # a package with a file and a symlink to it, whose postinst records the
 # time of each as stat gives it
 stage="$SCRATCH/stage/times"

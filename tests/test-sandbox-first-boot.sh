@@ -13,10 +13,7 @@
 
 skip_unless_stage2
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # Per-machine files, each with content no two machines (or builds) share.
 stage="$SCRATCH/stage/openssh-server"

@@ -13,10 +13,7 @@
 skip_unless_stage2
 command -v jq > /dev/null || skip_all "jq is not installed (tools/setup installs it)"
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # A package with a machine-readable copyright (two licenses, one SPDX does
 # not know, with its text in a stand-alone stanza), built from a source

@@ -13,10 +13,7 @@
 
 skip_unless_stage2
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 test_deb failing 1.0 'echo "failing: cannot frobnicate the widget" >&2; exit 3'
 repo_publish "$D" bookworm amd64 archive
 

@@ -13,10 +13,7 @@
 
 skip_unless_stage2
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # postinst_deb NAME BODY: a package in $D's pool whose postinst is BODY.
 postinst_deb () {

@@ -11,10 +11,7 @@
 
 skip_unless_stage2
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # hello_deb VERSION: a package with a postinst, in $D's pool.
 hello_deb () {

@@ -13,10 +13,7 @@
 [ "$(id -u)" = 0 ] || skip_all "stage 2 runs maintainer scripts as root in bubblewrap; run as root"
 command -v ninja > /dev/null || skip_all "ninja is not installed"
 
-SRV="$SCRATCH/srv"
-D="$SRV/debian"
-base_repo "$D"
-repo_key archive
+base_archive
 
 # plain_deb DIR NAME [FIELD: VALUE]...: DIR built as NAME 1.0 amd64 with
 # dpkg-deb -b alone: no md5sums.
