@@ -307,14 +307,20 @@ done
 cd "$dir"
 }
 
+# with_steal CMD...: run the case CMD, then say how much CPU time the host
+# gave other guests meanwhile.
+with_steal () {
+    local mark
+    mark=$(cpu_mark)
+    "$@"
+    echo "(CPU time the host gave other guests during it, steal: $(steal_since "$mark")%)"
+}
+
 echo "# $(nproc) cores; cases: $CASES"
 for c in $CASES; do
     case $c in
-        minbase) for suite in $SUITES; do mark=$(cpu_mark); bench_suite "$suite"
-                                           echo "(CPU time the host gave other guests during it, steal: $(steal_since "$mark")%)"; done ;;
-        desktop) mark=$(cpu_mark); bench_desktop
-                 echo "(CPU time the host gave other guests during it, steal: $(steal_since "$mark")%)" ;;
-        latency) mark=$(cpu_mark); bench_latency
-                 echo "(CPU time the host gave other guests during it, steal: $(steal_since "$mark")%)" ;;
+        minbase) for suite in $SUITES; do with_steal bench_suite "$suite"; done ;;
+        desktop) with_steal bench_desktop ;;
+        latency) with_steal bench_latency ;;
     esac
 done
