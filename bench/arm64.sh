@@ -43,8 +43,7 @@ cold=$(secs "$t0" "$t1")
 # The work itself, which mmdebstrap does too: stage 2 (the packages'
 # scripts under qemu, from ninja's log) and the .debs' files written by
 # tar, one .deb per core at a time.
-stage2=$(awk 'NR > 1 && $4 ~ /refs\/heads\/img$/ { t = ($2 - $1) / 1000 } END { printf "%.1f", t }' \
-         build/.ninja_log)
+stage2=$(edge_seconds build/.ninja_log 'refs/heads/img$')
 files=$(extract_wall build/cache/debs)
 
 t0=$(now)

@@ -93,11 +93,6 @@ trap finish EXIT
 unset SOURCE_DATE_EPOCH
 
 . "$TOP_SRCDIR/bench/libbench.sh"
-# edge_seconds LOG OUTPUT-REGEX: total time ninja's log gives the edges
-# whose output matches (the last run of each).
-edge_seconds () {
-    awk -v re="$2" 'NR > 1 && $4 ~ re { t[$4] = ($2 - $1) / 1000 } END { s = 0; for (o in t) s += t[o]; printf "%.2f\n", s }' "$1"
-}
 ratio () { awk "BEGIN { printf \"%.2f\", $1 / $2 }"; }
 # steps LOG: the steps ninja ran.
 steps () { grep -c -E '^\[[0-9]+/[0-9]+\] ' "$1" || true; }
@@ -245,12 +240,13 @@ host_sources_for "$DESKTOP_SUITE" > mm.sources
 printf '%s\n' $DESKTOP > desktop.txt
 timed desktop.lock "$A2O" lock desktop.txt --suite "$DESKTOP_SUITE" --variant minbase -o desktop.lock.json
 timed desktop.build "$A2O" build desktop.lock.json --ref desktop
-local n mm_n total stage2 floor deb_files files_floor
+local n mm_n total stage2 idx_cpu floor deb_files files_floor
 n=$(grep -c '"sha256": ' desktop.lock.json)
 stage2=$(edge_seconds build/.ninja_log 'refs/heads/desktop$')
-floor=$(calc "$(decompress_cpu build/cache/lists) + $(decompress_cpu build/cache/debs) / $(nproc) + $stage2")
+idx_cpu=$(decompress_cpu build/cache/lists)
+floor=$(calc "$idx_cpu + $(decompress_cpu build/cache/debs) / $(nproc) + $stage2")
 deb_files=$(extract_wall build/cache/debs)
-files_floor=$(calc "$(decompress_cpu build/cache/lists) + $deb_files + $stage2")
+files_floor=$(calc "$idx_cpu + $deb_files + $stage2")
 timed mm.desktop mmdebstrap --quiet --variant=minbase --mode=root --include="$(paste -sd, desktop.txt)" \
     "$DESKTOP_SUITE" mm-desktop.tar mm.sources
 mm_n=$(tar -xOf mm-desktop.tar ./var/lib/dpkg/status | grep -c '^Status: install ok installed')

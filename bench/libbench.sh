@@ -3,6 +3,9 @@
 #   timed NAME CMD...   run CMD, its output in NAME.log, its wall time (s) in NAME
 #   calc EXPR           EXPR with two decimals
 #   kib PATH...         disk used, in KiB
+#   edge_seconds LOG OUTPUT-REGEX
+#                       seconds ninja's log LOG gives the edges whose
+#                       output matches (the last run of each), summed
 #   slow_edges LOG      how many .deb edges (fetch + unpack) of ninja's log
 #                       LOG took 5 s or more (the last run of each)
 #   other_version SUITE LOCKFILE
@@ -34,6 +37,9 @@ timed () {
     calc "$t1 - $t0" > "$name"
 }
 kib () { du -sk "$@" | awk '{ s += $1 } END { print s }'; }
+edge_seconds () {
+    awk -v re="$2" 'NR > 1 && $4 ~ re { t[$4] = ($2 - $1) / 1000 } END { s = 0; for (o in t) s += t[o]; printf "%.2f\n", s }' "$1"
+}
 slow_edges () {
     awk 'NR > 1 && $4 ~ /refs\/heads\/deb\// { t[$4] = $2 - $1 }
          END { n = 0; for (o in t) if (t[o] >= 5000) n++; print n }' "$1"

@@ -34,6 +34,16 @@ test_expect_success 'slow_edges says 0 when no edge took 5 s' '
     assert_streq "$(slow_edges log)" 0
 '
 
+test_expect_success 'edge_seconds sums the matching edges, the last run of each' '
+    ninja_log "0 1500 build/ostree/refs/heads/deb/a/1/all/00" \
+              "0 9000 build/ostree/refs/heads/deb/b/1/all/11" \
+              "9000 9250 build/ostree/refs/heads/deb/b/1/all/11" \
+              "9250 12000 build/ostree/refs/heads/img" > log
+    assert_streq "$(edge_seconds log "refs/heads/deb/")" 1.75
+    assert_streq "$(edge_seconds log "refs/heads/img$")" 2.75
+    assert_streq "$(edge_seconds log "refs/heads/none$")" 0.00
+'
+
 test_expect_success 'median_range gives the median of the ratios and their range, odd and even counts' '
     assert_streq "$(median_range 0.41 0.30 0.52)" "0.41x (0.30 to 0.52)"
     assert_streq "$(median_range 0.40 0.30 0.50 0.36)" "0.38x (0.30 to 0.50)"
